@@ -1,0 +1,73 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+// Layers (arrows point down only):
+//   C shims → TimbreCore → TimbreNet → TimbreAuth → TimbreLibrary → TimbreTUI → timbre
+// The sandbox (a Spotify-compatible TLS server for tests and `timbre demo`) is its own
+// executable; `timbre` never links it, it launches it as a process.
+let package = Package(
+    name: "timbre",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "timbre", targets: ["timbre"]),
+        .executable(name: "timbre-sandbox", targets: ["TimbreSandbox"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.0.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.0.0"),
+    ],
+    targets: [
+        // One system-library module per C library; each header adds typed wrappers for the
+        // variadic functions and macros that Swift cannot import.
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CLibSecret", pkgConfig: "libsecret-1", providers: [.apt(["libsecret-1-dev"])]),
+        .systemLibrary(name: "CNcursesw", pkgConfig: "ncursesw", providers: [.apt(["libncursesw5-dev"])]),
+
+        .target(
+            name: "TimbreCore",
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
+            ]
+        ),
+        .target(
+            name: "TimbreNet",
+            dependencies: ["TimbreCore", "CCurl", "COpenSSL"],
+            resources: [.copy("Resources/default-pins.json")]
+        ),
+        .target(name: "TimbreAuth", dependencies: ["TimbreNet", "CLibSecret"]),
+        .target(
+            name: "TimbreLibrary",
+            dependencies: ["TimbreAuth", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .target(name: "TimbreTUI", dependencies: ["TimbreLibrary", "CNcursesw"]),
+        .executableTarget(
+            name: "timbre",
+            dependencies: [
+                "TimbreTUI",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
+        // The sandbox: deterministic Spotify-like data, certificates, and the server.
+        .target(name: "SandboxCore", dependencies: ["COpenSSL"]),
+        .executableTarget(
+            name: "TimbreSandbox",
+            dependencies: [
+                "SandboxCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+            ]
+        ),
+
+        .target(name: "TimbreTestSupport", dependencies: ["SandboxCore"]),
+        .testTarget(name: "TimbreCoreTests", dependencies: ["TimbreCore"]),
+        .testTarget(name: "TimbreNetTests", dependencies: ["TimbreNet", "TimbreTestSupport"]),
+        .testTarget(name: "SandboxTests", dependencies: ["SandboxCore", "TimbreTestSupport"]),
+    ]
+)
