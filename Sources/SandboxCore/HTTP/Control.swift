@@ -1,0 +1,123 @@
+import Foundation
+
+/// `/__sandbox/…`: test controls. No auth, never in the request log.
+extension SandboxService {
+    struct FaultsBody: Decodable { var faults: [Fault] }
+    struct ModeBody: Decodable { var mode: String }
+    struct MutateBody: Decodable {
+        var playlist: String?
+        var action: String
+        var name: String?
+    }
+
+    func handleControl(_ request: SandboxRequest) -> SandboxResponse {
+        let name = String(request.path.dropFirst("/__sandbox/".count))
+        switch (request.method, name) {
+        case ("GET", "library"):
+            let parameters = request.parameters
+            let includeItems = parameters["include_items"] != "false"
+            let value = withState { $0.library.canonicalModel(includeItems: includeItems, onlyPlaylist: parameters["playlist"]) }
+            return .json(200, value)
+        case ("GET", "requests"):
+            return .json(200, .array(withState { $0.requestLog }))
+        case ("POST", "requests/clear"):
+            withState { $0.requestLog.removeAll() }
+            return ok()
+        case ("GET", "faults"):
+            let pending = withState { $0.faults.pending }
+            return SandboxResponse(status: 200, headers: [SandboxResponse.jsonType], body: encode(["faults": pending]))
+        case ("POST", "faults"):
+            guard let body = try? JSONDecoder().decode(FaultsBody.self, from: Data(request.body)) else {
+                return .apiError(400, "Expected {\"faults\":[{\"kind\":\"status|reset|malformed|empty_items|latency\",…}]}")
+            }
+            if body.faults.contains(where: { $0.kind == .emptyItems && $0.playlist == nil }) {
+                return .apiError(400, "empty_items needs \"playlist\"")
+            }
+            withState { $0.faults.append(body.faults) }
+            return ok()
+        case ("DELETE", "faults"):
+            withState { $0.faults.clear() }
+            return ok()
+        case ("POST", "expire-access-tokens"):
+            withState { s in
+                for key in s.accessTokens.keys { s.accessTokens[key] = .distantPast }
+            }
+            return ok()
+        case ("POST", "revoke-refresh-tokens"):
+            withState { s in
+                s.revokedRefreshTokens.formUnion(s.refreshTokens)
+                s.refreshTokens.removeAll()
+            }
+            return ok()
+        case ("POST", "authorize-mode"):
+            guard let body = try? JSONDecoder().decode(ModeBody.self, from: Data(request.body)),
+                body.mode == "approve" || body.mode == "deny"
+            else { return .apiError(400, "Expected {\"mode\":\"approve\"|\"deny\"}") }
+            withState { $0.approve = body.mode == "approve" }
+            return ok()
+        case ("POST", "mint-refresh-token"):
+            let token = withState { issueRefreshToken(&$0) }
+            return .json(200, .object([("refresh_token", .string(token))]))
+        case ("POST", "mutate"):
+            guard let body = try? JSONDecoder().decode(MutateBody.self, from: Data(request.body)) else {
+                return .apiError(400, "Expected {\"playlist\":ID,\"action\":\"append|remove_first|rename|clear|delete|create\"}")
+            }
+            return mutate(body)
+        default:
+            return .apiError(404, "Unknown control endpoint \(request.method) /__sandbox/\(name)")
+        }
+    }
+
+    private func ok() -> SandboxResponse { .json(200, .object([("ok", true)])) }
+
+    private func encode(_ value: some Encodable) -> [UInt8] {
+        Array((try? JSONEncoder().encode(value)) ?? Data("{}".utf8))
+    }
+
+    private func mutate(_ body: MutateBody) -> SandboxResponse {
+        withState { s in
+            var library = s.library
+            defer { s.library = library }
+            if body.action == "create" {
+                let index = library.playlists.count + 10_000 + library.created
+                library.created += 1
+                var rng = SplitMix64(seed: library.seed, stream: 200, index: UInt64(index))
+                let entries = (0..<5).map { step in
+                    Entry(kind: .track, ref: Names.quirkyTitles.count + rng.below(library.pool.trackCount - Names.quirkyTitles.count),
+                          addedAt: 1_767_225_600 + Int64(step) * 60)
+                }
+                let playlist = Playlist(
+                    id: SpotifyID.make(seed: library.seed, namespace: 10, index: index),
+                    name: body.name ?? "New Playlist \(library.created)", description: nil, owner: 0,
+                    collaborative: false, isPublic: false, hasImages: false, followers: 0, entries: entries, version: 0
+                )
+                library.playlists.insert(playlist, at: 0)  // Spotify lists new playlists first
+                return .json(200, library.canonicalPlaylist(playlist, includeItems: false))
+            }
+            guard let id = body.playlist, let index = library.playlistIndex(id: id) else {
+                return .apiError(404, "Resource not found")
+            }
+            var playlist = library.playlists[index]
+            switch body.action {
+            case "append":
+                var rng = SplitMix64(seed: library.seed, stream: 201, index: UInt64(playlist.version))
+                let ref = Names.quirkyTitles.count + rng.below(library.pool.trackCount - Names.quirkyTitles.count)
+                playlist.entries.append(Entry(kind: .track, ref: ref, addedAt: Int64(Date().timeIntervalSince1970)))
+            case "remove_first":
+                if !playlist.entries.isEmpty { playlist.entries.removeFirst() }
+            case "rename":
+                playlist.name = body.name ?? playlist.name + " (renamed)"
+            case "clear":
+                playlist.entries.removeAll()
+            case "delete":
+                library.playlists.remove(at: index)
+                return .json(200, .object([("deleted", .string(id))]))
+            default:
+                return .apiError(400, "Unknown action \(body.action)")
+            }
+            playlist.version += 1
+            library.playlists[index] = playlist
+            return .json(200, library.canonicalPlaylist(playlist, includeItems: false))
+        }
+    }
+}

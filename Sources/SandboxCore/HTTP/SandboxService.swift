@@ -1,0 +1,167 @@
+import Foundation
+
+public enum RefreshRotation: String, Sendable, CaseIterable {
+    /// A new refresh token in every refresh response; the old one stops working.
+    case rotate
+    /// No `refresh_token` field; the old one stays valid.
+    case omit
+    /// The same refresh token is returned.
+    case same
+}
+
+public struct SandboxConfiguration: Sendable {
+    public var library: LibrarySize = .small
+    public var seed: UInt64 = 42
+    public var clientID = "0123456789abcdef0123456789abcdef"
+    public var accessTokenTTL = 3_600
+    public var refreshRotation: RefreshRotation = .rotate
+    public var developmentMode = true
+    public var legacy = false
+    public var itemsLimitMax = 50
+    public var latencyMilliseconds = 0
+    /// Where the request log is appended (JSON lines); nil keeps it in memory only.
+    public var requestLogPath: String?
+    /// Lines for stderr; never given a secret.
+    public var log: @Sendable (String) -> Void = { _ in }
+
+    public init() {}
+
+    public static let grantedScope = "playlist-read-private playlist-read-collaborative user-library-read"
+}
+
+/// The sandbox's behaviour, independent of the HTTP server: requests in, responses out.
+/// All state sits behind one lock; handlers are fast (pages are encoded on demand).
+public final class SandboxService: @unchecked Sendable {
+    public let configuration: SandboxConfiguration
+    private let lock = NSLock()
+    var state: State
+    private let logFile: FileHandle?
+
+    struct AuthorizationCode {
+        var redirectURI: String
+        var challenge: String
+        var expires: Date
+    }
+
+    struct State {
+        var library: Library
+        var baseURL = "https://127.0.0.1:0"
+        var accessTokens: [String: Date] = [:]
+        var refreshTokens: Set<String> = []
+        var revokedRefreshTokens: Set<String> = []
+        var codes: [String: AuthorizationCode] = [:]
+        var approve = true
+        var faults = FaultQueue()
+        var requestLog: [JSONValue] = []
+    }
+
+    public init(configuration: SandboxConfiguration) {
+        self.configuration = configuration
+        state = State(library: Library(size: configuration.library, seed: configuration.seed))
+        if let path = configuration.requestLogPath {
+            FileManager.default.createFile(atPath: path, contents: nil)
+            logFile = FileHandle(forWritingAtPath: path)
+        } else {
+            logFile = nil
+        }
+    }
+
+    /// Set once the listening port is known: `https://127.0.0.1:PORT`.
+    public func setBaseURL(_ url: String) {
+        withState { $0.baseURL = url }
+    }
+
+    public var baseURL: String { withState { $0.baseURL } }
+    public var userID: String { withState { $0.library.me.id } }
+
+    func withState<T>(_ body: (inout State) throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&state)
+    }
+
+    // MARK: Dispatch
+
+    public func handle(_ request: SandboxRequest, now: Date = Date()) -> SandboxResponse {
+        if request.path.hasPrefix("/__sandbox/") || request.path == "/__sandbox" {
+            return handleControl(request)
+        }
+        let target = request.query.isEmpty ? request.path : request.path + "?" + request.query
+        let decision = withState { $0.faults.take(target: target, path: request.path) }
+        var response: SandboxResponse
+        switch decision.fault?.kind {
+        case .status?:
+            let status = decision.fault?.status ?? 500
+            var headers: [(String, String)] = []
+            if status == 429 { headers.append(("Retry-After", String(decision.fault?.retryAfter ?? 1))) }
+            response = .apiError(status, Fault.statusMessage(status), headers: headers)
+        case .emptyItems?:
+            response = route(request, now: now, emptyItems: decision.fault)
+        default:
+            response = route(request, now: now, emptyItems: nil)
+        }
+        switch decision.fault?.kind {
+        case .reset?:
+            response.resetAfterBytes = max(1, response.body.count / 2)
+        case .malformed?:
+            response.status = 200
+            let cut = max(1, response.body.count / 2)
+            response.body = Array(response.body.prefix(cut)) + Array(",\"broken\":".utf8)
+            response.headers = [SandboxResponse.jsonType]
+        default:
+            break
+        }
+        response.delayMilliseconds = configuration.latencyMilliseconds + decision.delayMilliseconds
+        record(request, response: response, now: now)
+        return response
+    }
+
+    private func route(_ request: SandboxRequest, now: Date, emptyItems: Fault?) -> SandboxResponse {
+        switch request.path {
+        case "/authorize":
+            guard request.method == "GET" else { return .text(405, "Method not allowed") }
+            return authorize(request.parameters, now: now)
+        case "/api/token":
+            guard request.method == "POST" else { return .accountsError("invalid_request", "Method not allowed", status: 405) }
+            return token(FormEncoding.decode(String(decoding: request.body, as: UTF8.self)), now: now)
+        default:
+            if request.path == "/v1" || request.path.hasPrefix("/v1/") {
+                return api(request, now: now, emptyItems: emptyItems)
+            }
+            return .apiError(404, "Service not found")
+        }
+    }
+
+    // MARK: Request log
+
+    private func record(_ request: SandboxRequest, response: SandboxResponse, now: Date) {
+        let auth = (request.headers["authorization"] ?? "").lowercased().hasPrefix("bearer ") ? "bearer" : "none"
+        let bytes = response.resetAfterBytes.map { min($0, response.body.count) } ?? response.body.count
+        let entry: JSONValue = .object([
+            ("ts", .string(ISODate.formatMilliseconds(now))),
+            ("method", .string(request.method)),
+            ("path", .string(request.path)),
+            ("query", .string(FormEncoding.redacted(request.query))),
+            ("status", .int(response.status)),
+            ("auth", .string(auth)),
+            ("bytes", .int(bytes)),
+        ])
+        var line = entry.serialized()
+        line.append(0x0A)
+        withState { $0.requestLog.append(entry) }
+        lock.lock()
+        logFile?.write(Data(line))
+        lock.unlock()
+        configuration.log("\(request.method) \(request.path) \(response.status) \(bytes)B")
+    }
+}
+
+extension ISODate {
+    static func formatMilliseconds(_ date: Date) -> String {
+        let milliseconds = Int64((date.timeIntervalSince1970 * 1_000).rounded(.down))
+        let seconds = milliseconds >= 0 ? milliseconds / 1_000 : (milliseconds - 999) / 1_000
+        let base = format(seconds)
+        let fraction = Int(milliseconds - seconds * 1_000)
+        return String(base.dropLast()) + "." + String(repeating: "0", count: 3 - String(fraction).count) + String(fraction) + "Z"
+    }
+}
