@@ -1,0 +1,337 @@
+import Foundation
+import SandboxCore
+
+/// What `timbre-sandbox serve` prints on its one line of stdout (also in `DIR/sandbox.json`).
+public struct SandboxInfo: Decodable, Sendable {
+    public struct Pins: Decodable, Sendable {
+        public var leaf: String
+        public var intermediate: String
+        public var root: String
+    }
+
+    public var pid: Int32
+    public var port: Int
+    public var baseURL: String
+    public var accountsURL: String
+    public var apiURL: String
+    public var caFile: String
+    public var pins: Pins
+    public var clientID: String
+    public var userID: String
+    public var requestLog: String
+
+    enum CodingKeys: String, CodingKey {
+        case pid, port, pins
+        case baseURL = "base_url", accountsURL = "accounts_url", apiURL = "api_url", caFile = "ca_file"
+        case clientID = "client_id", userID = "user_id", requestLog = "request_log"
+    }
+}
+
+/// One entry of the sandbox's request log.
+public struct SandboxRequestRecord: Decodable, Sendable, Equatable {
+    public var ts: String
+    public var method: String
+    public var path: String
+    public var query: String
+    public var status: Int
+    public var auth: String
+    public var bytes: Int
+}
+
+/// The result of one curl call.
+public struct CurlResult: Sendable {
+    /// curl's exit code (0 = transfer complete; 18 partial body, 35 TLS handshake, 60 certificate…).
+    public var exitCode: Int32
+    /// HTTP status, 0 when no response arrived.
+    public var status: Int
+    /// Raw response header block(s).
+    public var headers: String
+    public var body: Data
+
+    public var text: String { String(decoding: body, as: UTF8.self) }
+
+    public func json() -> Any? { try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) }
+
+    /// The value of the last header `name` (case-insensitive).
+    public func header(_ name: String) -> String? {
+        var found: String?
+        for line in headers.split(whereSeparator: \.isNewline) {
+            let parts = line.split(separator: ":", maxSplits: 1)
+            if parts.count == 2, parts[0].lowercased() == name.lowercased() {
+                found = parts[1].trimmingCharacters(in: .whitespaces)
+            }
+        }
+        return found
+    }
+}
+
+public enum SandboxProcessError: Error, CustomStringConvertible {
+    case binaryNotFound([String])
+    case startTimeout(String)
+    case exitedEarly(String)
+    case controlFailed(String, Int, String)
+
+    public var description: String {
+        switch self {
+        case let .binaryNotFound(places): "timbre-sandbox not found (set TIMBRE_BIN_DIR); looked in \(places)"
+        case let .startTimeout(log): "timbre-sandbox did not announce itself in time; stderr:\n\(log)"
+        case let .exitedEarly(log): "timbre-sandbox exited before announcing itself; stderr:\n\(log)"
+        case let .controlFailed(path, status, body): "control call \(path) answered \(status): \(body)"
+        }
+    }
+}
+
+/// A `timbre-sandbox serve` child process on a free port with its own state directory.
+/// Talks to it with `/usr/bin/curl --cacert ca.pem` (Foundation's URLSession cannot be given a CA on Linux).
+public final class SandboxProcess: @unchecked Sendable {
+    public let info: SandboxInfo
+    public let stateDirectory: URL
+    private let process: Process
+
+    private init(info: SandboxInfo, stateDirectory: URL, process: Process) {
+        self.info = info
+        self.stateDirectory = stateDirectory
+        self.process = process
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+    }
+
+    // MARK: Launching
+
+    /// The directory holding the built `timbre-sandbox` (and `timbre`) executables.
+    public static func binaryDirectory(file: String = #filePath) throws -> URL {
+        var candidates: [URL] = []
+        if let dir = ProcessInfo.processInfo.environment["TIMBRE_BIN_DIR"], !dir.isEmpty {
+            candidates.append(URL(fileURLWithPath: dir))
+        }
+        if let executable = Bundle.main.executableURL {
+            candidates.append(executable.deletingLastPathComponent())
+        }
+        var directory = URL(fileURLWithPath: file).deletingLastPathComponent()
+        for _ in 0..<6 {
+            candidates.append(directory.appendingPathComponent(".build/debug"))
+            directory.deleteLastPathComponent()
+        }
+        for candidate in candidates
+        where FileManager.default.isExecutableFile(atPath: candidate.appendingPathComponent("timbre-sandbox").path) {
+            return candidate
+        }
+        throw SandboxProcessError.binaryNotFound(candidates.map(\.path))
+    }
+
+    public static func start(
+        library: LibrarySize = .small, seed: UInt64 = 42, extraArguments: [String] = [], timeout: Duration = .seconds(20)
+    ) async throws -> SandboxProcess {
+        let binary = try binaryDirectory().appendingPathComponent("timbre-sandbox")
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("timbre-sandbox-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+        let stderrURL = state.appendingPathComponent("stderr.log")
+        FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
+
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = ["serve", "--state-dir", state.path, "--port", "0", "--library", library.rawValue, "--seed", String(seed)]
+            + extraArguments
+        let stdout = Pipe()
+        process.standardOutput = stdout
+        process.standardError = try FileHandle(forWritingTo: stderrURL)
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+
+        let line = LineReader(handle: stdout.fileHandleForReading)
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let text = line.firstLine {
+                guard let info = try? JSONDecoder().decode(SandboxInfo.self, from: Data(text.utf8)) else {
+                    process.terminate()
+                    throw SandboxProcessError.exitedEarly("unexpected stdout: \(text)")
+                }
+                return SandboxProcess(info: info, stateDirectory: state, process: process)
+            }
+            if !process.isRunning {
+                throw SandboxProcessError.exitedEarly((try? String(contentsOf: stderrURL, encoding: .utf8)) ?? "")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        process.terminate()
+        throw SandboxProcessError.startTimeout((try? String(contentsOf: stderrURL, encoding: .utf8)) ?? "")
+    }
+
+    /// SIGTERM, then wait (SIGKILL after 5 s); removes the state directory.
+    public func stop() async {
+        if process.isRunning {
+            process.terminate()
+            let deadline = ContinuousClock.now + .seconds(5)
+            while process.isRunning, ContinuousClock.now < deadline {
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        }
+        try? FileManager.default.removeItem(at: stateDirectory)
+    }
+
+    public var isRunning: Bool { process.isRunning }
+    public var terminationStatus: Int32? { process.isRunning ? nil : process.terminationStatus }
+    public var stderrLog: String {
+        (try? String(contentsOf: stateDirectory.appendingPathComponent("stderr.log"), encoding: .utf8)) ?? ""
+    }
+
+    // MARK: curl
+
+    /// Runs `/usr/bin/curl -s --cacert ca.pem <arguments>` against the sandbox. `path` is appended to the base URL.
+    public func curl(
+        _ path: String, method: String? = nil, headers: [String] = [], data: [String] = [], json: String? = nil,
+        bearer: String? = nil, extraArguments: [String] = []
+    ) async throws -> CurlResult {
+        var arguments = extraArguments
+        if let method { arguments += ["-X", method] }
+        for header in headers { arguments += ["-H", header] }
+        if let bearer { arguments += ["-H", "Authorization: Bearer \(bearer)"] }
+        for field in data { arguments += ["--data-urlencode", field] }
+        if let json { arguments += ["-H", "Content-Type: application/json", "--data-binary", json] }
+        return try await SandboxProcess.runCurl(arguments + [info.baseURL + path], caFile: info.caFile)
+    }
+
+    public static func runCurl(_ arguments: [String], caFile: String?) async throws -> CurlResult {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("timbre-curl-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let bodyURL = scratch.appendingPathComponent("body")
+        let headerURL = scratch.appendingPathComponent("headers")
+        let statusURL = scratch.appendingPathComponent("status")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        var all = ["-s", "--max-time", "30", "-o", bodyURL.path, "-D", headerURL.path, "-w", "%{http_code}"]
+        if let caFile { all += ["--cacert", caFile] }
+        process.arguments = all + arguments
+        FileManager.default.createFile(atPath: statusURL.path, contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: statusURL)
+        process.standardError = FileHandle.nullDevice
+        let exitCode: Int32 = try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do { try process.run() } catch {
+                process.terminationHandler = nil
+                continuation.resume(throwing: error)
+            }
+        }
+        let status = Int((try? String(contentsOf: statusURL, encoding: .utf8)) ?? "") ?? 0
+        return CurlResult(
+            exitCode: exitCode, status: status,
+            headers: (try? String(contentsOf: headerURL, encoding: .utf8)) ?? "",
+            body: (try? Data(contentsOf: bodyURL)) ?? Data()
+        )
+    }
+
+    // MARK: Control endpoints
+
+    @discardableResult
+    public func control(_ method: String, _ name: String, json: String? = nil, query: String = "") async throws -> Data {
+        let path = "/__sandbox/\(name)" + (query.isEmpty ? "" : "?" + query)
+        let result = try await curl(path, method: method, json: json ?? (method == "POST" ? "{}" : nil))
+        guard result.exitCode == 0, result.status == 200 else {
+            throw SandboxProcessError.controlFailed(path, result.status, result.text)
+        }
+        return result.body
+    }
+
+    public func requests() async throws -> [SandboxRequestRecord] {
+        try JSONDecoder().decode([SandboxRequestRecord].self, from: try await control("GET", "requests"))
+    }
+
+    public func clearRequests() async throws { try await control("POST", "requests/clear") }
+
+    public func addFaults(_ faults: [Fault]) async throws {
+        struct Body: Encodable { var faults: [Fault] }
+        let json = String(decoding: try JSONEncoder().encode(Body(faults: faults)), as: UTF8.self)
+        try await control("POST", "faults", json: json)
+    }
+
+    public func clearFaults() async throws { try await control("DELETE", "faults") }
+
+    /// `action`: append, remove_first, rename, clear, delete, create. Returns the new playlist summary JSON.
+    @discardableResult
+    public func mutate(playlist: String?, action: String, name: String? = nil) async throws -> [String: Any] {
+        var body: [String: Any] = ["action": action]
+        if let playlist { body["playlist"] = playlist }
+        if let name { body["name"] = name }
+        let json = String(decoding: try JSONSerialization.data(withJSONObject: body), as: UTF8.self)
+        let data = try await control("POST", "mutate", json: json)
+        return (try JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
+    }
+
+    public func mintRefreshToken() async throws -> String {
+        let data = try await control("POST", "mint-refresh-token")
+        struct Token: Decodable { var refresh_token: String }
+        return try JSONDecoder().decode(Token.self, from: data).refresh_token
+    }
+
+    /// The canonical library model (see docs/SANDBOX.md), reflecting mutations.
+    public func library(includeItems: Bool = true) async throws -> [String: Any] {
+        let data = try await control("GET", "library", query: includeItems ? "" : "include_items=false")
+        return (try JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
+    }
+
+    public func expireAccessTokens() async throws { try await control("POST", "expire-access-tokens") }
+    public func revokeRefreshTokens() async throws { try await control("POST", "revoke-refresh-tokens") }
+    public func setAuthorizeMode(approve: Bool) async throws {
+        try await control("POST", "authorize-mode", json: approve ? #"{"mode":"approve"}"# : #"{"mode":"deny"}"#)
+    }
+
+    // MARK: Sign-in without timbre
+
+    /// Runs authorize → token with a fresh PKCE pair; returns the token response.
+    public func signIn(redirectPort: Int = 8974) async throws -> (accessToken: String, refreshToken: String) {
+        let verifier = Digest.randomToken(bytes: 48)
+        let challenge = Digest.pkceChallenge(verifier: verifier)
+        let redirect = "http://127.0.0.1:\(redirectPort)/callback"
+        let query = [
+            "response_type=code", "client_id=\(info.clientID)",
+            "redirect_uri=" + FormEncoding.escape(redirect), "scope=playlist-read-private",
+            "state=teststate", "code_challenge_method=S256", "code_challenge=\(challenge)",
+        ].joined(separator: "&")
+        let authorize = try await curl("/authorize?" + query)
+        guard authorize.status == 302, let location = authorize.header("Location"),
+            let code = URLComponents(string: location)?.queryItems?.first(where: { $0.name == "code" })?.value
+        else { throw SandboxProcessError.controlFailed("/authorize", authorize.status, authorize.text) }
+        let token = try await curl("/api/token", data: [
+            "grant_type=authorization_code", "code=\(code)", "redirect_uri=\(redirect)",
+            "client_id=\(info.clientID)", "code_verifier=\(verifier)",
+        ])
+        struct Token: Decodable { var access_token: String; var refresh_token: String }
+        guard token.status == 200, let decoded = try? JSONDecoder().decode(Token.self, from: token.body) else {
+            throw SandboxProcessError.controlFailed("/api/token", token.status, token.text)
+        }
+        return (decoded.access_token, decoded.refresh_token)
+    }
+}
+
+/// Collects a child's stdout until the first newline, on its own thread.
+private final class LineReader: @unchecked Sendable {
+    private let lock = NSLock()
+    private var buffer = Data()
+    private var line: String?
+
+    init(handle: FileHandle) {
+        let thread = Thread { [self] in
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { return }
+                lock.lock()
+                buffer.append(chunk)
+                if line == nil, let newline = buffer.firstIndex(of: 0x0A) {
+                    line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
+                }
+                lock.unlock()
+            }
+        }
+        thread.start()
+    }
+
+    var firstLine: String? {
+        lock.lock()
+        defer { lock.unlock() }
+        return line
+    }
+}
