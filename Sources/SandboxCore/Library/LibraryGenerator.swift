@@ -110,7 +110,9 @@ extension Library {
         liked.reserveCapacity(size.likedCount)
         var time: Int64 = 1_767_225_600  // 2026-01-01, going back in time
         for index in 0..<size.likedCount {
-            let ref = index < Names.quirkyTitles.count ? index : Names.quirkyTitles.count + rng.below(pool.trackCount - Names.quirkyTitles.count)
+            // Hostile titles are spread out (every seventh song) so the list starts readable.
+            let quirky = index % 7 == 3 && index / 7 < Names.quirkyTitles.count
+            let ref = quirky ? index / 7 : Names.quirkyTitles.count + rng.below(pool.trackCount - Names.quirkyTitles.count)
             liked.append(Entry(kind: .track, ref: ref, addedAt: time))
             time -= Int64(60 + rng.below(3 * 86_400))
         }
