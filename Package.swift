@@ -14,7 +14,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
-        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.0.0"),
         .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.0.0"),
@@ -34,11 +34,7 @@ let package = Package(
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]
         ),
-        .target(
-            name: "TimbreNet",
-            dependencies: ["TimbreCore", "CCurl", "COpenSSL"],
-            resources: [.copy("Resources/default-pins.json")]
-        ),
+        .target(name: "TimbreNet", dependencies: ["TimbreCore", "CCurl", "COpenSSL"]),
         .target(name: "TimbreAuth", dependencies: ["TimbreNet", "CLibSecret"]),
         .target(
             name: "TimbreLibrary",
@@ -66,7 +62,7 @@ let package = Package(
         ),
 
         .target(name: "TimbreTestSupport", dependencies: ["SandboxCore"]),
-        .testTarget(name: "TimbreCoreTests", dependencies: ["TimbreCore"]),
+        .testTarget(name: "TimbreCoreTests", dependencies: ["TimbreCore", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "TimbreNetTests", dependencies: ["TimbreNet", "TimbreTestSupport"]),
         .testTarget(name: "SandboxTests", dependencies: ["SandboxCore", "TimbreTestSupport"]),
     ]

@@ -1,0 +1,203 @@
+import Foundation
+import TOMLKit
+
+public enum TLSVersion: String, Sendable, Codable {
+    case tls12 = "1.2"
+    case tls13 = "1.3"
+}
+
+/// Protection tier of a secret in the keyring (issue: sign-in).
+public enum SecretTier: String, Sendable, Codable, CaseIterable {
+    case standard, high, sensitive
+}
+
+public struct TLSSettings: Sendable, Equatable {
+    public var caFile: String?
+    public var minVersion: TLSVersion
+    public var pins: [PinRule]
+
+    public init(caFile: String? = nil, minVersion: TLSVersion = .tls12, pins: [PinRule] = []) {
+        self.caFile = caFile
+        self.minVersion = minVersion
+        self.pins = pins
+    }
+}
+
+/// config.toml, validated. Every key is optional; environment variables override the file.
+public struct Config: Sendable, Equatable {
+    public static let defaultAccountsURL = "https://accounts.spotify.com"
+    public static let defaultAPIURL = "https://api.spotify.com/v1"
+    public static let defaultRedirectPort = 8974
+
+    public var clientID: String?
+    public var redirectPort: Int
+    public var accountsURL: URL
+    public var apiURL: URL
+    public var refreshTokenTier: SecretTier
+    public var tls: TLSSettings
+    /// `[keys]`: key → command text, read by the TUI.
+    public var keys: [String: String]
+    /// Where this config came from, if a file existed.
+    public var sourcePath: String?
+
+    public init(
+        clientID: String? = nil, redirectPort: Int = Config.defaultRedirectPort,
+        accountsURL: URL = URL(string: Config.defaultAccountsURL)!, apiURL: URL = URL(string: Config.defaultAPIURL)!,
+        refreshTokenTier: SecretTier = .high, tls: TLSSettings = TLSSettings(), keys: [String: String] = [:],
+        sourcePath: String? = nil
+    ) {
+        self.clientID = clientID
+        self.redirectPort = redirectPort
+        self.accountsURL = accountsURL
+        self.apiURL = apiURL
+        self.refreshTokenTier = refreshTokenTier
+        self.tls = tls
+        self.keys = keys
+        self.sourcePath = sourcePath
+    }
+
+    /// Reads the config file at `paths.config` (a missing file is an empty config) and applies the
+    /// environment overrides.
+    public static func load(paths: Paths, environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigError) -> Config {
+        var config: Config
+        if FileManager.default.fileExists(atPath: paths.config) {
+            let text: String
+            do {
+                text = try String(contentsOfFile: paths.config, encoding: .utf8)
+            } catch {
+                throw ConfigError(path: paths.config, detail: "cannot be read: \(error.localizedDescription)")
+            }
+            config = try parse(text, path: paths.config)
+        } else {
+            config = Config()
+        }
+        if let id = environment["TIMBRE_CLIENT_ID"], !id.isEmpty { config.clientID = id }
+        return config
+    }
+
+    public static func parse(_ text: String, path: String = "config.toml") throws(ConfigError) -> Config {
+        let raw: RawConfig
+        do {
+            raw = try TOMLDecoder().decode(RawConfig.self, from: text)
+        } catch let error as TOMLParseError {
+            throw ConfigError(path: path, detail: "is not valid TOML at line \(error.source.begin.line), column \(error.source.begin.column): \(error.description)")
+        } catch let error as DecodingError {
+            throw ConfigError(path: path, detail: Self.describe(error))
+        } catch {
+            throw ConfigError(path: path, detail: "cannot be parsed: \(error)")
+        }
+        return try raw.validated(path: path)
+    }
+
+    private static func describe(_ error: DecodingError) -> String {
+        func keyPath(_ path: [any CodingKey]) -> String {
+            path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+        }
+        switch error {
+        case .typeMismatch(let type, let ctx):
+            return "key '\(keyPath(ctx.codingPath))' has the wrong type (expected \(type))"
+        case .valueNotFound(_, let ctx):
+            return "key '\(keyPath(ctx.codingPath))' has no value"
+        case .keyNotFound(let key, let ctx):
+            return "'\(keyPath(ctx.codingPath + [key]))' is required in that table"
+        case .dataCorrupted(let ctx):
+            return "key '\(keyPath(ctx.codingPath))': \(ctx.debugDescription)"
+        @unknown default:
+            return "cannot be decoded: \(error)"
+        }
+    }
+}
+
+public struct ConfigError: UserFacingError, Equatable {
+    public let path: String
+    public let detail: String
+    public var message: String { "config file \(path) \(detail)" }
+    public var hint: String? { "fix that line, or run `timbre doctor` to check the whole file" }
+    public var exitStatus: ExitStatus { .usage }
+}
+
+// MARK: - The file as written
+
+private struct RawConfig: Decodable {
+    var client_id: String?
+    var redirect_port: Int?
+    var accounts_url: String?
+    var api_url: String?
+    var secret_tier_refresh_token: String?
+    var tls: RawTLS?
+    var keys: [String: String]?
+
+    struct RawTLS: Decodable {
+        var ca_file: String?
+        var min_version: String?
+        var pin: [RawPin]?
+    }
+
+    struct RawPin: Decodable {
+        var host: String
+        var pins: [String]
+        var scope: String?
+        var mode: String?
+    }
+
+    func validated(path: String) throws(ConfigError) -> Config {
+        func fail(_ detail: String) -> ConfigError { ConfigError(path: path, detail: detail) }
+        var config = Config(sourcePath: path)
+        if let id = client_id?.trimmingCharacters(in: .whitespaces), !id.isEmpty { config.clientID = id }
+        if let port = redirect_port {
+            guard (0...65535).contains(port) else { throw fail("redirect_port \(port) is not a port number (0–65535; 0 = any free port)") }
+            config.redirectPort = port
+        }
+        if let text = accounts_url { config.accountsURL = try Self.httpsURL(text, key: "accounts_url", fail: fail) }
+        if let text = api_url { config.apiURL = try Self.httpsURL(text, key: "api_url", fail: fail) }
+        if let text = secret_tier_refresh_token {
+            guard let tier = SecretTier(rawValue: text) else {
+                throw fail("secret_tier_refresh_token = \"\(text)\" is not one of standard, high, sensitive")
+            }
+            config.refreshTokenTier = tier
+        }
+        if let tls {
+            if let ca = tls.ca_file { config.tls.caFile = (ca as NSString).expandingTildeInPath }
+            if let text = tls.min_version {
+                guard let version = TLSVersion(rawValue: text) else { throw fail("tls.min_version = \"\(text)\" must be \"1.2\" or \"1.3\"") }
+                config.tls.minVersion = version
+            }
+            for (index, pin) in (tls.pin ?? []).enumerated() {
+                config.tls.pins.append(try Self.rule(pin, number: index + 1, fail: fail))
+            }
+        }
+        config.keys = keys ?? [:]
+        return config
+    }
+
+    private static func httpsURL(_ text: String, key: String, fail: (String) -> ConfigError) throws(ConfigError) -> URL {
+        guard let url = URL(string: text.hasSuffix("/") ? String(text.dropLast()) : text),
+              url.scheme?.lowercased() == "https", let host = url.host, !host.isEmpty
+        else { throw fail("\(key) = \"\(text)\" must be an https:// URL (every call goes through the pinned TLS transport)") }
+        return url
+    }
+
+    private static func rule(_ raw: RawPin, number: Int, fail: (String) -> ConfigError) throws(ConfigError) -> PinRule {
+        let at = "[[tls.pin]] #\(number)"
+        guard let host = HostPattern(raw.host) else {
+            throw fail("\(at): host \"\(raw.host)\" must be a host name, an IP address, or *.example.com")
+        }
+        guard !raw.pins.isEmpty else { throw fail("\(at) (\(raw.host)): pins is empty; give at least one sha256/… pin") }
+        var pins: [SPKIPin] = []
+        for text in raw.pins {
+            guard let pin = SPKIPin(text) else {
+                throw fail("\(at) (\(raw.host)): \"\(text)\" is not an SPKI pin; expected sha256/ followed by 44 base64 characters (`timbre pins` prints them)")
+            }
+            pins.append(pin)
+        }
+        let scope = try raw.scope.map { (s: String) throws(ConfigError) -> PinScope in
+            guard let v = PinScope(rawValue: s) else { throw fail("\(at): scope \"\(s)\" must be leaf, intermediate, root or any") }
+            return v
+        } ?? .any
+        let mode = try raw.mode.map { (s: String) throws(ConfigError) -> PinMode in
+            guard let v = PinMode(rawValue: s) else { throw fail("\(at): mode \"\(s)\" must be strict or permissive") }
+            return v
+        } ?? .strict
+        return PinRule(host: host, pins: pins, scope: scope, mode: mode)
+    }
+}

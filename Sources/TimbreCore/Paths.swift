@@ -1,0 +1,42 @@
+import Foundation
+
+/// Where timbre keeps its files, following the XDG base directory spec (CONTRACT.md "Files").
+public struct Paths: Sendable, Equatable, Codable {
+    public var config: String
+    public var cache: String
+    public var log: String
+    public var credentials: String
+
+    public init(config: String, cache: String, log: String, credentials: String) {
+        self.config = config
+        self.cache = cache
+        self.log = log
+        self.credentials = credentials
+    }
+
+    /// Resolves every path from an environment (injectable so tests need not touch the real one).
+    public static func resolve(environment env: [String: String] = ProcessInfo.processInfo.environment) -> Paths {
+        let home = nonEmpty(env["HOME"]) ?? NSHomeDirectory()
+        let configHome = nonEmpty(env["XDG_CONFIG_HOME"]) ?? home + "/.config"
+        let cacheHome = nonEmpty(env["XDG_CACHE_HOME"]) ?? home + "/.cache"
+        let stateHome = nonEmpty(env["XDG_STATE_HOME"]) ?? home + "/.local/state"
+        return Paths(
+            config: nonEmpty(env["TIMBRE_CONFIG"]) ?? configHome + "/timbre/config.toml",
+            cache: cacheHome + "/timbre/library.sqlite",
+            log: stateHome + "/timbre/timbre.log",
+            credentials: configHome + "/timbre/credentials.json"
+        )
+    }
+
+    private static func nonEmpty(_ value: String?) -> String? {
+        guard let value, !value.isEmpty else { return nil }
+        return value
+    }
+
+    /// Creates the parent folder of `path` with mode 0700 (it may hold secrets or private data).
+    public static func ensureParentDirectory(of path: String) throws {
+        let dir = (path as NSString).deletingLastPathComponent
+        try FileManager.default.createDirectory(
+            atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+
+/// An SPKI SHA-256 pin, written `sha256/BASE64` (the HPKP / curl `--pinnedpubkey` form).
+public struct SPKIPin: Sendable, Hashable, CustomStringConvertible {
+    public let digest: [UInt8]
+
+    public init(digest: [UInt8]) { self.digest = digest }
+
+    public init?(_ text: String) {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard trimmed.lowercased().hasPrefix("sha256/") else { return nil }
+        let encoded = String(trimmed.dropFirst("sha256/".count))
+        guard let data = Data(base64Encoded: encoded), data.count == 32 else { return nil }
+        digest = Array(data)
+    }
+
+    public var base64: String { Data(digest).base64EncodedString() }
+    public var description: String { "sha256/" + base64 }
+}
+
+/// Which certificates of the verified chain a pin may match.
+public enum PinScope: String, Sendable, CaseIterable, Codable {
+    case leaf, intermediate, root, any
+}
+
+/// strict refuses a mismatch; permissive logs it and lets the connection proceed.
+public enum PinMode: String, Sendable, CaseIterable, Codable {
+    case strict, permissive
+}
+
+/// An exact host name or IP address, or `*.example.com`, which matches exactly one extra label
+/// (`a.example.com`, but neither `example.com` nor `a.b.example.com`).
+public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
+    public let text: String
+    public let isWildcard: Bool
+    private let suffix: String
+
+    public init?(_ raw: String) {
+        let normalized = HostPattern.normalize(raw)
+        guard !normalized.isEmpty, !normalized.contains(where: { $0.isWhitespace || $0 == "/" }) else { return nil }
+        if normalized.hasPrefix("*.") {
+            let rest = String(normalized.dropFirst(2))
+            // At least two labels after the wildcard: "*.com" would pin a whole TLD.
+            let labels = rest.split(separator: ".", omittingEmptySubsequences: false)
+            guard labels.count >= 2, labels.allSatisfy({ !$0.isEmpty && !$0.contains("*") }) else { return nil }
+            isWildcard = true
+            suffix = "." + rest
+        } else {
+            guard !normalized.contains("*") else { return nil }
+            isWildcard = false
+            suffix = normalized
+        }
+        text = normalized
+    }
+
+    public func matches(_ host: String) -> Bool {
+        let host = HostPattern.normalize(host)
+        guard isWildcard else { return host == suffix }
+        guard host.hasSuffix(suffix) else { return false }
+        let label = host.dropLast(suffix.count)
+        return !label.isEmpty && !label.contains(".")
+    }
+
+    public var description: String { text }
+
+    /// Lower-case, no trailing dot, no IPv6 brackets.
+    public static func normalize(_ host: String) -> String {
+        var h = host.trimmingCharacters(in: .whitespaces).lowercased()
+        if h.hasPrefix("["), h.hasSuffix("]") { h = String(h.dropFirst().dropLast()) }
+        if h.hasSuffix(".") { h = String(h.dropLast()) }
+        return h
+    }
+}
+
+/// The pin policy for one host pattern: `[[tls.pin]]` in config.toml.
+public struct PinRule: Sendable, Hashable {
+    public var host: HostPattern
+    /// First = primary, the rest backups. Never empty.
+    public var pins: [SPKIPin]
+    public var scope: PinScope
+    public var mode: PinMode
+
+    public init(host: HostPattern, pins: [SPKIPin], scope: PinScope = .any, mode: PinMode = .strict) {
+        self.host = host
+        self.pins = pins
+        self.scope = scope
+        self.mode = mode
+    }
+}
+
+/// All pin rules in force: the config's own, then the shipped defaults for hosts the config does
+/// not pin itself. A host with no rule has no policy and must be refused.
+public struct PinPolicySet: Sendable, Equatable {
+    public var configured: [PinRule]
+    public var defaults: [PinRule]
+
+    public init(configured: [PinRule], defaults: [PinRule] = []) {
+        self.configured = configured
+        self.defaults = defaults
+    }
+
+    public func rule(for host: String) -> PinRule? {
+        Self.bestMatch(in: configured, host: host) ?? Self.bestMatch(in: defaults, host: host)
+    }
+
+    /// An exact pattern beats a wildcard; otherwise the first in file order.
+    private static func bestMatch(in rules: [PinRule], host: String) -> PinRule? {
+        rules.first { !$0.host.isWildcard && $0.host.matches(host) } ?? rules.first { $0.host.matches(host) }
+    }
+}

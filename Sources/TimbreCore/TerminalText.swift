@@ -1,0 +1,31 @@
+/// Text from the network (API names, error messages) is data, never terminal control: these
+/// helpers make control characters visible before anything reaches a terminal or a log line.
+public enum TerminalText {
+    /// Replaces C0 and C1 control characters (ESC, BEL, CSI, newlines, tabs …) with visible
+    /// placeholders: `^[` style caret notation for C0 and DEL, `<U+009B>` for C1.
+    public static func sanitize(_ text: String) -> String {
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            switch scalar.value {
+            case 0x00...0x1F:
+                out.append("^")
+                out.append(Unicode.Scalar(UInt8(scalar.value + 0x40)))
+            case 0x7F:
+                out.append(contentsOf: "^?".unicodeScalars)
+            case 0x80...0x9F:
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                out.append(contentsOf: "<U+00\(hex)>".unicodeScalars)
+            default:
+                out.append(scalar)
+            }
+        }
+        return String(out)
+    }
+
+    /// Sanitised and cut to `limit` characters, with an ellipsis when cut.
+    public static func preview(_ text: String, limit: Int = 200) -> String {
+        let clean = sanitize(text)
+        guard clean.count > limit else { return clean }
+        return String(clean.prefix(limit)) + "…"
+    }
+}

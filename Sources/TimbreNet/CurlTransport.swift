@@ -1,0 +1,182 @@
+import CCurl
+import Foundation
+import Logging
+import TimbreCore
+
+/// The real transport: libcurl (OpenSSL build) driven by one `curl_multi` loop on its own thread,
+/// so many transfers share connections (keep-alive, HTTP/2 multiplexing) and none blocks Swift's
+/// cooperative thread pool. Every request is checked against the pin policy before any connection
+/// is opened, and again inside the TLS handshake.
+public final class CurlTransport: HTTPTransport {
+    public let settings: TransportSettings
+    private let loop: CurlMultiLoop
+    private let observer: any TrustObserver
+
+    public init(settings: TransportSettings, observer: (any TrustObserver)? = nil, logger: Logger = Logger(label: "timbre.tls")) {
+        CurlGlobal.ensureInitialized()
+        self.settings = settings
+        var observers: [any TrustObserver] = [LoggingTrustObserver(logger: logger)]
+        if let observer { observers.append(observer) }
+        self.observer = TrustObservers(all: observers)
+        self.loop = CurlMultiLoop()
+    }
+
+    deinit { loop.stop() }
+
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let host = try Self.httpsHost(of: request.url)
+        guard let rule = settings.pins.rule(for: host) else {
+            observer.record(.policyMissing(host: host))
+            throw TransportError.trust(TrustFailure(host: host, reason: .noPolicy))
+        }
+        let verification = TLSVerification(host: host, purpose: .enforce(rule), observer: observer)
+        return try await run(request, host: host, kind: .http, verification: verification)
+    }
+
+    /// Completes a TLS handshake with `url`'s host and returns the chain, sending no HTTP request.
+    /// Works for hosts without a pin policy: nothing is sent, and the point is to learn the pins.
+    public func inspectChain(of url: URL) async throws -> ChainInspection {
+        let host = try Self.httpsHost(of: url)
+        let verification = TLSVerification(host: host, purpose: .inspect, observer: observer)
+        _ = try await run(HTTPRequest(url: url), host: host, kind: .connectOnly, verification: verification)
+        return ChainInspection(host: host, chain: verification.inspectedChain, trustError: verification.inspectedTrustError)
+    }
+
+    private func run(_ request: HTTPRequest, host: String, kind: CurlTransfer.Kind, verification: TLSVerification) async throws -> HTTPResponse {
+        // Cancellation may arrive before the transfer exists; the flag carries it over.
+        let state = Locked<(transfer: CurlTransfer?, cancelled: Bool)>((nil, false))
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let transfer = CurlTransfer(request: request, host: host, kind: kind, verification: verification,
+                                            settings: settings, continuation: continuation)
+                let cancelledEarly = state.withLock { state -> Bool in
+                    state.transfer = transfer
+                    return state.cancelled
+                }
+                if cancelledEarly { transfer.cancelled.withLock { $0 = true } }
+                loop.submit(transfer)
+            }
+        } onCancel: {
+            let transfer = state.withLock { state -> CurlTransfer? in
+                state.cancelled = true
+                return state.transfer
+            }
+            if let transfer { loop.cancel(transfer) }
+        }
+    }
+
+    static func httpsHost(of url: URL) throws(TransportError) -> String {
+        guard url.scheme?.lowercased() == "https" else {
+            throw TransportError.invalidRequest("only https:// URLs are allowed (got \(TerminalText.preview(url.absoluteString)))")
+        }
+        guard let host = url.host, !host.isEmpty else {
+            throw TransportError.invalidRequest("URL has no host: \(TerminalText.preview(url.absoluteString))")
+        }
+        return HostPattern.normalize(host)
+    }
+}
+
+/// The result of `CurlTransport.inspectChain(of:)`.
+public struct ChainInspection: Sendable {
+    public var host: String
+    /// Leaf first. When `trustError` is nil this is the verified chain, trust anchor included.
+    public var chain: [ChainEntry]
+    /// Why the chain did not verify against the configured anchors, if it did not.
+    public var trustError: String?
+}
+
+enum CurlGlobal {
+    private static let initialized: Bool = {
+        curl_global_init(Int(CURL_GLOBAL_ALL))
+        return true
+    }()
+
+    static func ensureInitialized() { _ = initialized }
+}
+
+/// Owns the `CURLM*` and the thread that drives it. Other threads only hand it work through
+/// `submit`/`cancel`, which wake it with `curl_multi_wakeup`.
+final class CurlMultiLoop: @unchecked Sendable {
+    private struct Inbox {
+        var submissions: [CurlTransfer] = []
+        var cancellations: [CurlTransfer] = []
+        var stopping = false
+    }
+
+    private let multi: UnsafeMutableRawPointer
+    private let inbox = Locked(Inbox())
+    private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+
+    init() {
+        guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed: out of memory") }
+        self.multi = multi
+        _ = tcurl_multi_set_long(multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX)
+        _ = tcurl_multi_set_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, 8)
+        let thread = Thread { [self] in run() }
+        thread.name = "timbre-curl"
+        thread.start()
+    }
+
+    func submit(_ transfer: CurlTransfer) {
+        inbox.withLock { $0.submissions.append(transfer) }
+        curl_multi_wakeup(multi)
+    }
+
+    func cancel(_ transfer: CurlTransfer) {
+        transfer.cancelled.withLock { $0 = true }
+        inbox.withLock { $0.cancellations.append(transfer) }
+        curl_multi_wakeup(multi)
+    }
+
+    func stop() {
+        inbox.withLock { $0.stopping = true }
+        curl_multi_wakeup(multi)
+    }
+
+    private func run() {
+        while true {
+            let work = inbox.withLock { inbox -> Inbox in
+                let taken = inbox
+                inbox.submissions = []
+                inbox.cancellations = []
+                return taken
+            }
+            for transfer in work.submissions {
+                if transfer.cancelled.current {
+                    transfer.finish(.failure(CancellationError()))
+                } else if let easy = transfer.makeEasyHandle() {
+                    active[easy] = transfer
+                    curl_multi_add_handle(multi, easy)
+                }
+            }
+            for transfer in work.cancellations {
+                guard let easy = transfer.easy, active.removeValue(forKey: easy) != nil else { continue }
+                curl_multi_remove_handle(multi, easy)
+                transfer.cleanup()
+                transfer.finish(.failure(CancellationError()))
+            }
+            if work.stopping {
+                for (easy, transfer) in active {
+                    curl_multi_remove_handle(multi, easy)
+                    transfer.cleanup()
+                    transfer.finish(.failure(CancellationError()))
+                }
+                active = [:]
+                curl_multi_cleanup(multi)
+                return
+            }
+
+            var running: Int32 = 0
+            curl_multi_perform(multi, &running)
+            var queued: Int32 = 0
+            while let message = curl_multi_info_read(multi, &queued) {
+                guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
+                      let transfer = active.removeValue(forKey: easy) else { continue }
+                let code = tcurl_msg_result(message)
+                curl_multi_remove_handle(multi, easy)
+                transfer.complete(code)
+            }
+            curl_multi_poll(multi, nil, 0, 1000, nil)
+        }
+    }
+}

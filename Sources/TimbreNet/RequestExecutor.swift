@@ -1,0 +1,104 @@
+import Foundation
+import Logging
+import TimbreCore
+
+/// Sends requests through a transport with Spotify's rules applied: a shared rate budget (a 429
+/// pauses everyone for `Retry-After`), bounded exponential backoff with jitter for 5xx and dropped
+/// connections, typed errors for everything else, and a redacted debug log.
+public final class RequestExecutor: Sendable {
+    public let transport: any HTTPTransport
+    public let budget: RateBudget
+    public let policy: RetryPolicy
+    private let logger: Logger
+    private let jitter: @Sendable () -> Double
+    private let counter = Locked(0)
+
+    public init(transport: any HTTPTransport, budget: RateBudget = RateBudget(), policy: RetryPolicy = .default,
+                logger: Logger = Logger(label: "timbre.http"), jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }) {
+        self.transport = transport
+        self.budget = budget
+        self.policy = policy
+        self.logger = logger
+        self.jitter = jitter
+    }
+
+    /// How many HTTP requests were actually sent (retries included).
+    public var requestsSent: Int { counter.current }
+
+    /// Returns a 2xx response, or throws `SpotifyError`, `TransportError` or `CancellationError`.
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let label = "\(request.method.rawValue) \(Self.describe(request.url))"
+        var retries = 0
+        var rateLimitWaits = 0
+        while true {
+            try Task.checkCancellation()
+            try await budget.acquire()
+            let started = ContinuousClock.now
+            let outcome: Result<HTTPResponse, any Error>
+            do {
+                counter.withLock { $0 += 1 }
+                logger.debug("→ \(label)")
+                outcome = .success(try await transport.send(request))
+            } catch {
+                outcome = .failure(error)
+            }
+            await budget.release()
+            let elapsed = ContinuousClock.now - started
+
+            switch outcome {
+            case .success(let response) where (200..<300).contains(response.status):
+                logger.debug("← \(response.status) \(label) \(response.body.count) bytes in \(elapsed.milliseconds) ms")
+                return response
+
+            case .success(let response) where response.status == 429:
+                let wait = RetryPolicy.retryAfter(response.header("retry-after"))
+                rateLimitWaits += 1
+                guard wait <= policy.maxRetryAfter, rateLimitWaits <= policy.maxRateLimitWaits else {
+                    throw SpotifyError.rateLimited(retryAfterSeconds: Int(wait.components.seconds), path: Self.path(request.url))
+                }
+                logger.notice("rate limited: pausing all requests", metadata: ["wait_ms": "\(wait.milliseconds)", "request": "\(label)"])
+                await budget.pause(for: wait)
+
+            case .success(let response) where (500..<600).contains(response.status):
+                guard retries < policy.maxRetries else {
+                    throw SpotifyError.serverUnavailable(status: response.status, attempts: retries + 1, path: Self.path(request.url))
+                }
+                try await backOff(&retries, reason: "\(response.status)", label: label)
+
+            case .success(let response):
+                let error = SpotifyError.decode(response, path: Self.path(request.url))
+                logger.debug("← \(response.status) \(label): \(error.message)")
+                throw error
+
+            case .failure(let error as TransportError) where error.isRetryable && Self.mayResend(request, after: error):
+                guard retries < policy.maxRetries else { throw error }
+                try await backOff(&retries, reason: error.message, label: label)
+
+            case .failure(let error):
+                if let error = error as? TransportError { logger.debug("✗ \(label): \(error.message)") }
+                throw error
+            }
+        }
+    }
+
+    private func backOff(_ retries: inout Int, reason: String, label: String) async throws {
+        let delay = policy.delay(beforeRetry: retries, jitter: jitter())
+        retries += 1
+        logger.info("retrying", metadata: ["request": "\(label)", "reason": "\(reason)", "attempt": "\(retries + 1)", "delay_ms": "\(delay.milliseconds)"])
+        try await Task.sleep(for: delay)
+    }
+
+    /// A POST (a token exchange) is resent only when it cannot have reached the server.
+    private static func mayResend(_ request: HTTPRequest, after error: TransportError) -> Bool {
+        if request.method.isIdempotent { return true }
+        if case .connection(_, .refused, _) = error { return true }
+        return false
+    }
+
+    /// Host and path for logs and messages: the query may hold codes and is left out.
+    static func path(_ url: URL) -> String { url.path.isEmpty ? "/" : url.path }
+
+    static func describe(_ url: URL) -> String {
+        Redactor.redact(url.absoluteString)
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import TimbreCore
+
+/// An HTTP answer that was not a success, decoded from Spotify's two error shapes.
+public enum SpotifyError: UserFacingError, Equatable {
+    /// Web API: `{"error": {"status": 401, "message": "…"}}`.
+    case api(status: Int, message: String, path: String)
+    /// Accounts service: `{"error": "invalid_grant", "error_description": "…"}`.
+    case accounts(status: Int, code: String, description: String?)
+    /// A body in neither shape (an HTML error page, a proxy's answer).
+    case unexpected(status: Int, bodyPreview: String, path: String)
+    /// 429 that asked for a longer wait than timbre will sit through, or too many 429s in a row.
+    case rateLimited(retryAfterSeconds: Int, path: String)
+    /// 5xx that persisted through every retry.
+    case serverUnavailable(status: Int, attempts: Int, path: String)
+
+    public var status: Int {
+        switch self {
+        case .api(let s, _, _), .accounts(let s, _, _), .unexpected(let s, _, _), .serverUnavailable(let s, _, _): return s
+        case .rateLimited: return 429
+        }
+    }
+
+    /// The accounts service's refresh token is gone: the user must sign in again.
+    public var isInvalidGrant: Bool {
+        if case .accounts(_, let code, _) = self { return code == "invalid_grant" }
+        return false
+    }
+
+    public var message: String {
+        switch self {
+        case .api(let status, let message, let path):
+            return "Spotify answered \(status) for \(path): \(TerminalText.preview(message))"
+        case .accounts(let status, let code, let description):
+            if code == "invalid_grant" {
+                return "your Spotify session has expired (refresh tokens last 6 months) — run `timbre login`"
+            }
+            let detail = description.map { ": \(TerminalText.preview($0))" } ?? ""
+            return "Spotify sign-in failed (\(status) \(TerminalText.preview(code))\(detail))"
+        case .unexpected(let status, let preview, let path):
+            return "Spotify answered \(status) for \(path) with an unexpected body: \(preview)"
+        case .rateLimited(let seconds, let path):
+            return "Spotify is rate-limiting timbre (\(path)) and asks to wait \(seconds) s"
+        case .serverUnavailable(let status, let attempts, let path):
+            return "Spotify kept answering \(status) for \(path) (\(attempts) attempts)"
+        }
+    }
+
+    public var hint: String? {
+        switch self {
+        case .api(401, _, _): return "run `timbre login` to sign in again"
+        case .api(403, _, _): return "this app may not have access to that resource (development-mode apps only see playlists you own or collaborate on)"
+        case .accounts(_, "invalid_client", _): return "check client_id in config.toml (or TIMBRE_CLIENT_ID)"
+        case .rateLimited: return "try again later; `timbre sync` resumes where the cache left off"
+        case .serverUnavailable: return "Spotify may be having trouble; try again in a few minutes"
+        default: return nil
+        }
+    }
+
+    public var exitStatus: ExitStatus {
+        if isInvalidGrant { return .authenticationRequired }
+        if case .api(401, _, _) = self { return .authenticationRequired }
+        return .failure
+    }
+
+    /// Decodes an error response; `path` names the request in messages (never its query).
+    public static func decode(_ response: HTTPResponse, path: String) -> SpotifyError {
+        let json = try? JSONSerialization.jsonObject(with: response.body) as? [String: Any]
+        if let error = json?["error"] as? [String: Any] {
+            let status = (error["status"] as? Int) ?? response.status
+            let message = (error["message"] as? String) ?? "no message"
+            return .api(status: status, message: message, path: path)
+        }
+        if let code = json?["error"] as? String {
+            return .accounts(status: response.status, code: code, description: json?["error_description"] as? String)
+        }
+        let text = String(decoding: response.body.prefix(200), as: UTF8.self)
+        return .unexpected(status: response.status, bodyPreview: TerminalText.preview(Redactor.redact(text), limit: 120), path: path)
+    }
+}

@@ -1,0 +1,103 @@
+import COpenSSL
+import TimbreCore
+
+/// Per-transfer trust state that the OpenSSL verify callback works on. The callback runs inside the
+/// TLS handshake, so a refusal here means nothing — no request line, no token — is ever sent.
+///
+/// Only the curl loop thread touches it: the callback runs there, and results are read there after
+/// the transfer completes.
+final class TLSVerification: @unchecked Sendable {
+    enum Purpose {
+        /// Normal requests: system trust, then the host's pin rule.
+        case enforce(PinRule)
+        /// `timbre pins https://…`: record the chain, accept it, send nothing.
+        case inspect
+    }
+
+    let host: String
+    let purpose: Purpose
+    let observer: any TrustObserver
+
+    private(set) var failure: TrustFailure.Reason?
+    private(set) var inspectedChain: [ChainEntry] = []
+    private(set) var inspectedTrustError: String?
+
+    init(host: String, purpose: Purpose, observer: any TrustObserver) {
+        self.host = host
+        self.purpose = purpose
+        self.observer = observer
+    }
+
+    /// Returns 1 to continue the handshake, 0 to abort it.
+    func verify(_ store: OpaquePointer) -> Int32 {
+        // Ordinary chain verification against the configured anchors always runs first.
+        let systemTrusted = X509_verify_cert(store) == 1
+        switch purpose {
+        case .inspect:
+            if systemTrusted {
+                inspectedChain = Certificate.entries(ofChain: X509_STORE_CTX_get0_chain(store), positions: PinVerifier.positions)
+            } else {
+                inspectedTrustError = Self.errorText(store)
+                let presented = Self.presentedCertificates(store)
+                inspectedChain = Certificate.describeFileChain(presented)
+            }
+            X509_STORE_CTX_set_error(store, X509_V_OK)
+            return 1
+
+        case .enforce(let rule):
+            guard systemTrusted else {
+                let reason = Self.errorText(store)
+                failure = .certificateInvalid(reason)
+                observer.record(.systemTrustFailed(host: host, reason: reason))
+                return 0
+            }
+            let chain = Certificate.entries(ofChain: X509_STORE_CTX_get0_chain(store), positions: PinVerifier.positions)
+            switch PinVerifier.evaluate(rule: rule, chain: chain) {
+            case .matched(let pin, let position, let isPrimary):
+                observer.record(.pinMatched(host: host, pin: pin, position: position, isPrimary: isPrimary))
+                return 1
+            case .mismatch where rule.mode == .permissive:
+                observer.record(.allowedByPermissiveMode(host: host, presented: chain))
+                return 1
+            case .mismatch:
+                failure = .pinMismatch(expected: rule.pins, scope: rule.scope, presented: chain)
+                observer.record(.pinMismatch(host: host, presented: chain))
+                X509_STORE_CTX_set_error(store, X509_V_ERR_APPLICATION_VERIFICATION)
+                return 0
+            }
+        }
+    }
+
+    private static func errorText(_ store: OpaquePointer) -> String {
+        let code = X509_STORE_CTX_get_error(store)
+        guard let text = X509_verify_cert_error_string(Int(code)) else { return "verification error \(code)" }
+        return String(cString: text)
+    }
+
+    /// The chain as the server sent it (leaf first), when it did not verify.
+    private static func presentedCertificates(_ store: OpaquePointer) -> [Certificate] {
+        var certs: [Certificate] = []
+        var seen = Set<SPKIPin>()
+        if let leaf = X509_STORE_CTX_get0_cert(store) {
+            let cert = Certificate(borrowing: leaf)
+            seen.insert(cert.spkiPin)
+            certs.append(cert)
+        }
+        if let stack = X509_STORE_CTX_get0_untrusted(store) {
+            for index in 0..<tossl_sk_X509_num(stack) {
+                guard let pointer = tossl_sk_X509_value(stack, index) else { continue }
+                let cert = Certificate(borrowing: pointer)
+                if seen.insert(cert.spkiPin).inserted { certs.append(cert) }
+            }
+        }
+        return certs
+    }
+
+    /// Installed on every SSL_CTX curl creates (one per connection), through CURLOPT_SSL_CTX_FUNCTION.
+    static func installVerifyCallback(sslContext: UnsafeMutableRawPointer, verification: UnsafeMutableRawPointer) {
+        SSL_CTX_set_cert_verify_callback(OpaquePointer(sslContext), { store, argument in
+            guard let store, let argument else { return 0 }
+            return Unmanaged<TLSVerification>.fromOpaque(argument).takeUnretainedValue().verify(store)
+        }, verification)
+    }
+}

@@ -1,0 +1,42 @@
+import TimbreCore
+
+/// How the transport connects: trust anchors, pins, minimum TLS version, limits.
+public struct TransportSettings: Sendable {
+    public var pins: PinPolicySet
+    /// PEM file of trust anchors used instead of the system store.
+    public var caFile: String?
+    public var minimumTLS: TLSVersion
+    public var connectTimeout: Duration
+    public var totalTimeout: Duration
+    /// A response body larger than this is refused rather than buffered.
+    public var maxResponseBytes: Int
+    public var userAgent: String
+
+    public init(
+        pins: PinPolicySet, caFile: String? = nil, minimumTLS: TLSVersion = .tls12,
+        connectTimeout: Duration = .seconds(10), totalTimeout: Duration = .seconds(60),
+        maxResponseBytes: Int = 64 << 20, userAgent: String = "timbre/\(TimbreVersion.current)"
+    ) {
+        self.pins = pins
+        self.caFile = caFile
+        self.minimumTLS = minimumTLS
+        self.connectTimeout = connectTimeout
+        self.totalTimeout = totalTimeout
+        self.maxResponseBytes = maxResponseBytes
+        self.userAgent = userAgent
+    }
+
+    /// Pins from config.toml, with the shipped Spotify defaults for hosts the config does not pin.
+    public init(config: Config) {
+        self.init(
+            pins: PinPolicySet(configured: config.tls.pins, defaults: DefaultPins.rules),
+            caFile: config.tls.caFile, minimumTLS: config.tls.minVersion)
+    }
+}
+
+extension Duration {
+    var milliseconds: Int {
+        let (seconds, attoseconds) = components
+        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
+    }
+}

@@ -1,0 +1,79 @@
+import ArgumentParser
+import Foundation
+import TimbreCore
+
+@main
+struct Root: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "timbre",
+        abstract: "Your Spotify library in the terminal: browse playlists from a local cache, sync headlessly.",
+        discussion: """
+            Run `timbre demo` to try it against the bundled sandbox without a Spotify account.
+            Exit codes: 0 ok · 1 error · 2 usage or invalid input · 3 partial sync · \
+            4 sign-in required · 5 TLS trust failure (pin mismatch, old TLS, invalid certificate).
+            Files: `timbre paths`. Configuration: config.toml (see README).
+            """,
+        version: TimbreVersion.current,
+        subcommands: [Pins.self, PathsCommand.self]
+    )
+
+    func run() async throws {
+        // The TUI opens here once it exists; without a terminal there is nothing to show.
+        FileHandle.standardError.write(Data((Root.helpMessage() + "\n").utf8))
+        throw ExitCode(ExitStatus.usage.rawValue)
+    }
+
+    /// Runs the command line with timbre's exit codes: usage errors exit 2 (ArgumentParser would
+    /// say 64), `UserFacingError`s print their message and hint and exit with their own code.
+    static func main() async {
+        let paths = Paths.resolve()
+        TimbreLogging.bootstrap(paths: paths)
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let error as any UserFacingError {
+            Output.error(error)
+            Foundation.exit(error.exitStatus.rawValue)
+        } catch let error as ExitCode {
+            Foundation.exit(error.rawValue)
+        } catch {
+            let code = exitCode(for: error)
+            let text = fullMessage(for: error)
+            if code == .success {
+                if !text.isEmpty { print(text) }
+                Foundation.exit(0)
+            }
+            FileHandle.standardError.write(Data((text + "\n").utf8))
+            Foundation.exit(ExitStatus.usage.rawValue)
+        }
+    }
+}
+
+/// Data to stdout, diagnostics to stderr.
+enum Output {
+    static func error(_ error: any UserFacingError) {
+        var text = "timbre: \(error.message)\n"
+        if let hint = error.hint { text += "  hint: \(hint)\n" }
+        FileHandle.standardError.write(Data(Redactor.redact(text).utf8))
+    }
+
+    static func warning(_ text: String) {
+        FileHandle.standardError.write(Data("timbre: warning: \(text)\n".utf8))
+    }
+
+    /// Writes JSON on one line plus a newline.
+    static func json(_ value: JSONValue) {
+        FileHandle.standardOutput.write(Data((value.serialized() + "\n").utf8))
+    }
+}
+
+/// Usage errors raised by our own validation: exit 2 with the message.
+struct UsageError: UserFacingError {
+    let message: String
+    var hint: String? = nil
+    var exitStatus: ExitStatus { .usage }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+import TimbreCore
+@testable import TimbreNet
+
+@Suite struct CurlTransportTests {
+    let pki: TestPKI
+    init() async throws { pki = try await TestPKI.shared() }
+
+    @Test func sequentialRequestsReuseOneConnection() async throws {
+        let server = try await TestTLSServer.start(pki: pki)
+        let transport = CurlTransport(settings: settings(pki, pins: [pki.leaf]))
+        for _ in 0..<10 {
+            #expect(try await transport.send(HTTPRequest(url: server.url("/ok"))).status == 200)
+        }
+        let ports = Set(try server.requests().map(\.client_port))
+        #expect(ports.count == 1, "keep-alive: all ten requests on one connection, saw \(ports.count)")
+    }
+
+    @Test func concurrentRequestsOverlapOnTheServer() async throws {
+        let server = try await TestTLSServer.start(pki: pki)
+        let transport = CurlTransport(settings: settings(pki, pins: [pki.leaf]))
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<8 {
+                group.addTask { try await transport.send(HTTPRequest(url: server.url("/slow?ms=400"))).status }
+            }
+            for try await status in group { #expect(status == 200) }
+        }
+        // Every request started before the first one finished: none waited for another.
+        let starts = try server.requests().map(\.t)
+        #expect(starts.count == 8)
+        #expect((starts.max() ?? 0) - (starts.min() ?? 0) < 0.4)
+    }
+
+    @Test func cancellingTheTaskAbortsTheTransfer() async throws {
+        let server = try await TestTLSServer.start(pki: pki)
+        let transport = CurlTransport(settings: settings(pki, pins: [pki.leaf]))
+        let task = Task { try await transport.send(HTTPRequest(url: server.url("/slow?ms=10000"))) }
+        try await Task.sleep(for: .milliseconds(300))
+        task.cancel()
+        let clock = ContinuousClock()
+        let start = clock.now
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(clock.now - start < .seconds(5))
+        // The transport still works afterwards.
+        #expect(try await transport.send(HTTPRequest(url: server.url("/ok"))).status == 200)
+    }
+
+    @Test func compressedResponsesAreDecoded() async throws {
+        let server = try await TestTLSServer.start(pki: pki)
+        let transport = CurlTransport(settings: settings(pki, pins: [pki.leaf]))
+        let response = try await transport.send(HTTPRequest(url: server.url("/gzip")))
+        #expect(response.header("content-encoding") == "gzip")
+        let object = try JSONSerialization.jsonObject(with: response.body) as? [String: Any]
+        #expect((object?["pad"] as? String)?.count == 5000)
+    }
+
+    @Test func oversizedResponsesAreRefused() async throws {
+        let server = try await TestTLSServer.start(pki: pki)
+        var limited = settings(pki, pins: [pki.leaf])
+        limited.maxResponseBytes = 64 * 1024
+        let transport = CurlTransport(settings: limited)
+        await #expect(throws: TransportError.responseTooLarge(host: "127.0.0.1", limit: 64 * 1024)) {
+            try await transport.send(HTTPRequest(url: server.url("/big?kb=256")))
+        }
+    }
+
+    @Test func postSendsItsBodyAndHeaders() async throws {
+        let server = try await TestTLSServer.start(pki: pki)
+        let transport = CurlTransport(settings: settings(pki, pins: [pki.leaf]))
+        let request = HTTPRequest.form(server.url("/ok"), fields: [("grant_type", "refresh_token"), ("x", "a b&c")])
+        var withAuth = request
+        withAuth.headers.append(("Authorization", "Bearer abc"))
+        let response = try await transport.send(withAuth)
+        let object = try JSONSerialization.jsonObject(with: response.body) as? [String: Any]
+        #expect(object?["auth"] as? String == "present")
+        #expect(try server.requests().first?.method == "POST")
+    }
+
+    @Test func refusedConnectionIsAConnectionError() async throws {
+        // A port nothing listens on: bind one, note it, close it.
+        let transport = CurlTransport(settings: settings(pki, pins: [pki.leaf]))
+        let error = await #expect(throws: TransportError.self) {
+            try await transport.send(HTTPRequest(url: URL(string: "https://127.0.0.1:1/ok")!))
+        }
+        guard case .connection(_, .refused, _)? = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(error?.exitStatus == .failure)
+    }
+
+    @Test func plainHTTPIsRejected() async throws {
+        let transport = CurlTransport(settings: settings(pki, pins: [pki.leaf]))
+        await #expect(throws: TransportError.self) {
+            try await transport.send(HTTPRequest(url: URL(string: "http://127.0.0.1:1/ok")!))
+        }
+    }
+}

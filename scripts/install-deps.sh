@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Installs the Debian packages timbre builds and tests with. Safe to run again.
+set -euo pipefail
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends \
+  libcurl4-openssl-dev libssl-dev libsqlite3-dev libsecret-1-dev libncursesw5-dev \
+  pkg-config gnome-keyring libsecret-tools dbus dbus-x11 tmux openssl curl ca-certificates >/dev/null
+echo "system packages installed"
