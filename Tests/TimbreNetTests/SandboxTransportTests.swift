@@ -1,0 +1,87 @@
+import Foundation
+import SandboxCore
+import Testing
+import TimbreCore
+import TimbreTestSupport
+@testable import TimbreNet
+
+/// The transport and executor against the bundled sandbox, configured only through config.toml
+/// text, the way a user would set it up.
+@Suite struct SandboxTransportTests {
+    private func transport(_ sandbox: SandboxProcess, pins: [String], scope: String = "any", observer: TrustObserver? = nil) throws -> RequestExecutor {
+        let config = try Config.parse("""
+            accounts_url = "\(sandbox.info.accountsURL)"
+            api_url = "\(sandbox.info.apiURL)"
+            [tls]
+            ca_file = "\(sandbox.info.caFile)"
+            [[tls.pin]]
+            host = "127.0.0.1"
+            pins = [\(pins.map { "\"\($0)\"" }.joined(separator: ", "))]
+            scope = "\(scope)"
+            """)
+        return RequestExecutor(transport: CurlTransport(settings: TransportSettings(config: config), observer: observer),
+                               policy: RetryPolicy(baseDelay: .milliseconds(20), maxDelay: .milliseconds(100)))
+    }
+
+    private func me(_ sandbox: SandboxProcess, token: String) -> HTTPRequest {
+        HTTPRequest(url: URL(string: sandbox.info.apiURL + "/me")!, headers: [("Authorization", "Bearer \(token)")])
+    }
+
+    @Test func pinsFromTheSandboxLetRequestsThrough() async throws {
+        let sandbox = try await SandboxProcess.start()
+        defer { Task { await sandbox.stop() } }
+        let (token, _) = try await sandbox.signIn()
+        try await sandbox.clearRequests()
+        for (pin, scope) in [(sandbox.info.pins.leaf, "leaf"), (sandbox.info.pins.intermediate, "intermediate"), (sandbox.info.pins.root, "root")] {
+            let response = try await transport(sandbox, pins: [pin], scope: scope).send(me(sandbox, token: token))
+            let object = try JSONSerialization.jsonObject(with: response.body) as? [String: Any]
+            #expect(object?["id"] as? String == sandbox.info.userID)
+        }
+        #expect(try await sandbox.requests().count == 3)
+    }
+
+    @Test func wrongPinReachesNoEndpoint() async throws {
+        let sandbox = try await SandboxProcess.start()
+        defer { Task { await sandbox.stop() } }
+        let (token, _) = try await sandbox.signIn()
+        try await sandbox.clearRequests()
+        let wrong = "sha256/" + Data(repeating: 7, count: 32).base64EncodedString()
+        let recorder = TrustEventRecorder()
+        let error = await #expect(throws: TransportError.self) {
+            try await transport(sandbox, pins: [wrong], observer: recorder).send(me(sandbox, token: token))
+        }
+        #expect(error?.exitStatus == .trustFailure)
+        #expect(try await sandbox.requests().isEmpty, "no HTTP request may reach the server")
+        guard case .pinMismatch? = recorder.events.first else { Issue.record("\(recorder.events)"); return }
+    }
+
+    @Test func faultsEndWithTheRightAnswer() async throws {
+        let sandbox = try await SandboxProcess.start()
+        defer { Task { await sandbox.stop() } }
+        let (token, _) = try await sandbox.signIn()
+        let executor = try transport(sandbox, pins: [sandbox.info.pins.root], scope: "root")
+        try await sandbox.addFaults([
+            Fault(kind: .status, pathContains: "/me", count: 1, status: 429, retryAfter: 1),
+            Fault(kind: .status, pathContains: "/me", count: 2, status: 503),
+            Fault(kind: .reset, pathContains: "/me", count: 1),
+        ])
+        try await sandbox.clearRequests()
+        let response = try await executor.send(me(sandbox, token: token))
+        #expect(response.status == 200)
+        let statuses = try await sandbox.requests().map(\.status)
+        #expect(statuses.first == 429)
+        #expect(statuses.last == 200)
+        #expect(statuses.count == 5, "429, 503, 503, reset, 200: \(statuses)")
+    }
+
+    @Test func expiredTokenSurfacesAsSignInRequired() async throws {
+        let sandbox = try await SandboxProcess.start()
+        defer { Task { await sandbox.stop() } }
+        let (token, _) = try await sandbox.signIn()
+        try await sandbox.expireAccessTokens()
+        let error = await #expect(throws: SpotifyError.self) {
+            try await transport(sandbox, pins: [sandbox.info.pins.leaf]).send(me(sandbox, token: token))
+        }
+        #expect(error?.exitStatus == .authenticationRequired)
+    }
+}
