@@ -96,7 +96,8 @@ final class CurlTransfer: @unchecked Sendable {
         } else {
             codes.append(tcurl_set_string(easy, CURLOPT_ACCEPT_ENCODING, ""))
             codes.append(tcurl_set_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS)))
-            codes.append(tcurl_set_long(easy, CURLOPT_PIPEWAIT, 1))
+            // No CURLOPT_PIPEWAIT: against HTTP/1.1 servers it held cold-start transfers back
+            // until a one-second poll tick; parallel connections are cheaper than that wait.
             codes.append(tcurl_set_string(easy, CURLOPT_USERAGENT, settings.userAgent))
             codes.append(contentsOf: setMethodAndBody(easy))
             var list: UnsafeMutablePointer<curl_slist>? = curl_slist_append(nil, "Expect:")

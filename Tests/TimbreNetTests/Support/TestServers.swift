@@ -136,9 +136,13 @@ final class TestTLSServer: @unchecked Sendable {
 
     /// Requests the server began handling.
     func requests() throws -> [LoggedRequest] {
+        try events().filter { $0.phase == "start" }
+    }
+
+    /// Start and end of every request, in log order.
+    func events() throws -> [LoggedRequest] {
         let text = (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
         return try text.split(separator: "\n").map { try JSONDecoder().decode(LoggedRequest.self, from: Data($0.utf8)) }
-            .filter { $0.phase == "start" }
     }
 }
 
