@@ -14,7 +14,7 @@ struct Root: AsyncParsableCommand {
             Files: `timbre paths`. Configuration: config.toml (see README).
             """,
         version: TimbreVersion.current,
-        subcommands: [Pins.self, PathsCommand.self]
+        subcommands: [Login.self, Logout.self, Auth.self, Pins.self, PathsCommand.self]
     )
 
     func run() async throws {

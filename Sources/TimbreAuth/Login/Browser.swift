@@ -1,0 +1,43 @@
+import Foundation
+
+/// Opens the sign-in page: `$BROWSER` (the first of a colon-separated list; `%s` is replaced by
+/// the URL, otherwise the URL is the last argument), else `xdg-open`, else nothing (the caller
+/// prints the URL). The URL is passed as one argument, never through a shell.
+public enum Browser {
+    public static func command(for url: String, environment: [String: String], searchPath: (String) -> String? = Browser.which) -> [String]? {
+        if let browser = environment["BROWSER"]?.split(separator: ":").first.map(String.init),
+           !browser.trimmingCharacters(in: .whitespaces).isEmpty {
+            var words = browser.split(separator: " ").map(String.init)
+            if words.contains(where: { $0.contains("%s") }) {
+                words = words.map { $0.replacingOccurrences(of: "%s", with: url) }
+            } else {
+                words.append(url)
+            }
+            guard let executable = words.first, let resolved = executable.contains("/") ? executable : searchPath(executable) else { return nil }
+            return [resolved] + words.dropFirst()
+        }
+        if let opener = searchPath("xdg-open") { return [opener, url] }
+        return nil
+    }
+
+    /// Starts the browser and does not wait for it. Returns false when none could be started.
+    public static func open(_ url: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
+        guard let command = command(for: url, environment: environment) else { return false }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        do { try process.run() } catch { return false }
+        return true
+    }
+
+    public static func which(_ name: String) -> String? {
+        for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
+            let candidate = "\(dir)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+
+/// Runs the real `timbre` binary the way a user or a script would: environment, stdin, and the
+/// three results (stdout, stderr, exit code).
+public struct CLIResult: Sendable {
+    public var status: Int32
+    public var stdout: String
+    public var stderr: String
+}
+
+public struct TimbreCLI: Sendable {
+    /// A throwaway home for one test: XDG folders and config.toml live here.
+    public let home: URL
+    public var environment: [String: String]
+
+    public init(extraEnvironment: [String: String] = [:]) throws {
+        home = FileManager.default.temporaryDirectory.appendingPathComponent("timbre-cli-\(UUID().uuidString)")
+        for dir in ["config/timbre", "cache", "state"] {
+            try FileManager.default.createDirectory(at: home.appendingPathComponent(dir), withIntermediateDirectories: true)
+        }
+        var env = ProcessInfo.processInfo.environment
+        // Never let a developer's own setup leak into a test.
+        for key in ["TIMBRE_CONFIG", "TIMBRE_CLIENT_ID", "TIMBRE_REFRESH_TOKEN", "TIMBRE_PROFILE", "BROWSER", "NO_COLOR"] {
+            env[key] = nil
+        }
+        env["XDG_CONFIG_HOME"] = home.appendingPathComponent("config").path
+        env["XDG_CACHE_HOME"] = home.appendingPathComponent("cache").path
+        env["XDG_STATE_HOME"] = home.appendingPathComponent("state").path
+        env["TIMBRE_LOG"] = "debug"
+        env.merge(extraEnvironment) { $1 }
+        environment = env
+    }
+
+    public var configFile: URL { home.appendingPathComponent("config/timbre/config.toml") }
+
+    public func writeConfig(_ text: String) throws {
+        try text.write(to: configFile, atomically: true, encoding: .utf8)
+    }
+
+    /// config.toml that points timbre at a sandbox and pins its root.
+    public func configure(for sandbox: SandboxProcess, pin: String? = nil, redirectPort: Int = 0, extra: String = "") throws {
+        try writeConfig("""
+            client_id = "\(sandbox.info.clientID)"
+            redirect_port = \(redirectPort)
+            accounts_url = "\(sandbox.info.accountsURL)"
+            api_url = "\(sandbox.info.apiURL)"
+            \(extra)
+            [tls]
+            ca_file = "\(sandbox.info.caFile)"
+
+            [[tls.pin]]
+            host = "127.0.0.1"
+            pins = ["\(pin ?? sandbox.info.pins.root)"]
+            scope = "\(pin == nil ? "root" : "any")"
+            """)
+    }
+
+    public func run(_ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:], timeout: Duration = .seconds(60)) async throws -> CLIResult {
+        let binary = try SandboxProcess.binaryDirectory().appendingPathComponent("timbre")
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        process.environment = environment.merging(extra) { $1 }
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("timbre-out-\(UUID().uuidString)")
+        let err = FileManager.default.temporaryDirectory.appendingPathComponent("timbre-err-\(UUID().uuidString)")
+        FileManager.default.createFile(atPath: out.path, contents: nil)
+        FileManager.default.createFile(atPath: err.path, contents: nil)
+        defer {
+            try? FileManager.default.removeItem(at: out)
+            try? FileManager.default.removeItem(at: err)
+        }
+        process.standardOutput = try FileHandle(forWritingTo: out)
+        process.standardError = try FileHandle(forWritingTo: err)
+        let input = Pipe()
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try? input.fileHandleForWriting.close()
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning {
+            if ContinuousClock.now > deadline {
+                process.terminate()
+                throw CLIError.timedOut(arguments)
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return CLIResult(status: process.terminationStatus,
+                         stdout: (try? String(contentsOf: out, encoding: .utf8)) ?? "",
+                         stderr: (try? String(contentsOf: err, encoding: .utf8)) ?? "")
+    }
+
+    /// Every file under this test's home whose bytes contain `needle`.
+    public func filesContaining(_ needle: String) -> [String] {
+        guard let enumerator = FileManager.default.enumerator(at: home, includingPropertiesForKeys: nil) else { return [] }
+        var hits: [String] = []
+        for case let url as URL in enumerator {
+            guard let data = try? Data(contentsOf: url) else { continue }
+            if data.range(of: Data(needle.utf8)) != nil { hits.append(url.path) }
+        }
+        return hits
+    }
+
+    public func remove() { try? FileManager.default.removeItem(at: home) }
+}
+
+public enum CLIError: Error, CustomStringConvertible {
+    case timedOut([String])
+    public var description: String {
+        switch self {
+        case .timedOut(let arguments): return "timbre \(arguments.joined(separator: " ")) did not finish in time"
+        }
+    }
+}

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# A scripted "browser" for login tests: follows Spotify's authorize redirect to the loopback
+# callback, as a person clicking "Agree" would. BROWSER_MODE=forge swaps the state first;
+# BROWSER_LOG receives what it did. Trusts the sandbox through BROWSER_CA.
+set -u
+url=$1
+log=${BROWSER_LOG:-/dev/null}
+location=$(curl -s -o /dev/null -w '%{redirect_url}' --cacert "$BROWSER_CA" "$url")
+echo "authorize -> $location" >> "$log"
+[ -n "$location" ] || exit 1
+if [ "${BROWSER_MODE:-}" = forge ]; then
+  location=$(printf '%s' "$location" | sed -E 's/state=[^&]*/state=forged-state/')
+fi
+# A browser also asks for the favicon; the listener must ignore it and keep waiting.
+curl -s -o /dev/null -w 'favicon %{http_code}\n' "$(printf '%s' "$location" | sed -E 's#/callback.*#/favicon.ico#')" >> "$log" || true
+curl -s -o /dev/null -w 'callback %{http_code}\n' "$location" >> "$log"
