@@ -44,7 +44,7 @@ let package = Package(
         .executableTarget(
             name: "timbre",
             dependencies: [
-                "TimbreTUI",
+                "TimbreTUI", "TimbreAuth", "TimbreNet", "TimbreCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -64,6 +64,8 @@ let package = Package(
         .target(name: "TimbreTestSupport", dependencies: ["SandboxCore"]),
         .testTarget(name: "TimbreCoreTests", dependencies: ["TimbreCore", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "TimbreNetTests", dependencies: ["TimbreNet", "TimbreTestSupport"]),
+        .testTarget(name: "TimbreCLITests", dependencies: ["TimbreTestSupport"]),
         .testTarget(name: "SandboxTests", dependencies: ["SandboxCore", "TimbreTestSupport"]),
+        .testTarget(name: "TimbreAuthTests", dependencies: ["TimbreAuth", "TimbreTestSupport"]),
     ]
 )

@@ -1,0 +1,160 @@
+import Foundation
+import TimbreCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `--insecure-storage`: secrets in plain text at `paths.credentials`, as
+/// `{"profiles": {"default": {"refresh_token": "…", "session": "…", "client_id": "…"}}}`.
+///
+/// The file is mode 0600 from its first byte (a temporary file created 0600 with `O_EXCL` in the
+/// same folder, fsync'd, then renamed over the target); the folder is created 0700. A file other
+/// users could read is refused. Every write warns on stderr (the sink is injectable). Deleting the
+/// last secret removes the file.
+public struct FileSecretStore: SecretStore {
+    public var source: SecretSource { .file }
+    public let path: String
+    private let warn: @Sendable (String) -> Void
+
+    public static let standardErrorSink: @Sendable (String) -> Void = { line in
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
+    public init(path: String, warn: @escaping @Sendable (String) -> Void = FileSecretStore.standardErrorSink) {
+        self.path = path
+        self.warn = warn
+    }
+
+    public var exists: Bool { FileManager.default.fileExists(atPath: path) }
+
+    public static func warning(path: String) -> String {
+        "timbre: warning: storing secrets in plain text at \(path) (--insecure-storage); anyone with your user account can read them"
+    }
+
+    public func read(_ kind: SecretKind, profile: String) async throws(SecretStoreError) -> SecretBytes? {
+        try Self.serialised { () throws(SecretStoreError) -> SecretBytes? in
+            guard let value = try load(allowUnsafe: false)[profile]?[kind.rawValue] else { return nil }
+            return SecretBytes(value)
+        }
+    }
+
+    public func write(_ secret: SecretBytes, kind: SecretKind, tier: SecretTier, profile: String) async throws(SecretStoreError) {
+        try Self.serialised { () throws(SecretStoreError) in
+            var profiles = try load(allowUnsafe: false)
+            profiles[profile, default: [:]][kind.rawValue] = secret.withString { $0 }
+            warn(Self.warning(path: path))
+            try save(profiles)
+        }
+    }
+
+    public func delete(_ kind: SecretKind, profile: String) async throws(SecretStoreError) {
+        try Self.serialised { () throws(SecretStoreError) in
+            // Logout must be able to clean up a file with loose permissions too.
+            var profiles = try load(allowUnsafe: true)
+            guard profiles[profile]?.removeValue(forKey: kind.rawValue) != nil else { return }
+            if profiles[profile]?.isEmpty == true { profiles[profile] = nil }
+            if profiles.isEmpty {
+                if unlink(path) != 0 && errno != ENOENT { throw .fileIO(path: path, detail: Self.errnoText()) }
+            } else {
+                try save(profiles)
+            }
+        }
+    }
+
+    // Serialises read-modify-write cycles within the process.
+    private static let guardFile = NSLock()
+
+    private static func serialised<T>(_ body: () throws(SecretStoreError) -> T) throws(SecretStoreError) -> T {
+        guardFile.lock()
+        defer { guardFile.unlock() }
+        return try body()
+    }
+
+    private typealias Profiles = [String: [String: String]]
+
+    private func load(allowUnsafe: Bool) throws(SecretStoreError) -> Profiles {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            if errno == ENOENT { return [:] }
+            throw .fileIO(path: path, detail: Self.errnoText())
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .fileIO(path: path, detail: Self.errnoText()) }
+        let mode = UInt16(info.st_mode & 0o7777)
+        if !allowUnsafe && mode & 0o077 != 0 { throw .unsafePermissions(path: path, mode: mode) }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .fileIO(path: path, detail: Self.errnoText())
+            }
+            if count == 0 { break }
+            data.append(contentsOf: buffer[..<count])
+        }
+        buffer.withUnsafeMutableBufferPointer { if let base = $0.baseAddress { SecretBytes.wipe(base, count: $0.count) } }
+        if data.isEmpty { return [:] }
+        let object: Any
+        do { object = try JSONSerialization.jsonObject(with: data) } catch {
+            throw .malformedFile(path: path, detail: "not JSON")
+        }
+        guard let root = object as? [String: Any], let profiles = root["profiles"] as? [String: Any] else {
+            throw .malformedFile(path: path, detail: "expected {\"profiles\": {…}}")
+        }
+        var result: Profiles = [:]
+        for (name, entry) in profiles {
+            guard let entry = entry as? [String: Any] else { throw .malformedFile(path: path, detail: "profile \(name) is not an object") }
+            result[name] = entry.compactMapValues { $0 as? String }
+        }
+        return result
+    }
+
+    private func save(_ profiles: Profiles) throws(SecretStoreError) {
+        let data: Data
+        do {
+            data = try JSONSerialization.data(
+                withJSONObject: ["profiles": profiles], options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        } catch {
+            throw .fileIO(path: path, detail: "could not encode JSON")
+        }
+        let folder = (path as NSString).deletingLastPathComponent
+        do { try Paths.ensureParentDirectory(of: path) } catch {
+            throw .fileIO(path: folder, detail: "could not create the folder")
+        }
+        let temporary = folder + "/.credentials-\(UUID().uuidString).tmp"
+        // 0600 from the first byte: the mode is fixed at creation, before any secret is written.
+        let fd = open(temporary, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw .fileIO(path: temporary, detail: Self.errnoText()) }
+        var renamed = false
+        defer { if !renamed { unlink(temporary) } }
+        let written = data.withUnsafeBytes { bytes -> Bool in
+            var offset = 0
+            while offset < bytes.count {
+                let count = Glibc.write(fd, bytes.baseAddress?.advanced(by: offset), bytes.count - offset)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                offset += count
+            }
+            return true
+        }
+        let synced = written && fsync(fd) == 0
+        let error = Self.errnoText()
+        close(fd)
+        guard synced else { throw .fileIO(path: temporary, detail: error) }
+        guard rename(temporary, path) == 0 else { throw .fileIO(path: path, detail: Self.errnoText()) }
+        renamed = true
+        // Make the rename itself durable.
+        let dirFD = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dirFD >= 0 {
+            _ = fsync(dirFD)
+            close(dirFD)
+        }
+    }
+
+    private static func errnoText() -> String { String(cString: strerror(errno)) }
+}

@@ -1,0 +1,379 @@
+import CLibSecret
+import Foundation
+import TimbreCore
+
+/// Secrets in the desktop keyring, through libsecret and the Secret Service D-Bus API. The one type
+/// that owns libsecret/GLib pointers: none leaves this file.
+///
+/// Items use the schema `io.github.timbre.Secret` with the attributes `profile`, `kind` and `tier`;
+/// labels name the kind and profile, never the value ("timbre refresh token (profile default)").
+///
+/// Tiers:
+/// - `standard`, `high`: the default collection (the login keyring). A missing service is
+///   `.serviceUnavailable`; callers may keep `standard` secrets in memory only then, never `high` ones.
+/// - `sensitive`: a collection labelled `timbre-sensitive`, created when missing (the keyring prompts
+///   for its password) and locked again after every use, so every read needs the user to unlock it
+///   (`.sensitiveLocked`, exit 4, when that does not happen).
+///
+/// A write removes the kind for the profile from the other tiers, so one copy exists; a read prefers
+/// the `sensitive` copy, then `high`, then `standard`.
+///
+/// Every D-Bus exchange runs on a thread of its own and is cancelled after `timeout` (3 s) with
+/// `.timeout`. Waiting for the user at an unlock or create prompt gets `promptTimeout` instead.
+public struct LibSecretStore: SecretStore {
+    public static let schemaName = "io.github.timbre.Secret"
+    public static let sensitiveCollectionLabel = "timbre-sensitive"
+
+    public var source: SecretSource { .keyring }
+    public let timeout: Double
+    public let promptTimeout: Double
+
+    public init(timeout: Double = 3, promptTimeout: Double = 120) {
+        self.timeout = timeout
+        self.promptTimeout = promptTimeout
+    }
+
+    public func read(_ kind: SecretKind, profile: String) async throws(SecretStoreError) -> SecretBytes? {
+        let session = KeyringSession()
+        let found = try await phase(session, timeout) { () throws(SecretStoreError) -> ReadPlan in
+            try session.connect()
+            let items = try session.search(profile: profile, kind: kind)
+            guard let best = items.max(by: { $0.tier.rank < $1.tier.rank }) else { return .none }
+            if best.tier == .sensitive {
+                session.target = best.object
+                return try session.prepareSensitive(create: false) ? .sensitive : .none
+            }
+            guard !best.locked else { throw .locked(detail: "the item is in a locked collection") }
+            return .secret(try session.loadSecret(best.object))
+        }
+        switch found {
+        case .none: return nil
+        case .secret(let bytes): return bytes
+        case .sensitive:
+            try await unlockSensitiveIfNeeded(session)
+            return try await phase(session, timeout) { () throws(SecretStoreError) -> SecretBytes in
+                defer { session.lockSensitive() }
+                guard let item = session.target else { throw .keyring(detail: "the item disappeared") }
+                return try session.loadSecret(item)
+            }
+        }
+    }
+
+    public func write(_ secret: SecretBytes, kind: SecretKind, tier: SecretTier, profile: String) async throws(SecretStoreError) {
+        let session = KeyringSession()
+        let label = Self.label(kind: kind, profile: profile)
+        guard tier == .sensitive else {
+            try await phase(session, timeout) { () throws(SecretStoreError) in
+                try session.connect()
+                try session.store(secret, profile: profile, kind: kind, tier: tier, label: label, collection: "default")
+                try session.removeCopies(profile: profile, kind: kind, except: tier)
+            }
+            return
+        }
+        let exists = try await phase(session, timeout) { () throws(SecretStoreError) -> Bool in
+            try session.connect()
+            return try session.prepareSensitive(create: false)
+        }
+        if !exists {
+            try await phase(session, promptTimeout) { () throws(SecretStoreError) in
+                _ = try session.prepareSensitive(create: true)
+            }
+        }
+        try await unlockSensitiveIfNeeded(session)
+        try await phase(session, timeout) { () throws(SecretStoreError) in
+            defer { session.lockSensitive() }
+            guard let path = session.sensitivePath else { throw .sensitiveCollectionUnavailable(detail: "it disappeared") }
+            try session.store(secret, profile: profile, kind: kind, tier: .sensitive, label: label, collection: path)
+            try session.removeCopies(profile: profile, kind: kind, except: .sensitive)
+        }
+    }
+
+    public func delete(_ kind: SecretKind, profile: String) async throws(SecretStoreError) {
+        let session = KeyringSession()
+        try await phase(session, timeout) { () throws(SecretStoreError) in
+            try session.connect()
+            try session.removeCopies(profile: profile, kind: kind, except: nil)
+        }
+    }
+
+    /// The item label: what and whose, never the value.
+    public static func label(kind: SecretKind, profile: String) -> String {
+        let what: String
+        switch kind {
+        case .refreshToken: what = "refresh token"
+        case .session: what = "session"
+        case .clientID: what = "client id"
+        }
+        return "timbre \(what) (profile \(profile))"
+    }
+
+    private enum ReadPlan: Sendable {
+        case none
+        case secret(SecretBytes)
+        case sensitive
+    }
+
+    private func unlockSensitiveIfNeeded(_ session: KeyringSession) async throws(SecretStoreError) {
+        guard session.sensitiveLocked else { return }
+        do {
+            try await phase(session, promptTimeout) { () throws(SecretStoreError) in try session.unlockSensitive() }
+        } catch .timeout {
+            throw .sensitiveLocked(detail: "no unlock within \(Int(promptTimeout)) s")
+        }
+    }
+
+    private func phase<T: Sendable>(
+        _ session: KeyringSession, _ seconds: Double, _ work: @escaping @Sendable () throws(SecretStoreError) -> T
+    ) async throws(SecretStoreError) -> T {
+        try await runWithDeadline(seconds: seconds, cancel: { session.cancel() }, work)
+    }
+}
+
+extension SecretTier {
+    fileprivate var rank: Int {
+        switch self {
+        case .standard: return 0
+        case .high: return 1
+        case .sensitive: return 2
+        }
+    }
+}
+
+/// The schema, built once: libsecret keeps pointers to its strings, so they live for the process.
+private final class Schema: @unchecked Sendable {
+    static let shared = Schema()
+    let pointer: UnsafeMutablePointer<SecretSchema>
+
+    private init() {
+        pointer = .allocate(capacity: 1)
+        var schema = SecretSchema()
+        schema.name = UnsafePointer(strdup(LibSecretStore.schemaName))
+        schema.flags = SECRET_SCHEMA_NONE
+        withUnsafeMutableBytes(of: &schema.attributes) { raw in
+            let attributes = raw.bindMemory(to: SecretSchemaAttribute.self)
+            for (index, name) in ["profile", "kind", "tier"].enumerated() {
+                attributes[index] = SecretSchemaAttribute(name: UnsafePointer(strdup(name)), type: SECRET_SCHEMA_ATTRIBUTE_STRING)
+            }
+        }
+        pointer.initialize(to: schema)
+    }
+}
+
+/// One operation's connection, Secret Service proxy and sensitive collection. Used by one phase
+/// thread at a time (phases run in sequence); freed when the last phase lets go of it.
+private final class KeyringSession: @unchecked Sendable {
+    struct Item {
+        /// Kept alive by the session (`held`).
+        let object: UnsafeMutablePointer<SecretItem>
+        let tier: SecretTier
+        let locked: Bool
+    }
+
+    private let cancellable: UnsafeMutablePointer<GCancellable>
+    private var service: UnsafeMutablePointer<SecretService>?
+    private var sensitive: UnsafeMutablePointer<SecretCollection>?
+    /// Items found by searches, released with the session.
+    private var held: [UnsafeMutablePointer<SecretItem>] = []
+    /// The item a later phase reads (it lives in `held`).
+    var target: UnsafeMutablePointer<SecretItem>?
+
+    init() {
+        cancellable = g_cancellable_new()
+    }
+
+    deinit {
+        for item in held { g_object_unref(item) }
+        if let sensitive { g_object_unref(sensitive) }
+        if let service { g_object_unref(service) }
+        g_object_unref(cancellable)
+    }
+
+    /// Thread-safe (GCancellable is).
+    func cancel() { g_cancellable_cancel(cancellable) }
+
+    // MARK: Connecting
+
+    /// A proxy of its own (not libsecret's shared one), so a failed or hung attempt leaves nothing
+    /// cached behind. GDBus reads `DBUS_SESSION_BUS_ADDRESS` once per process.
+    func connect() throws(SecretStoreError) {
+        var error: UnsafeMutablePointer<GError>?
+        guard let opened = secret_service_open_sync(secret_service_get_type(), nil, SECRET_SERVICE_OPEN_SESSION, cancellable, &error) else {
+            throw unavailable(error)
+        }
+        service = opened
+    }
+
+    private func requireService() throws(SecretStoreError) -> UnsafeMutablePointer<SecretService> {
+        guard let service else { throw .keyring(detail: "not connected") }
+        return service
+    }
+
+    // MARK: Items
+
+    func search(profile: String, kind: SecretKind, tier: SecretTier? = nil) throws(SecretStoreError) -> [Item] {
+        let service = try requireService()
+        let attributes = Self.attributes(profile: profile, kind: kind, tier: tier)
+        defer { g_hash_table_unref(attributes) }
+        var error: UnsafeMutablePointer<GError>?
+        let list = secret_service_search_sync(service, Schema.shared.pointer, attributes, SECRET_SEARCH_ALL, cancellable, &error)
+        if let error { throw Self.failure(error) }
+        defer { g_list_free_full(list, g_object_unref) }
+        var items: [Item] = []
+        var node = list
+        while let current = node {
+            if let data = current.pointee.data {
+                let item = data.assumingMemoryBound(to: SecretItem.self)
+                let itemAttributes = secret_item_get_attributes(item)
+                var tier = SecretTier.standard
+                if let itemAttributes, let raw = g_hash_table_lookup(itemAttributes, "tier") {
+                    tier = SecretTier(rawValue: String(cString: raw.assumingMemoryBound(to: CChar.self))) ?? .standard
+                }
+                if let itemAttributes { g_hash_table_unref(itemAttributes) }
+                g_object_ref(item)
+                held.append(item)
+                items.append(Item(object: item, tier: tier, locked: secret_item_get_locked(item) != 0))
+            }
+            node = current.pointee.next
+        }
+        return items
+    }
+
+    func store(
+        _ secret: SecretBytes, profile: String, kind: SecretKind, tier: SecretTier, label: String, collection: String
+    ) throws(SecretStoreError) {
+        let service = try requireService()
+        let attributes = Self.attributes(profile: profile, kind: kind, tier: tier)
+        defer { g_hash_table_unref(attributes) }
+        // secret_value_new copies into libsecret's own (non-pageable) memory.
+        let value = secret.withCString { secret_value_new($0, gssize(secret.count), "text/plain") }
+        defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
+        var error: UnsafeMutablePointer<GError>?
+        if secret_service_store_sync(service, Schema.shared.pointer, attributes, collection, label, value, cancellable, &error) == 0 {
+            throw Self.failure(error)
+        }
+    }
+
+    func loadSecret(_ item: UnsafeMutablePointer<SecretItem>) throws(SecretStoreError) -> SecretBytes {
+        var error: UnsafeMutablePointer<GError>?
+        guard secret_item_load_secret_sync(item, cancellable, &error) != 0 else { throw Self.failure(error) }
+        guard let value = secret_item_get_secret(item) else { throw .locked(detail: "the keyring returned no secret (locked?)") }
+        defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
+        var length: gsize = 0
+        guard let bytes = secret_value_get(value, &length) else { return SecretBytes(bytes: []) }
+        return SecretBytes(copying: UnsafeRawBufferPointer(start: bytes, count: Int(length)))
+    }
+
+    /// Deletes every item of that kind and profile whose tier is not `except`.
+    func removeCopies(profile: String, kind: SecretKind, except: SecretTier?) throws(SecretStoreError) {
+        for found in try search(profile: profile, kind: kind) where found.tier != except {
+            var error: UnsafeMutablePointer<GError>?
+            if secret_item_delete_sync(found.object, cancellable, &error) == 0 { throw Self.failure(error) }
+        }
+    }
+
+    // MARK: The sensitive collection
+
+    var sensitivePath: String? {
+        sensitive.map { String(cString: g_dbus_proxy_get_object_path(UnsafeMutableRawPointer($0).assumingMemoryBound(to: GDBusProxy.self))) }
+    }
+
+    var sensitiveLocked: Bool {
+        sensitive.map { secret_collection_get_locked($0) != 0 } ?? false
+    }
+
+    /// Finds the `timbre-sensitive` collection (by label: gnome-keyring supports no alias but
+    /// "default"); with `create`, creates it when missing (the keyring prompts for its password).
+    /// Returns whether it exists now.
+    func prepareSensitive(create: Bool) throws(SecretStoreError) -> Bool {
+        let service = try requireService()
+        var error: UnsafeMutablePointer<GError>?
+        guard secret_service_load_collections_sync(service, cancellable, &error) != 0 else { throw Self.failure(error) }
+        let list = secret_service_get_collections(service)
+        defer { g_list_free_full(list, g_object_unref) }
+        var node = list
+        while let current = node {
+            if let data = current.pointee.data {
+                let collection = data.assumingMemoryBound(to: SecretCollection.self)
+                if let label = secret_collection_get_label(collection) {
+                    let matches = String(cString: label) == LibSecretStore.sensitiveCollectionLabel
+                    g_free(label)
+                    if matches {
+                        g_object_ref(collection)
+                        sensitive = collection
+                        return true
+                    }
+                }
+            }
+            node = current.pointee.next
+        }
+        guard create else { return false }
+        guard let created = secret_collection_create_sync(
+            service, LibSecretStore.sensitiveCollectionLabel, nil, SECRET_COLLECTION_CREATE_NONE, cancellable, &error)
+        else {
+            throw .sensitiveCollectionUnavailable(detail: Self.message(error) ?? "the prompt was dismissed")
+        }
+        sensitive = created
+        return true
+    }
+
+    /// Unlocking makes the keyring ask the user (their presence is the point of this tier).
+    func unlockSensitive() throws(SecretStoreError) {
+        let service = try requireService()
+        guard let sensitive else { throw .sensitiveLocked(detail: "no timbre-sensitive collection") }
+        let objects = g_list_append(nil, sensitive)
+        defer { g_list_free(objects) }
+        var error: UnsafeMutablePointer<GError>?
+        let count = secret_service_unlock_sync(service, objects, cancellable, nil, &error)
+        if let error { throw .sensitiveLocked(detail: Self.message(error) ?? "unlock failed") }
+        guard count > 0 else { throw .sensitiveLocked(detail: "the unlock prompt was dismissed") }
+    }
+
+    /// Best effort: a failure to lock must not hide the result of the operation itself.
+    func lockSensitive() {
+        guard let service, let sensitive else { return }
+        let objects = g_list_append(nil, sensitive)
+        defer { g_list_free(objects) }
+        var error: UnsafeMutablePointer<GError>?
+        _ = secret_service_lock_sync(service, objects, nil, nil, &error)
+        if let error { g_error_free(error) }
+    }
+
+    // MARK: Helpers
+
+    private static func attributes(profile: String, kind: SecretKind, tier: SecretTier?) -> OpaquePointer {
+        let table = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free)
+        func put(_ key: String, _ value: String) { g_hash_table_insert(table, g_strdup(key), g_strdup(value)) }
+        put("profile", profile)
+        put("kind", kind.rawValue)
+        if let tier { put("tier", tier.rawValue) }
+        // swiftlint:disable:next force_unwrapping — g_hash_table_new_full aborts rather than return NULL.
+        return table!
+    }
+
+    /// Takes ownership of the GError (frees it) and returns its message.
+    private static func message(_ error: UnsafeMutablePointer<GError>?) -> String? {
+        guard let error else { return nil }
+        defer { g_error_free(error) }
+        return error.pointee.message.map { String(cString: $0) }
+    }
+
+    /// Failing to reach the service at all, whatever the cause, is one error with one message.
+    private func unavailable(_ error: UnsafeMutablePointer<GError>?) -> SecretStoreError {
+        if g_cancellable_is_cancelled(cancellable) != 0 { return .timeout(seconds: 0) }
+        return .serviceUnavailable(detail: Self.message(error) ?? "unknown error")
+    }
+
+    private static func failure(_ error: UnsafeMutablePointer<GError>?) -> SecretStoreError {
+        guard let error else { return .keyring(detail: "unknown error") }
+        let isLockedError = error.pointee.domain == secret_error_get_quark() && error.pointee.code == SECRET_ERROR_IS_LOCKED.rawValue
+        let detail = message(error) ?? "unknown error"
+        if isLockedError || detail.localizedCaseInsensitiveContains("locked")
+            || detail.contains("Object does not exist at path") {
+            return .locked(detail: detail)
+        }
+        if detail.contains("org.freedesktop.secrets") || detail.contains("Could not connect") {
+            return .serviceUnavailable(detail: detail)
+        }
+        return .keyring(detail: detail)
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import Testing
+import TimbreCore
+@testable import TimbreAuth
+
+/// Repository paths, from this file's location.
+enum KeyringRepo {
+    static let root: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let helper = root.appendingPathComponent("Tests/Fixtures/keyring.py").path
+    /// The system python has python3-dbus; a pyenv python first in PATH may not.
+    static let python = "/usr/bin/python3"
+}
+
+struct KeyringTestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Runs blocking work on a thread of its own, so parallel tests never starve the cooperative pool.
+func keyringOffPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, any Error>, Never>) in
+        Thread { continuation.resume(returning: Result { try work() }) }.start()
+    }.get()
+}
+
+/// Runs a program to completion; returns stdout + stderr and the exit status.
+func runTool(_ executable: String, _ arguments: [String]) async throws -> (output: String, status: Int32) {
+    try await keyringOffPool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = out
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        while process.isRunning { usleep(5_000) }
+        return (String(decoding: data, as: UTF8.self), process.terminationStatus)
+    }
+}
+
+/// Tests/Fixtures/keyring.py: plays the user's part (create/unlock the sensitive collection with a
+/// master password instead of a prompt) and inspects the keyring.
+enum KeyringHelper {
+    static let sensitivePassword = "timbre-sensitive-test"
+
+    @discardableResult
+    static func run(_ arguments: String...) async throws -> String {
+        let result = try await runTool(KeyringRepo.python, [KeyringRepo.helper] + arguments)
+        guard result.status == 0 else {
+            throw KeyringTestFailure("keyring.py \(arguments.joined(separator: " ")) exited \(result.status): \(result.output)")
+        }
+        return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    static func sensitiveIsLocked() async throws -> Bool {
+        try await run("locked", LibSecretStore.sensitiveCollectionLabel) == "true"
+    }
+
+    struct ItemInfo: Decodable {
+        let label: String
+        let attributes: [String: String]
+        let locked: Bool
+    }
+
+    static func items(in label: String) async throws -> [ItemInfo] {
+        try await run("items", label).split(separator: "\n").map {
+            try JSONDecoder().decode(ItemInfo.self, from: Data($0.utf8))
+        }
+    }
+}
+
+/// Fails the test with instructions when no Secret Service is reachable, instead of passing.
+func requireSecretService() async throws {
+    do {
+        _ = try await LibSecretStore().read(.clientID, profile: "timbre-probe-\(UUID().uuidString)")
+    } catch .serviceUnavailable(let detail) {
+        Issue.record("""
+            No Secret Service is reachable (\(detail)). These tests need a real, unlocked gnome-keyring: run \
+            scripts/test.sh, or: dbus-run-session -- bash -c 'export HOME=$(mktemp -d); printf pw | \
+            gnome-keyring-daemon --unlock --components=secrets >/dev/null; swift test --filter SecretStore'
+            """)
+        throw KeyringTestFailure("no Secret Service")
+    }
+}
+
+/// A private D-Bus daemon (keyring.py fake-bus): "hung" has a org.freedesktop.secrets owner that
+/// never answers; "empty" has none and no service files to activate one.
+final class FakeBus: @unchecked Sendable {
+    let address: String
+    private let process: Process
+
+    static func start(_ mode: String) async throws -> FakeBus {
+        try await keyringOffPool { try FakeBus(mode: mode) }
+    }
+
+    private init(mode: String) throws {
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: KeyringRepo.python)
+        process.arguments = [KeyringRepo.helper, "fake-bus", mode]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var buffer = Data()
+        while !buffer.contains(UInt8(ascii: "\n")) {
+            let chunk = out.fileHandleForReading.availableData
+            guard !chunk.isEmpty else { throw KeyringTestFailure("keyring.py fake-bus exited before it was ready") }
+            buffer.append(chunk)
+        }
+        address = String(decoding: buffer.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
+    }
+
+    deinit { process.terminate() }
+}
+
+func uniqueProfile(_ name: String = #function) -> String {
+    "test-\(name.prefix { $0 != "(" })-\(UUID().uuidString.prefix(8))"
+}
+
+extension SecretBytes {
+    var string: String { withString { $0 } }
+}
