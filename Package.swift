@@ -67,6 +67,5 @@ let package = Package(
         .testTarget(name: "TimbreCLITests", dependencies: ["TimbreTestSupport"]),
         .testTarget(name: "SandboxTests", dependencies: ["SandboxCore", "TimbreTestSupport"]),
         .testTarget(name: "TimbreAuthTests", dependencies: ["TimbreAuth", "TimbreTestSupport"]),
-        .testTarget(name: "TimbreAuthTests", dependencies: ["TimbreAuth", "TimbreTestSupport"]),
     ]
 )
