@@ -1,0 +1,59 @@
+import Foundation
+
+/// A Spotify ID: exactly 22 characters of [0-9A-Za-z]. Anything else is rejected before it can
+/// reach a URL, a query or the cache.
+public struct SpotifyID: Hashable, Sendable, Comparable, CustomStringConvertible {
+    public let rawValue: String
+
+    public init?(_ text: String) {
+        guard text.utf8.count == 22, text.utf8.allSatisfy({ SpotifyID.isBase62($0) }) else { return nil }
+        rawValue = text
+    }
+
+    public var description: String { rawValue }
+    public static func < (a: SpotifyID, b: SpotifyID) -> Bool { a.rawValue < b.rawValue }
+
+    static func isBase62(_ byte: UInt8) -> Bool {
+        (48...57).contains(byte) || (65...90).contains(byte) || (97...122).contains(byte)
+    }
+}
+
+/// What a user may type to name a playlist: an ID, `spotify:playlist:ID`, an
+/// `https://open.spotify.com/playlist/ID?si=…` link, or `liked` for Liked Songs.
+public enum PlaylistRef: Hashable, Sendable, CustomStringConvertible {
+    case liked
+    case playlist(SpotifyID)
+
+    public static func parse(_ input: String) throws(InvalidReference) -> PlaylistRef {
+        let text = input.trimmingCharacters(in: .whitespaces)
+        if text.lowercased() == "liked" { return .liked }
+        if let id = SpotifyID(text) { return .playlist(id) }
+        if text.hasPrefix("spotify:playlist:"), let id = SpotifyID(String(text.dropFirst("spotify:playlist:".count))) {
+            return .playlist(id)
+        }
+        if let url = URLComponents(string: text), url.scheme?.lowercased() == "https",
+           url.host?.lowercased() == "open.spotify.com" {
+            var parts = url.path.split(separator: "/").map(String.init)
+            // Localised links: /intl-de/playlist/ID
+            if parts.first?.hasPrefix("intl-") == true { parts.removeFirst() }
+            if parts.count == 2, parts[0] == "playlist", let id = SpotifyID(parts[1]) { return .playlist(id) }
+        }
+        throw InvalidReference(input: input)
+    }
+
+    public var description: String {
+        switch self {
+        case .liked: return "liked"
+        case .playlist(let id): return id.rawValue
+        }
+    }
+}
+
+public struct InvalidReference: UserFacingError, Equatable {
+    public let input: String
+    public var message: String { "'\(TerminalText.preview(input, limit: 80))' is not a playlist reference" }
+    public var hint: String? {
+        "use a playlist ID (22 letters and digits), spotify:playlist:ID, https://open.spotify.com/playlist/ID, or `liked`"
+    }
+    public var exitStatus: ExitStatus { .usage }
+}
