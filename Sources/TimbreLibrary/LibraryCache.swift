@@ -1,0 +1,238 @@
+import Foundation
+import GRDB
+import TimbreCore
+
+/// The SQLite cache of the user's library (`library.sqlite`, WAL).
+///
+/// A `DatabasePool`: the TUI reads while a `timbre sync` in another process writes, and WAL lets
+/// readers see the last committed state without waiting. Each playlist's items are replaced in one
+/// transaction together with its snapshot, count and sync time, so a reader sees the old complete
+/// list or the new one.
+public final class LibraryCache: Sendable {
+    public let path: String
+    let pool: DatabasePool
+
+    private init(path: String, pool: DatabasePool) {
+        self.path = path
+        self.pool = pool
+    }
+
+    /// Creates the folder (0700), opens the pool, runs the migrations. A file that cannot be opened
+    /// or fails `PRAGMA integrity_check` is moved aside (`<path>.corrupt-<timestamp>`) and rebuilt;
+    /// `warn` is told so in a sentence.
+    public static func open(path: String, warn: @escaping @Sendable (String) -> Void) throws -> LibraryCache {
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty { try CacheError.createFolder(directory) }
+        do {
+            let pool = try openPool(path)
+            if try integrityOK(pool) { return LibraryCache(path: path, pool: pool) }
+            try? pool.close()
+        } catch let error as CacheError {
+            throw error
+        } catch {
+            // Falls through: the file is not a usable database.
+        }
+        let aside = try moveAside(path)
+        warn("the cache at \(path) was damaged; it was moved to \(aside) and a new one was created — run `timbre sync` to refill it")
+        do {
+            return LibraryCache(path: path, pool: try openPool(path))
+        } catch {
+            throw CacheError.cannotOpen(path: path, detail: "\(error)")
+        }
+    }
+
+    private static func openPool(_ path: String) throws -> DatabasePool {
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = true
+        // Another process (sync or the TUI) may hold the write lock for a while.
+        configuration.busyMode = .timeout(10)
+        configuration.label = "timbre.cache"
+        let pool = try DatabasePool(path: path, configuration: configuration)
+        try migrator.migrate(pool)
+        chmod(path, 0o600)
+        return pool
+    }
+
+    private static func integrityOK(_ pool: DatabasePool) throws -> Bool {
+        try pool.read { db in
+            let rows = try String.fetchAll(db, sql: "PRAGMA integrity_check")
+            return rows == ["ok"]
+        }
+    }
+
+    private static func moveAside(_ path: String) throws -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(secondsFromGMT: 0)
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        var aside = "\(path).corrupt-\(formatter.string(from: Date()))"
+        let files = FileManager.default
+        if files.fileExists(atPath: aside) { aside += "-\(getpid())-\(Int.random(in: 1000...9999))" }
+        do {
+            if files.fileExists(atPath: path) { try files.moveItem(atPath: path, toPath: aside) }
+            for suffix in ["-wal", "-shm"] where files.fileExists(atPath: path + suffix) {
+                if suffix == "-wal" { try files.moveItem(atPath: path + suffix, toPath: aside + suffix) } else { try files.removeItem(atPath: path + suffix) }
+            }
+        } catch {
+            throw CacheError.cannotOpen(path: path, detail: "it is damaged and could not be moved aside (\(error.localizedDescription))")
+        }
+        return aside
+    }
+
+    // MARK: Schema
+
+    /// Shipped migrations are never edited; changes go in new ones.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: playlists, items, sync runs") { db in
+            try db.execute(sql: """
+                CREATE TABLE playlist (
+                    id TEXT NOT NULL PRIMARY KEY,
+                    sort_order INTEGER NOT NULL,
+                    name TEXT NOT NULL,
+                    owner_id TEXT NOT NULL,
+                    owner_name TEXT,
+                    snapshot_id TEXT,
+                    track_count INTEGER NOT NULL CHECK (track_count >= 0),
+                    collaborative BOOLEAN NOT NULL,
+                    is_public BOOLEAN NOT NULL,
+                    synced_at DATETIME,
+                    unavailable BOOLEAN NOT NULL DEFAULT 0,
+                    fingerprint TEXT
+                );
+                CREATE TABLE item (
+                    playlist_id TEXT NOT NULL REFERENCES playlist(id) ON DELETE CASCADE,
+                    position INTEGER NOT NULL CHECK (position >= 0),
+                    kind TEXT NOT NULL CHECK (kind IN ('track', 'local', 'episode')),
+                    spotify_id TEXT,
+                    uri TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    artists TEXT NOT NULL,
+                    album TEXT,
+                    duration_ms INTEGER NOT NULL,
+                    added_at TEXT,
+                    PRIMARY KEY (playlist_id, position)
+                ) WITHOUT ROWID;
+                CREATE TABLE sync_run (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    started_at DATETIME NOT NULL,
+                    finished_at DATETIME NOT NULL,
+                    status TEXT NOT NULL CHECK (status IN ('ok', 'partial', 'failed')),
+                    report TEXT NOT NULL
+                );
+                """)
+        }
+        return migrator
+    }
+
+    // MARK: Reading
+
+    /// Liked Songs first, then the order Spotify returned.
+    public func playlists() throws -> [CachedPlaylist] {
+        try CacheError.wrap { try pool.read { db in try Row.fetchAll(db, sql: Self.playlistSelect + " ORDER BY id = 'liked' DESC, sort_order, id").map(Self.playlist) } }
+    }
+
+    public func playlist(_ ref: PlaylistRef) throws -> CachedPlaylist? {
+        try CacheError.wrap {
+            try pool.read { db in
+                try Row.fetchOne(db, sql: Self.playlistSelect + " WHERE id = ?", arguments: [Self.key(ref)]).map(Self.playlist)
+            }
+        }
+    }
+
+    /// The playlist's items ordered by position; nil when the playlist is not in the cache.
+    public func items(of ref: PlaylistRef) throws -> [CachedItem]? {
+        let key = Self.key(ref)
+        return try CacheError.wrap {
+            try pool.read { db in
+                guard try Bool.fetchOne(db, sql: "SELECT 1 FROM playlist WHERE id = ?", arguments: [key]) != nil else { return nil }
+                return try Row.fetchAll(db, sql: """
+                    SELECT position, kind, spotify_id, uri, name, artists, album, duration_ms, added_at
+                    FROM item WHERE playlist_id = ? ORDER BY position
+                    """, arguments: [key]).map(Self.item)
+            }
+        }
+    }
+
+    public func integrityCheck() throws -> Bool {
+        try CacheError.wrap { try Self.integrityOK(pool) }
+    }
+
+    /// The last `limit` sync reports, newest first, as stored JSON text.
+    public func recentSyncRuns(limit: Int = 10) throws -> [String] {
+        try CacheError.wrap {
+            try pool.read { db in try String.fetchAll(db, sql: "SELECT report FROM sync_run ORDER BY id DESC LIMIT ?", arguments: [limit]) }
+        }
+    }
+
+    static func key(_ ref: PlaylistRef) -> String {
+        switch ref {
+        case .liked: return CachedPlaylist.likedID
+        case .playlist(let id): return id.rawValue
+        }
+    }
+
+    private static let playlistSelect = """
+        SELECT id, name, owner_id, owner_name, snapshot_id, track_count, collaborative, is_public, synced_at, unavailable FROM playlist
+        """
+
+    private static func playlist(_ row: Row) -> CachedPlaylist {
+        CachedPlaylist(id: row["id"], name: row["name"], ownerID: row["owner_id"], ownerName: row["owner_name"],
+                       snapshotID: row["snapshot_id"], trackCount: row["track_count"], collaborative: row["collaborative"],
+                       isPublic: row["is_public"], syncedAt: row["synced_at"], unavailable: row["unavailable"])
+    }
+
+    private static func item(_ row: Row) -> CachedItem {
+        let artistsText: String = row["artists"]
+        let artists = (try? JSONDecoder().decode([String].self, from: Data(artistsText.utf8))) ?? []
+        let kindText: String = row["kind"]
+        return CachedItem(position: row["position"], kind: ItemKind(rawValue: kindText) ?? .track, id: row["spotify_id"], uri: row["uri"],
+                          name: row["name"], artists: artists, album: row["album"], durationMS: row["duration_ms"], addedAt: row["added_at"])
+    }
+}
+
+/// Problems with the cache file itself.
+public enum CacheError: UserFacingError, Equatable {
+    case cannotCreateFolder(path: String, detail: String)
+    case cannotOpen(path: String, detail: String)
+    case database(String)
+
+    public var message: String {
+        switch self {
+        case .cannotCreateFolder(let path, let detail): return "cannot create the cache folder \(path): \(detail)"
+        case .cannotOpen(let path, let detail): return "cannot open the cache \(path): \(TerminalText.preview(detail))"
+        case .database(let detail): return "the cache could not be read or written: \(TerminalText.preview(detail))"
+        }
+    }
+
+    public var hint: String? {
+        switch self {
+        case .cannotCreateFolder: return "check the permissions of that folder, or set XDG_CACHE_HOME"
+        case .cannotOpen, .database: return "the cache can be rebuilt: delete it and run `timbre sync`"
+        }
+    }
+
+    public var exitStatus: ExitStatus { .failure }
+
+    static func wrap<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch let error as CacheError { throw error } catch { throw CacheError.database("\(error)") }
+    }
+
+    static func wrap<T>(_ body: () async throws -> T) async throws -> T {
+        do { return try await body() } catch let error as CacheError { throw error } catch { throw CacheError.database("\(error)") }
+    }
+
+    /// mkdir -p with 0700 for every folder it creates.
+    static func createFolder(_ path: String) throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            if isDirectory.boolValue { return }
+            throw CacheError.cannotCreateFolder(path: path, detail: "a file with that name exists")
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw CacheError.cannotCreateFolder(path: path, detail: error.localizedDescription)
+        }
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import TimbreCore
+
+/// One playlist as the cache holds it. Liked Songs is the playlist with id `liked`.
+public struct CachedPlaylist: Sendable, Equatable {
+    public static let likedID = "liked"
+    public static let likedName = "Liked Songs"
+
+    /// `liked` or the 22-character Spotify ID.
+    public var id: String
+    public var name: String
+    public var ownerID: String
+    public var ownerName: String?
+    /// The snapshot the stored items belong to (nil for Liked Songs, and until items were stored).
+    public var snapshotID: String?
+    /// Spotify's total for the stored snapshot (null and malformed entries included).
+    public var trackCount: Int
+    public var collaborative: Bool
+    public var isPublic: Bool
+    /// When the items were last stored; nil when they never were.
+    public var syncedAt: Date?
+    /// Spotify refused to show the items (development-mode apps only see playlists the user owns
+    /// or collaborates on).
+    public var unavailable: Bool
+
+    public init(id: String, name: String, ownerID: String, ownerName: String?, snapshotID: String?, trackCount: Int,
+                collaborative: Bool, isPublic: Bool, syncedAt: Date?, unavailable: Bool) {
+        self.id = id
+        self.name = name
+        self.ownerID = ownerID
+        self.ownerName = ownerName
+        self.snapshotID = snapshotID
+        self.trackCount = trackCount
+        self.collaborative = collaborative
+        self.isPublic = isPublic
+        self.syncedAt = syncedAt
+        self.unavailable = unavailable
+    }
+
+    public var isLiked: Bool { id == Self.likedID }
+
+    /// One element of `timbre playlists --json`, keys in CONTRACT.md's order.
+    public var json: JSONValue {
+        .object([
+            ("id", .string(id)),
+            ("name", .string(name)),
+            ("owner_id", .string(ownerID)),
+            ("owner_name", .optional(ownerName)),
+            ("snapshot_id", .optional(snapshotID)),
+            ("track_count", .int(trackCount)),
+            ("collaborative", .bool(collaborative)),
+            ("public", .bool(isPublic)),
+            ("synced_at", .optional(syncedAt.map(ISOTime.format))),
+        ])
+    }
+}
+
+public enum ItemKind: String, Sendable, Equatable, CaseIterable {
+    case track, local, episode
+}
+
+/// One entry of a playlist (or of Liked Songs) as the cache holds it.
+public struct CachedItem: Sendable, Equatable {
+    /// The entry's index in the playlist; entries that were skipped leave gaps.
+    public var position: Int
+    public var kind: ItemKind
+    /// nil for local files.
+    public var id: String?
+    public var uri: String
+    public var name: String
+    /// For episodes: the show's name.
+    public var artists: [String]
+    /// For episodes: the show's name.
+    public var album: String?
+    public var durationMS: Int
+    public var addedAt: String?
+
+    public init(position: Int, kind: ItemKind, id: String?, uri: String, name: String, artists: [String], album: String?,
+                durationMS: Int, addedAt: String?) {
+        self.position = position
+        self.kind = kind
+        self.id = id
+        self.uri = uri
+        self.name = name
+        self.artists = artists
+        self.album = album
+        self.durationMS = durationMS
+        self.addedAt = addedAt
+    }
+
+    /// One element of `timbre tracks --json`, keys in CONTRACT.md's order.
+    public var json: JSONValue {
+        .object([
+            ("position", .int(position)),
+            ("kind", .string(kind.rawValue)),
+            ("id", .optional(id)),
+            ("uri", .string(uri)),
+            ("name", .string(name)),
+            ("artists", .array(artists.map(JSONValue.string))),
+            ("album", .optional(album)),
+            ("duration_ms", .int(durationMS)),
+            ("added_at", .optional(addedAt)),
+        ])
+    }
+
+    public static let csvHeader = "position,name,artists,album,duration_ms,added_at,uri"
+
+    /// One CSV record (no line terminator), RFC 4180 quoting.
+    public var csvRow: String {
+        [String(position), name, artists.joined(separator: "; "), album ?? "", String(durationMS), addedAt ?? "", uri]
+            .map(CSV.field).joined(separator: ",")
+    }
+}
+
+enum CSV {
+    /// Quotes a field when it holds a comma, a quote, CR or LF; doubles inner quotes.
+    static func field(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}
+
+/// `2026-11-22T10:00:00Z` (UTC, whole seconds).
+enum ISOTime {
+    static func format(_ date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(secondsFromGMT: 0) ?? .current
+        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        func pad(_ value: Int?, _ width: Int = 2) -> String {
+            let text = String(value ?? 0)
+            return String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        return "\(pad(c.year, 4))-\(pad(c.month))-\(pad(c.day))T\(pad(c.hour)):\(pad(c.minute)):\(pad(c.second))Z"
+    }
+}
