@@ -1,0 +1,123 @@
+import TimbreCore
+
+/// What to sync. No playlists and `liked == false` means everything, and only then are playlists
+/// that left the user's list removed from the cache.
+public struct SyncOptions: Sendable, Equatable {
+    public var playlists: [SpotifyID]
+    public var liked: Bool
+    /// Refetch items even when the snapshot (or Liked Songs' first page) is unchanged.
+    public var force: Bool
+
+    public init(playlists: [SpotifyID] = [], liked: Bool = false, force: Bool = false) {
+        self.playlists = playlists
+        self.liked = liked
+        self.force = force
+    }
+
+    public var isSelection: Bool { !playlists.isEmpty || liked }
+}
+
+/// Where a sync is, for a progress bar.
+public struct SyncProgress: Sendable, Equatable {
+    public enum Phase: String, Sendable, Equatable {
+        /// Reading the user's playlist list (or the selected playlists).
+        case listing
+        /// Fetching the items of playlists that changed.
+        case items
+        /// Checking or fetching Liked Songs.
+        case liked
+        case finished
+    }
+
+    public var phase: Phase
+    /// A short sentence for the status line (may carry a playlist name: sanitise before display).
+    public var description: String
+    public var done: Int
+    public var total: Int
+
+    public init(phase: Phase, description: String, done: Int, total: Int) {
+        self.phase = phase
+        self.description = description
+        self.done = done
+        self.total = total
+    }
+}
+
+/// The outcome of one sync, printed by `timbre sync --json` and stored in the cache.
+public struct SyncReport: Sendable, Equatable {
+    public enum Status: String, Sendable, Equatable {
+        case ok, partial, failed
+    }
+
+    public var status: Status
+    /// Playlists looked at (Liked Songs not included).
+    public var checked: Int
+    /// Playlists whose items were stored.
+    public var updated: Int
+    /// Playlists whose cached items were kept (same snapshot, unavailable, or a guard kept them).
+    public var unchanged: Int
+    public var failed: Int
+    public var removed: Int
+    public var likedUpdated: Bool
+    public var likedCount: Int
+    public var itemsWritten: Int
+    /// HTTP requests sent during the run (retries included).
+    public var requests: Int
+    public var warnings: [String]
+    public var durationMS: Int
+
+    public init(status: Status, checked: Int, updated: Int, unchanged: Int, failed: Int, removed: Int, likedUpdated: Bool,
+                likedCount: Int, itemsWritten: Int, requests: Int, warnings: [String], durationMS: Int) {
+        self.status = status
+        self.checked = checked
+        self.updated = updated
+        self.unchanged = unchanged
+        self.failed = failed
+        self.removed = removed
+        self.likedUpdated = likedUpdated
+        self.likedCount = likedCount
+        self.itemsWritten = itemsWritten
+        self.requests = requests
+        self.warnings = warnings
+        self.durationMS = durationMS
+    }
+
+    /// `timbre sync --json`, keys in CONTRACT.md's order.
+    public var json: JSONValue {
+        .object([
+            ("status", .string(status.rawValue)),
+            ("playlists", .object([
+                ("checked", .int(checked)), ("updated", .int(updated)), ("unchanged", .int(unchanged)),
+                ("failed", .int(failed)), ("removed", .int(removed)),
+            ])),
+            ("liked", .object([("updated", .bool(likedUpdated)), ("count", .int(likedCount))])),
+            ("items_written", .int(itemsWritten)),
+            ("requests", .int(requests)),
+            ("warnings", .array(warnings.map(JSONValue.string))),
+            ("duration_ms", .int(durationMS)),
+        ])
+    }
+
+    public var exitStatus: ExitStatus {
+        switch status {
+        case .ok: return .success
+        case .partial: return .partial
+        case .failed: return .failure
+        }
+    }
+}
+
+/// Failures that end a whole sync run (the per-playlist ones become warnings in the report).
+public enum SyncError: UserFacingError, Equatable {
+    /// `/me/playlists` could not be read, so nothing can be compared.
+    case listUnreadable(String)
+
+    public var message: String {
+        switch self {
+        case .listUnreadable(let detail): return "could not read your playlist list from Spotify: \(TerminalText.preview(detail))"
+        }
+    }
+
+    public var hint: String? { "try again in a moment; the cache was left as it was" }
+    public var exitStatus: ExitStatus { .failure }
+}
