@@ -64,6 +64,7 @@ let package = Package(
         .target(name: "TimbreTestSupport", dependencies: ["SandboxCore"]),
         .testTarget(name: "TimbreCoreTests", dependencies: ["TimbreCore", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "TimbreNetTests", dependencies: ["TimbreNet", "TimbreTestSupport"]),
+        .testTarget(name: "TimbreTUITests", dependencies: ["TimbreTUI"]),
         .testTarget(name: "TimbreCLITests", dependencies: ["TimbreTestSupport"]),
         .testTarget(name: "SandboxTests", dependencies: ["SandboxCore", "TimbreTestSupport"]),
         .testTarget(name: "TimbreAuthTests", dependencies: ["TimbreAuth", "TimbreTestSupport"]),

@@ -1,0 +1,81 @@
+import TimbreCore
+
+/// A key as written in config.toml and the help screen: a printable character ("j", "/", "G"),
+/// `C-x` for Ctrl, or a name (Up, Down, Left, Right, Home, End, PageUp, PageDown, Tab, BackTab,
+/// Enter, Esc, Backspace, Space).
+public struct Key: Hashable, Sendable, CustomStringConvertible, Comparable {
+    public let name: String
+
+    public static let named = ["Up", "Down", "Left", "Right", "Home", "End", "PageUp", "PageDown", "Tab", "BackTab",
+                               "Enter", "Esc", "Backspace", "Space", "Delete"]
+
+    public init?(_ text: String) {
+        if text.count == 1, let scalar = text.unicodeScalars.first, scalar.value >= 0x21, scalar.value != 0x7F {
+            name = text
+        } else if text.hasPrefix("C-"), text.count == 3, let letter = text.last, letter.isASCII, letter.isLetter {
+            name = "C-" + letter.lowercased()
+        } else if let match = Key.named.first(where: { $0.lowercased() == text.lowercased() }) {
+            name = match
+        } else {
+            return nil
+        }
+    }
+
+    public var description: String { name }
+    public static func < (a: Key, b: Key) -> Bool { a.name < b.name }
+}
+
+/// Keys → commands: the defaults, then `[keys]` from config.toml on top.
+public struct Keymap: Sendable {
+    public private(set) var bindings: [Key: Command]
+
+    public static let defaults: [(String, String)] = [
+        ("j", "move down"), ("Down", "move down"), ("k", "move up"), ("Up", "move up"),
+        ("g", "move top"), ("Home", "move top"), ("G", "move bottom"), ("End", "move bottom"),
+        ("PageDown", "move pagedown"), ("C-f", "move pagedown"), ("PageUp", "move pageup"), ("C-b", "move pageup"),
+        ("Tab", "focus next"), ("BackTab", "focus previous"), ("h", "focus playlists"), ("Left", "focus playlists"),
+        ("l", "focus tracks"), ("Right", "focus tracks"), ("Enter", "open"),
+        ("/", "filter"), ("n", "next-match"), ("N", "previous-match"), ("Esc", "clear"),
+        ("s", "sort next"), ("S", "sort reverse"), ("F", "search"), ("U", "sync"), ("?", "help"),
+        ("C-l", "redraw"), (":", "prompt"), ("q", "quit"),
+    ]
+
+    public init() {
+        var bindings: [Key: Command] = [:]
+        for (key, command) in Self.defaults {
+            if let key = Key(key), let command = try? Command.parse(command) { bindings[key] = command }
+        }
+        self.bindings = bindings
+    }
+
+    /// Applies `[keys]` (key → command text; "none" unbinds). Returns one readable problem per bad entry.
+    public mutating func apply(_ table: [String: String]) -> [String] {
+        var problems: [String] = []
+        for (keyText, commandText) in table.sorted(by: { $0.key < $1.key }) {
+            guard let key = Key(keyText) else {
+                problems.append("[keys] '\(TerminalText.preview(keyText, limit: 20))' is not a key (use a character, C-x, or one of \(Key.named.joined(separator: ", ")))")
+                continue
+            }
+            if commandText.lowercased() == "none" {
+                bindings[key] = nil
+                continue
+            }
+            do {
+                bindings[key] = try Command.parse(commandText)
+            } catch {
+                problems.append("[keys] \(key): \(error)")
+            }
+        }
+        return problems
+    }
+
+    public func command(for key: Key) -> Command? { bindings[key] }
+
+    /// Lines for the help screen: every binding, grouped by command, in a stable order.
+    public var helpLines: [(keys: String, command: String)] {
+        var byCommand: [String: [Key]] = [:]
+        for (key, command) in bindings { byCommand[command.description, default: []].append(key) }
+        return byCommand.map { (keys: $0.value.sorted().map(\.name).joined(separator: " "), command: $0.key) }
+            .sorted { $0.command < $1.command }
+    }
+}

@@ -1,0 +1,81 @@
+import Testing
+@testable import TimbreTUI
+
+@Suite struct CommandTests {
+    @Test(arguments: ["move down", "move pageup 3", "focus tracks", "open", "filter", "filter beyoncé", "next-match",
+                      "previous-match", "clear", "sort title", "sort added desc", "sort next", "sort reverse", "search",
+                      "search hey jude", "sync", "help", "redraw", "prompt", "quit"])
+    func printsBackToWhatItParsed(_ text: String) throws {
+        #expect(try Command.parse(text).description == text)
+    }
+
+    @Test func parsingIsForgivingAboutCaseAndSpaces() throws {
+        #expect(try Command.parse("  MOVE   Down ") == .move(.down, count: 1))
+        #expect(try Command.parse("q") == .quit)
+    }
+
+    @Test func errorsSayWhatIsExpected() {
+        #expect(throws: CommandError.unknownCommand("jump")) { try Command.parse("jump 3") }
+        #expect(throws: CommandError.self) { try Command.parse("move sideways") }
+        #expect(throws: CommandError.self) { try Command.parse("move down 0") }
+        #expect(throws: CommandError.self) { try Command.parse("quit now") }
+        #expect(throws: CommandError.empty) { try Command.parse("   ") }
+        do { _ = try Command.parse("sort colour") } catch {
+            #expect(error.description.contains("title") && error.description.contains("added"))
+        }
+        do { _ = try Command.parse("\u{1B}]0;x\u{07}") } catch { #expect(!error.description.contains("\u{1B}")) }
+    }
+
+    @Test func defaultKeymapCoversTheDocumentedKeys() throws {
+        let map = Keymap()
+        let expectations: [(String, Command)] = [
+            ("j", .move(.down, count: 1)), ("k", .move(.up, count: 1)), ("g", .move(.top, count: 1)), ("G", .move(.bottom, count: 1)),
+            ("C-f", .move(.pagedown, count: 1)), ("C-b", .move(.pageup, count: 1)), ("Tab", .focus(.next)), ("h", .focus(.playlists)),
+            ("l", .focus(.tracks)), ("Enter", .open), ("/", .filter(nil)), ("n", .nextMatch), ("N", .previousMatch),
+            ("Esc", .clear), ("s", .sort(.nextField)), ("F", .search(nil)), ("U", .sync), ("?", .help), ("C-l", .redraw), ("q", .quit),
+        ]
+        for (key, command) in expectations { #expect(map.command(for: try #require(Key(key))) == command, "\(key)") }
+    }
+
+    @Test func configTableRebindsUnbindsAndReportsMistakes() throws {
+        var map = Keymap()
+        let problems = map.apply(["x": "quit", "q": "none", "C-k": "move up 5", "bogus-key": "quit", "z": "teleport"])
+        #expect(map.command(for: try #require(Key("x"))) == .quit)
+        #expect(map.command(for: try #require(Key("q"))) == nil)
+        #expect(map.command(for: try #require(Key("C-k"))) == .move(.up, count: 5))
+        #expect(problems.count == 2)
+        #expect(map.helpLines.contains { $0.command == "quit" && $0.keys == "x" })
+    }
+}
+
+@Suite struct TextWidthTests {
+    @Test func widths() {
+        #expect(TextWidth.width(of: "abc") == 3)
+        #expect(TextWidth.width(of: "日本語") == 6)
+        #expect(TextWidth.width(of: "한국어") == 6)
+        #expect(TextWidth.width(of: "🎵") == 2)
+        #expect(TextWidth.width(of: "👩‍👩‍👧") == 2)
+        #expect(TextWidth.width(of: "e\u{301}") == 1)
+        #expect(TextWidth.width(of: "مرحبا") == 5)
+    }
+
+    @Test func fitNeverExceedsTheColumnsAndMarksTheCut() {
+        #expect(TextWidth.fit("hello", columns: 10) == "hello")
+        #expect(TextWidth.fit("hello world", columns: 6) == "hello…")
+        #expect(TextWidth.fit("日本語テキスト", columns: 6) == "日本…")
+        #expect(TextWidth.width(of: TextWidth.fit("日本語テキスト", columns: 5)) <= 5)
+        #expect(TextWidth.width(of: TextWidth.pad("日本", columns: 7)) == 7)
+        #expect(TextWidth.fit(String(repeating: "x", count: 10_000), columns: 20).count == 20)
+    }
+
+    @Test func controlSequencesNeverSurvive() {
+        let hostile = "\u{1B}]0;pwned\u{07}\u{1B}[31mred\u{9B}2J"
+        let fitted = TextWidth.fit(hostile, columns: 80)
+        #expect(!fitted.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
+    }
+
+    @Test func foldingIgnoresCaseAndDiacritics() {
+        #expect(SearchText.fold("Beyoncé").contains(SearchText.fold("BEYONCE")))
+        #expect(SearchText.fold("Ångström") == SearchText.fold("angstrom"))
+    }
+}
