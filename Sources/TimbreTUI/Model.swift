@@ -1,0 +1,74 @@
+import Foundation
+
+/// A playlist as the TUI shows it.
+public struct PlaylistRow: Sendable, Equatable {
+    public var id: String
+    public var name: String
+    public var trackCount: Int
+    public var owner: String
+    public var unavailable: Bool
+
+    public init(id: String, name: String, trackCount: Int, owner: String, unavailable: Bool) {
+        self.id = id
+        self.name = name
+        self.trackCount = trackCount
+        self.owner = owner
+        self.unavailable = unavailable
+    }
+}
+
+/// One item of a playlist as the TUI shows it, with its folded text precomputed for `/` and `F`.
+public struct TrackRow: Sendable, Equatable {
+    public var position: Int
+    public var title: String
+    public var artist: String
+    public var album: String
+    public var durationMS: Int
+    public var addedAt: String?
+    let folded: String
+
+    public init(position: Int, title: String, artist: String, album: String, durationMS: Int, addedAt: String?) {
+        self.position = position
+        self.title = title
+        self.artist = artist
+        self.album = album
+        self.durationMS = durationMS
+        self.addedAt = addedAt
+        folded = SearchText.fold("\(title)\u{1F}\(artist)\u{1F}\(album)")
+    }
+
+    public var duration: String {
+        let seconds = durationMS / 1000
+        return seconds >= 3600
+            ? String(format: "%d:%02d:%02d", seconds / 3600, (seconds / 60) % 60, seconds % 60)
+            : String(format: "%d:%02d", seconds / 60, seconds % 60)
+    }
+}
+
+/// Where the TUI reads its data: the cache in the app, fixtures in tests.
+public protocol LibrarySource: Sendable {
+    func playlists() throws -> [PlaylistRow]
+    func tracks(of playlistID: String) throws -> [TrackRow]
+}
+
+/// What the status line reports.
+public struct StatusInfo: Sendable, Equatable {
+    public var user: String?
+    public var lastSync: String?
+    public var syncProgress: String?
+    public var rateLimitWait: Int?
+    public var offline: Bool
+    public var hint: String?
+    public var lastError: String?
+
+    public init(user: String? = nil, lastSync: String? = nil, syncProgress: String? = nil, rateLimitWait: Int? = nil,
+                offline: Bool = false, hint: String? = nil, lastError: String? = nil) {
+        self.user = user
+        self.lastSync = lastSync
+        self.syncProgress = syncProgress
+        self.rateLimitWait = rateLimitWait
+        self.offline = offline
+        self.hint = hint
+        self.lastError = lastError
+    }
+}

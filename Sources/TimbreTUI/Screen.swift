@@ -1,0 +1,184 @@
+import Foundation
+import TimbreCore
+
+/// A run of text in one style. Text is always sanitised and measured by display width.
+public struct Segment: Sendable, Equatable {
+    public enum Style: Sendable, Equatable { case normal, selected, current, header, dim, status, warning }
+    public var text: String
+    public var style: Style
+
+    public init(_ text: String, _ style: Style = .normal) {
+        self.text = text
+        self.style = style
+    }
+}
+
+/// Lays the state out on a rows × columns grid. Every line it returns is exactly `columns` wide,
+/// so nothing the API sent can push text outside its cell.
+public enum Screen {
+    public static let minimumColumns = 60
+    public static let minimumRows = 10
+
+    public static func render(_ state: TUIState, rows: Int, columns: Int) -> [[Segment]] {
+        guard rows >= minimumRows, columns >= minimumColumns else {
+            return tooSmall(rows: rows, columns: columns)
+        }
+        let leftWidth = max(24, min(44, columns / 3))
+        let rightWidth = columns - leftWidth - 1
+        let bodyRows = rows - 3
+        var lines: [[Segment]] = []
+
+        // Header row.
+        let filterNote = state.playlistFilter.isEmpty ? "" : "  /\(state.playlistFilter)"
+        let left = TextWidth.pad(" Playlists (\(state.visiblePlaylists.count))\(filterNote)", columns: leftWidth)
+        lines.append([Segment(left, .header), Segment("│", .dim), Segment(TextWidth.pad(rightHeader(state), columns: rightWidth), .header)])
+
+        let leftRows = playlistLines(state, width: leftWidth, height: bodyRows)
+        let rightRows: [Segment]
+        switch state.mode {
+        case .searchResults: rightRows = searchLines(state, width: rightWidth, height: bodyRows)
+        case .help: rightRows = helpLines(state, width: rightWidth, height: bodyRows)
+        default: rightRows = trackLines(state, width: rightWidth, height: bodyRows)
+        }
+        for index in 0..<bodyRows {
+            lines.append([leftRows[index], Segment("│", .dim), rightRows[index]])
+        }
+        lines.append([inputLine(state, width: columns)])
+        lines.append([Segment(TextWidth.pad(statusText(state.status), columns: columns), .status)])
+        return lines
+    }
+
+    static func tooSmall(rows: Int, columns: Int) -> [[Segment]] {
+        let text = "Terminal too small (\(columns)×\(rows)); timbre needs \(minimumColumns)×\(minimumRows)."
+        return (0..<max(rows, 0)).map { row in
+            [Segment(TextWidth.pad(row == rows / 2 ? text : "", columns: max(columns, 0)))]
+        }
+    }
+
+    static func rightHeader(_ state: TUIState) -> String {
+        if state.mode == .searchResults { return " Search results (\(state.searchResults.count)) — Enter jumps, Esc closes" }
+        if state.mode == .help { return " Keys — any key closes" }
+        guard let playlist = state.openedPlaylist else { return " Tracks — Enter opens the selected playlist" }
+        var text = " \(playlist.name) · \(state.visibleTracks.count)"
+        if state.visibleTracks.count != state.tracks.count { text += "/\(state.tracks.count)" }
+        text += " · sort \(state.sortField.rawValue) \(state.sortOrder == .asc ? "↑" : "↓")"
+        if !state.trackFilter.isEmpty { text += " · /\(state.trackFilter)" }
+        return text
+    }
+
+    static func window(cursor: Int, total: Int, height: Int) -> Range<Int> {
+        guard total > height else { return 0..<total }
+        let top = max(0, min(cursor - height / 2, total - height))
+        return top..<(top + height)
+    }
+
+    static func playlistLines(_ state: TUIState, width: Int, height: Int) -> [Segment] {
+        let range = window(cursor: state.playlistCursor, total: state.visiblePlaylists.count, height: height)
+        var out: [Segment] = []
+        for row in range {
+            let playlist = state.playlists[state.visiblePlaylists[row]]
+            let count = String(playlist.trackCount)
+            let marker = playlist.id == "liked" ? "♥ " : (playlist.unavailable ? "⊘ " : "  ")
+            let nameWidth = width - TextWidth.width(of: marker) - count.count - 2
+            let text = marker + TextWidth.pad(playlist.name, columns: nameWidth) + " " + count + " "
+            let style: Segment.Style = row == state.playlistCursor ? (state.focus == .playlists ? .selected : .current)
+                : (playlist.unavailable ? .dim : .normal)
+            out.append(Segment(TextWidth.pad(text, columns: width), style))
+        }
+        if state.playlists.isEmpty {
+            out.append(Segment(TextWidth.pad(" (no playlists cached yet)", columns: width), .dim))
+        }
+        while out.count < height { out.append(Segment(String(repeating: " ", count: width))) }
+        return Array(out.prefix(height))
+    }
+
+    struct Columns {
+        var title: Int, artist: Int, album: Int, showAlbum: Bool, showAdded: Bool
+    }
+
+    static func trackColumns(width: Int) -> Columns {
+        let showAdded = width >= 90
+        let showAlbum = width >= 64
+        let fixed = 6 + 8 + (showAdded ? 11 : 0)
+        let flexible = max(10, width - fixed - (showAlbum ? 3 : 2))
+        if showAlbum {
+            let title = flexible * 4 / 10, artist = flexible * 3 / 10
+            return Columns(title: title, artist: artist, album: flexible - title - artist, showAlbum: true, showAdded: showAdded)
+        }
+        let title = flexible * 6 / 10
+        return Columns(title: title, artist: flexible - title, album: 0, showAlbum: false, showAdded: showAdded)
+    }
+
+    static func trackLines(_ state: TUIState, width: Int, height: Int) -> [Segment] {
+        var out: [Segment] = []
+        if let opened = state.openedPlaylist, opened.unavailable, state.tracks.isEmpty {
+            out.append(Segment(TextWidth.pad(" Spotify does not let this app read this playlist's items (not yours).", columns: width), .dim))
+        } else if state.openedPlaylist != nil, state.tracks.isEmpty {
+            out.append(Segment(TextWidth.pad(" (empty — or not synced yet: press U)", columns: width), .dim))
+        }
+        let c = trackColumns(width: width)
+        let range = window(cursor: state.trackCursor, total: state.visibleTracks.count, height: height)
+        for row in range {
+            let track = state.tracks[state.visibleTracks[row]]
+            var text = String(track.position + 1).leftPadded(5) + " " + TextWidth.pad(track.title, columns: c.title) + " "
+                + TextWidth.pad(track.artist, columns: c.artist) + " "
+            if c.showAlbum { text += TextWidth.pad(track.album, columns: c.album) + " " }
+            text += track.duration.leftPadded(7)
+            if c.showAdded { text += "  " + TextWidth.pad(String((track.addedAt ?? "").prefix(10)), columns: 10) }
+            let style: Segment.Style = row == state.trackCursor ? (state.focus == .tracks ? .selected : .current) : .normal
+            out.append(Segment(TextWidth.pad(text, columns: width), style))
+        }
+        while out.count < height { out.append(Segment(String(repeating: " ", count: width))) }
+        return Array(out.prefix(height))
+    }
+
+    static func searchLines(_ state: TUIState, width: Int, height: Int) -> [Segment] {
+        let range = window(cursor: state.searchCursor, total: state.searchResults.count, height: height)
+        var out: [Segment] = range.map { row in
+            let hit = state.searchResults[row]
+            let playlistWidth = min(24, width / 3)
+            let text = " " + TextWidth.pad(hit.playlistName, columns: playlistWidth) + " › "
+                + TextWidth.pad("\(hit.track.position + 1). \(hit.track.title) — \(hit.track.artist)", columns: width - playlistWidth - 4)
+            return Segment(TextWidth.pad(text, columns: width), row == state.searchCursor ? .selected : .normal)
+        }
+        while out.count < height { out.append(Segment(String(repeating: " ", count: width))) }
+        return Array(out.prefix(height))
+    }
+
+    static func helpLines(_ state: TUIState, width: Int, height: Int) -> [Segment] {
+        var out = state.keymap.helpLines.map { line in
+            Segment(TextWidth.pad("  " + TextWidth.pad(line.keys, columns: 22) + " " + line.command, columns: width))
+        }
+        out.append(Segment(TextWidth.pad("  Commands also work at the : prompt; rebind keys in [keys] of config.toml.", columns: width), .dim))
+        while out.count < height { out.append(Segment(String(repeating: " ", count: width))) }
+        return Array(out.prefix(height))
+    }
+
+    static func inputLine(_ state: TUIState, width: Int) -> Segment {
+        switch state.mode {
+        case .filterInput: return Segment(TextWidth.pad("/" + state.input + "▏", columns: width))
+        case .promptInput: return Segment(TextWidth.pad(":" + state.input + "▏", columns: width))
+        case .searchInput: return Segment(TextWidth.pad("Search all playlists: " + state.input + "▏", columns: width))
+        default:
+            if let message = state.message { return Segment(TextWidth.pad(" " + message, columns: width), .warning) }
+            return Segment(TextWidth.pad(" ? help · / filter · F search all · s sort · U sync · q quit", columns: width), .dim)
+        }
+    }
+
+    static func statusText(_ status: StatusInfo) -> String {
+        var parts: [String] = []
+        parts.append(status.user.map { "♪ \($0)" } ?? "not signed in")
+        if status.offline { parts.append("OFFLINE") }
+        if let progress = status.syncProgress { parts.append("syncing \(progress)") } else if let last = status.lastSync { parts.append("synced \(last)") }
+        if let wait = status.rateLimitWait, wait > 0 { parts.append("rate-limited, waiting \(wait) s") }
+        if let error = status.lastError { parts.append("error: \(error)") }
+        if let hint = status.hint { parts.append(hint) }
+        return " " + parts.joined(separator: " · ")
+    }
+}
+
+extension String {
+    func leftPadded(_ width: Int) -> String {
+        count >= width ? self : String(repeating: " ", count: width - count) + self
+    }
+}

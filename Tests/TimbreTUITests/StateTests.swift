@@ -1,0 +1,135 @@
+import Testing
+@testable import TimbreTUI
+
+private func sampleState() -> TUIState {
+    var state = TUIState()
+    state.setPlaylists([
+        PlaylistRow(id: "liked", name: "Liked Songs", trackCount: 3, owner: "me", unavailable: false),
+        PlaylistRow(id: "p1", name: "Morning Coffee", trackCount: 4, owner: "me", unavailable: false),
+        PlaylistRow(id: "p2", name: "\u{1B}]0;pwned\u{07}Évening", trackCount: 0, owner: "x", unavailable: true),
+    ])
+    return state
+}
+
+private let sampleTracks = [
+    TrackRow(position: 0, title: "Zebra", artist: "Beyoncé", album: "B", durationMS: 200_000, addedAt: "2024-03-01T00:00:00Z"),
+    TrackRow(position: 1, title: "apple", artist: "Adele", album: "C", durationMS: 100_000, addedAt: "2024-01-01T00:00:00Z"),
+    TrackRow(position: 3, title: "Mango 日本", artist: "Zed", album: "A", durationMS: 300_000, addedAt: nil),
+]
+
+@Suite struct TUIStateTests {
+    @Test func navigationOpenAndFocus() {
+        var state = sampleState()
+        #expect(state.selectedPlaylist?.id == "liked")
+        state.apply(.move(.down, count: 1))
+        #expect(state.selectedPlaylist?.id == "p1")
+        state.apply(.move(.bottom, count: 1))
+        #expect(state.selectedPlaylist?.id == "p2")
+        state.apply(.move(.down, count: 5))
+        #expect(state.selectedPlaylist?.id == "p2", "clamped at the end")
+        state.apply(.move(.top, count: 1))
+        #expect(state.apply(.open) == "liked")
+        #expect(state.focus == .tracks)
+        state.setTracks(sampleTracks, of: "liked")
+        state.apply(.move(.down, count: 1))
+        #expect(state.selectedTrack?.title == "apple")
+        state.apply(.focus(.next))
+        #expect(state.focus == .playlists)
+    }
+
+    @Test func incrementalFilterIsCaseAndDiacriticInsensitiveWithNextMatch() {
+        var state = sampleState()
+        state.apply(.open)
+        state.setTracks(sampleTracks, of: "liked")
+        state.apply(.filter(nil))
+        #expect(state.mode == .filterInput)
+        for c in "BEYONCE" { _ = state.type(.character(c)) }
+        #expect(state.visibleTracks.count == 1)
+        #expect(state.selectedTrack?.title == "Zebra")
+        _ = state.type(.enter)
+        #expect(state.mode == .normal && state.trackFilter == "BEYONCE")
+        state.apply(.clear)
+        #expect(state.visibleTracks.count == 3)
+        state.apply(.filter("a"))
+        let first = state.selectedTrack
+        state.apply(.nextMatch)
+        #expect(state.selectedTrack != first)
+        state.apply(.previousMatch)
+        #expect(state.selectedTrack == first)
+    }
+
+    @Test func sortingByEveryFieldBothWays() {
+        var state = sampleState()
+        state.apply(.open)
+        state.setTracks(sampleTracks, of: "liked")
+        func titles() -> [String] { state.visibleTracks.map { state.tracks[$0].title } }
+        state.apply(.sort(.set(.title, .asc)))
+        #expect(titles() == ["apple", "Mango 日本", "Zebra"])
+        state.apply(.sort(.reverse))
+        #expect(titles() == ["Zebra", "Mango 日本", "apple"])
+        state.apply(.sort(.set(.duration, .asc)))
+        #expect(titles() == ["apple", "Zebra", "Mango 日本"])
+        state.apply(.sort(.set(.added, .desc)))
+        #expect(titles().first == "Zebra")
+        state.apply(.sort(.set(.artist, nil)))
+        #expect(titles() == ["apple", "Zebra", "Mango 日本"])
+        state.apply(.sort(.nextField))
+        #expect(state.sortField == .album)
+    }
+
+    @Test func promptRunsCommandsAndReportsErrors() {
+        var state = sampleState()
+        state.apply(.prompt)
+        for c in "move down" { _ = state.type(.character(c)) }
+        #expect(state.type(.enter) == .run(.move(.down, count: 1)))
+        state.apply(.prompt)
+        for c in "fly" { _ = state.type(.character(c)) }
+        #expect(state.type(.enter) == .none)
+        #expect(state.message?.contains("unknown command") == true)
+    }
+
+    @Test func searchResultsJumpToPlaylistAndRow() {
+        var state = sampleState()
+        state.apply(.search(nil))
+        for c in "mango" { _ = state.type(.character(c)) }
+        #expect(state.type(.enter) == .search("mango"))
+        state.showSearchResults([.init(playlistID: "p1", playlistName: "Morning Coffee", trackIndex: 2, track: sampleTracks[2])], query: "mango")
+        #expect(state.apply(.open) == "p1")
+        state.setTracks(sampleTracks, of: "p1")
+        state.focusPendingTrack()
+        #expect(state.selectedPlaylist?.id == "p1")
+        #expect(state.selectedTrack?.title == "Mango 日本")
+        #expect(state.focus == .tracks)
+    }
+}
+
+@Suite struct ScreenTests {
+    @Test func everyLineIsExactlyTheTerminalWidthAndHostileTextIsInert() {
+        var state = sampleState()
+        state.apply(.open)
+        state.setTracks(sampleTracks + [TrackRow(position: 9, title: String(repeating: "長", count: 5000), artist: "\u{9B}2J", album: "\n", durationMS: 1, addedAt: nil)], of: "liked")
+        for (rows, columns) in [(24, 80), (40, 120), (10, 60), (50, 200)] {
+            let lines = Screen.render(state, rows: rows, columns: columns)
+            #expect(lines.count == rows)
+            for line in lines {
+                let text = line.map(\.text).joined()
+                #expect(TextWidth.width(of: text) == columns, "\(rows)x\(columns): \(text)")
+                #expect(!text.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
+            }
+        }
+    }
+
+    @Test func tooSmallTerminalGetsAMessage() {
+        let lines = Screen.render(sampleState(), rows: 8, columns: 40)
+        #expect(lines.map { $0.map(\.text).joined() }.contains { $0.contains("too small") })
+    }
+
+    @Test func helpListsTheLiveKeymap() {
+        var state = sampleState()
+        _ = state.keymap.apply(["x": "quit"])
+        state.apply(.help)
+        let text = Screen.render(state, rows: 40, columns: 120).map { $0.map(\.text).joined() }.joined(separator: "\n")
+        #expect(text.contains("quit"))
+        #expect(text.contains("x"))
+    }
+}
