@@ -1,5 +1,6 @@
 import Foundation
 import TimbreAuth
+import TimbreLibrary
 import TimbreCore
 import TimbreNet
 
@@ -22,6 +23,12 @@ struct AppContext {
 
     func executor() -> RequestExecutor {
         RequestExecutor(transport: CurlTransport(settings: TransportSettings(config: config)))
+    }
+
+    /// The cache, if a sync has created it; read-only commands never create one.
+    func existingCache() throws -> LibraryCache? {
+        guard FileManager.default.fileExists(atPath: paths.cache) else { return nil }
+        return try LibraryCache.open(path: paths.cache, warn: { Output.warning($0) })
     }
 
     func vault(insecureStorage: Bool = false) -> CredentialVault {

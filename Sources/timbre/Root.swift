@@ -14,7 +14,7 @@ struct Root: AsyncParsableCommand {
             Files: `timbre paths`. Configuration: config.toml (see README).
             """,
         version: TimbreVersion.current,
-        subcommands: [Login.self, Logout.self, Auth.self, Pins.self, PathsCommand.self]
+        subcommands: [Login.self, Logout.self, Auth.self, Sync.self, Playlists.self, Tracks.self, Pins.self, PathsCommand.self]
     )
 
     func run() async throws {
@@ -59,6 +59,12 @@ enum Output {
         var text = "timbre: \(error.message)\n"
         if let hint = error.hint { text += "  hint: \(hint)\n" }
         FileHandle.standardError.write(Data(Redactor.redact(text).utf8))
+    }
+
+    /// Lines of data on stdout.
+    static func lines(_ lines: [String], terminator: String = "\n") {
+        guard !lines.isEmpty else { return }
+        FileHandle.standardOutput.write(Data((lines.joined(separator: terminator) + terminator).utf8))
     }
 
     static func warning(_ text: String) {
