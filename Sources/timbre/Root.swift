@@ -18,9 +18,12 @@ struct Root: AsyncParsableCommand {
     )
 
     func run() async throws {
-        // The TUI opens here once it exists; without a terminal there is nothing to show.
-        FileHandle.standardError.write(Data((Root.helpMessage() + "\n").utf8))
-        throw ExitCode(ExitStatus.usage.rawValue)
+        // The interface needs a terminal on both ends; otherwise this is a usage error.
+        guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
+            FileHandle.standardError.write(Data((Root.helpMessage() + "\n").utf8))
+            throw ExitCode(ExitStatus.usage.rawValue)
+        }
+        try await Interface.open(try AppContext.load())
     }
 
     /// Runs the command line with timbre's exit codes: usage errors exit 2 (ArgumentParser would

@@ -1,0 +1,281 @@
+import CNcursesw
+import Dispatch
+import Foundation
+import TimbreCore
+import TimbreLibrary
+import TimbreNet
+
+/// Reads the TUI's data from the SQLite cache.
+public struct CacheLibrarySource: LibrarySource {
+    let cache: LibraryCache
+
+    public init(cache: LibraryCache) { self.cache = cache }
+
+    public func playlists() throws -> [PlaylistRow] {
+        try cache.playlists().map {
+            PlaylistRow(id: $0.id, name: $0.name, trackCount: $0.trackCount, owner: $0.ownerName ?? $0.ownerID, unavailable: $0.unavailable)
+        }
+    }
+
+    public func tracks(of playlistID: String) throws -> [TrackRow] {
+        let ref: PlaylistRef = playlistID == CachedPlaylist.likedID ? .liked : (SpotifyID(playlistID).map(PlaylistRef.playlist) ?? .liked)
+        return try (cache.items(of: ref) ?? []).map {
+            TrackRow(position: $0.position, title: $0.name, artist: $0.artists.joined(separator: ", "), album: $0.album ?? "",
+                     durationMS: $0.durationMS, addedAt: $0.addedAt)
+        }
+    }
+}
+
+/// How the TUI runs a background sync: the app passes a closure that runs `SyncEngine`.
+public struct BackgroundSync: Sendable {
+    public var run: @Sendable (@escaping @Sendable (SyncProgress) -> Void) async throws -> SyncReport
+    /// Seconds new requests still wait after a 429, for the status line.
+    public var rateLimitWait: @Sendable () async -> Int?
+
+    public init(run: @escaping @Sendable (@escaping @Sendable (SyncProgress) -> Void) async throws -> SyncReport,
+                rateLimitWait: @escaping @Sendable () async -> Int? = { nil }) {
+        self.run = run
+        self.rateLimitWait = rateLimitWait
+    }
+}
+
+/// The interactive program: first frame from the cache, then (if signed in) a background sync that
+/// never blocks input. Runs the curses loop on a thread of its own.
+public final class TUIApp: @unchecked Sendable {
+    private enum Event {
+        case progress(SyncProgress)
+        case finished(SyncReport)
+        case failed(message: String, offline: Bool)
+        case rateLimit(Int?)
+    }
+
+    private let source: any LibrarySource
+    private let sync: BackgroundSync?
+    private let environment: [String: String]
+    private var state = TUIState()
+    private let mailbox = Locked<[Event]>([])
+    private let stopRequested = Locked(false)
+    private var syncTask: Task<Void, Never>?
+    private var allTracks: [String: [TrackRow]] = [:]
+
+    public init(source: any LibrarySource, sync: BackgroundSync?, status: StatusInfo, keys: [String: String],
+                environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.source = source
+        self.sync = sync
+        self.environment = environment
+        state.status = status
+        let problems = state.keymap.apply(keys)
+        if let first = problems.first { state.setMessage(first + (problems.count > 1 ? " (+\(problems.count - 1) more)" : "")) }
+    }
+
+    /// Runs until the user quits (q, Ctrl-C) or SIGTERM; the terminal is restored on every path.
+    public func run() async throws {
+        let terminal = Terminal()
+        try terminal.start(environment: environment)
+        let signals = watchSignals()
+        defer {
+            terminal.restore()
+            signals.forEach { $0.cancel() }
+        }
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let thread = Thread { [self] in
+                continuation.resume(with: Result { try loop(terminal) })
+            }
+            thread.name = "timbre-tui"
+            thread.start()
+        }
+        syncTask?.cancel()
+    }
+
+    private func loop(_ terminal: Terminal) throws {
+        reloadPlaylists()
+        if let first = state.selectedPlaylist { loadTracks(first.id) }
+        paint(terminal)
+        if sync != nil { startSync() }
+        while !state.shouldQuit && !stopRequested.current {
+            drainMailbox()
+            if state.syncRequested {
+                state.syncRequested = false
+                startSync()
+            }
+            if let event = terminal.readEvent() {
+                handle(event, terminal)
+            }
+            paint(terminal)
+        }
+    }
+
+    private func paint(_ terminal: Terminal) {
+        let (rows, columns) = terminal.size
+        state.pageSize = max(1, rows - 4)
+        terminal.draw(Screen.render(state, rows: rows, columns: columns))
+    }
+
+    private func handle(_ event: Terminal.InputEvent, _ terminal: Terminal) {
+        switch event {
+        case .resize:
+            return
+        case .key(let key) where state.mode == .help:
+            _ = key
+            state.apply(.help)
+        case .character where state.mode == .help:
+            state.apply(.help)
+        case .key(let key) where isTyping:
+            switch key.name {
+            case "Enter": afterTyping(state.type(.enter))
+            case "Esc": _ = state.type(.escape)
+            case "Backspace", "Delete": _ = state.type(.backspace)
+            default: break
+            }
+        case .character(let character) where isTyping:
+            afterTyping(state.type(.character(character)))
+        case .key(let key):
+            if let command = state.keymap.command(for: key) { run(command, terminal) }
+        case .character(let character):
+            if let key = Key(String(character)), let command = state.keymap.command(for: key) { run(command, terminal) }
+        }
+    }
+
+    private var isTyping: Bool { [.filterInput, .promptInput, .searchInput].contains(state.mode) }
+
+    private func afterTyping(_ outcome: TUIState.InputOutcome) {
+        switch outcome {
+        case .none: break
+        case .run(let command): run(command, nil)
+        case .search(let query): search(query)
+        }
+    }
+
+    private func run(_ command: Command, _ terminal: Terminal?) {
+        switch command {
+        case .redraw: terminal?.redrawAll()
+        case .filter(let text?) where state.mode == .normal:
+            state.apply(.filter(text))
+        case .search(let text?):
+            search(text)
+            return
+        default: break
+        }
+        if case .redraw = command { return }
+        if case .filter(_?) = command { return }
+        if let playlistID = state.apply(command) {
+            loadTracks(playlistID)
+            state.focusPendingTrack()
+        }
+    }
+
+    private func reloadPlaylists() {
+        do {
+            state.setPlaylists(try source.playlists())
+        } catch {
+            state.status.lastError = TerminalText.preview("\(error)", limit: 80)
+        }
+    }
+
+    private func loadTracks(_ playlistID: String) {
+        do {
+            let rows = try source.tracks(of: playlistID)
+            allTracks[playlistID] = rows
+            state.setTracks(rows, of: playlistID)
+        } catch {
+            state.status.lastError = TerminalText.preview("\(error)", limit: 80)
+        }
+    }
+
+    /// `F`: every cached playlist, case- and diacritic-insensitive.
+    private func search(_ query: String) {
+        let needle = SearchText.fold(query)
+        var hits: [TUIState.SearchHit] = []
+        for playlist in state.playlists where hits.count < 1000 {
+            let rows: [TrackRow]
+            if let cached = allTracks[playlist.id] {
+                rows = cached
+            } else {
+                rows = (try? source.tracks(of: playlist.id)) ?? []
+                allTracks[playlist.id] = rows
+            }
+            for (index, row) in rows.enumerated() where row.folded.contains(needle) {
+                hits.append(.init(playlistID: playlist.id, playlistName: playlist.name, trackIndex: index, track: row))
+                if hits.count >= 1000 { break }
+            }
+        }
+        state.showSearchResults(hits, query: query)
+    }
+
+    // MARK: Background sync
+
+    private func startSync() {
+        guard let sync, syncTask == nil else { return }
+        state.status.syncProgress = "…"
+        state.status.lastError = nil
+        let mailbox = self.mailbox
+        syncTask = Task.detached {
+            let watcher = Task.detached {
+                while !Task.isCancelled {
+                    let wait = await sync.rateLimitWait()
+                    mailbox.withLock { $0.append(.rateLimit(wait)) }
+                    try? await Task.sleep(for: .milliseconds(500))
+                }
+            }
+            defer { watcher.cancel() }
+            do {
+                let report = try await sync.run { progress in mailbox.withLock { $0.append(.progress(progress)) } }
+                mailbox.withLock { $0.append(.finished(report)) }
+            } catch {
+                let message = (error as? any UserFacingError)?.message ?? "\(error)"
+                var offline = false
+                if case .connection? = error as? TransportError { offline = true }
+                mailbox.withLock { $0.append(.failed(message: message, offline: offline)) }
+            }
+        }
+    }
+
+    private func drainMailbox() {
+        let events = mailbox.withLock { events -> [Event] in
+            let taken = events
+            events = []
+            return taken
+        }
+        for event in events {
+            switch event {
+            case .progress(let progress):
+                state.status.syncProgress = "\(progress.done)/\(progress.total)"
+            case .rateLimit(let wait):
+                state.status.rateLimitWait = wait
+            case .finished(let report):
+                syncTask = nil
+                state.status.syncProgress = nil
+                state.status.rateLimitWait = nil
+                state.status.offline = false
+                state.status.lastSync = Self.clock()
+                if report.failed > 0 { state.status.lastError = "\(report.failed) playlist(s) failed to sync" }
+                allTracks = [:]
+                reloadPlaylists()
+                if let opened = state.openedPlaylistID { loadTracks(opened) }
+            case .failed(let message, let offline):
+                syncTask = nil
+                state.status.syncProgress = nil
+                state.status.offline = offline
+                state.status.lastError = TerminalText.preview(message, limit: 100)
+                if offline { state.status.hint = "showing the cache; U retries" }
+            }
+        }
+    }
+
+    private static func clock() -> String {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "HH:mm"
+        return formatter.string(from: Date())
+    }
+
+    /// Ctrl-C and SIGTERM end the loop; the terminal is restored by `run`.
+    private func watchSignals() -> [any DispatchSourceSignal] {
+        [SIGINT, SIGTERM, SIGHUP].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { [stopRequested] in stopRequested.withLock { $0 = true } }
+            source.resume()
+            return source
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import TimbreAuth
+import TimbreCore
+import TimbreLibrary
+import TimbreNet
+import TimbreTUI
+
+/// Opens the interactive interface on the cache of `context`, with a background sync when signed in.
+enum Interface {
+    static func open(_ context: AppContext) async throws {
+        let cache = try LibraryCache.open(path: context.paths.cache, warn: { Output.warning($0) })
+        let vault = context.vault()
+        var status = StatusInfo()
+        var background: BackgroundSync?
+        let signedIn = ((try? await vault.refreshToken()) ?? nil) != nil
+        if signedIn, context.config.clientID != nil {
+            let session = await vault.loadSession()
+            status.user = session?.displayName ?? session?.userID ?? "signed in"
+            let executor = context.executor()
+            let tokens = try context.tokens(executor: executor, vault: vault)
+            let client = AuthorizedClient(executor: executor, tokens: tokens, apiURL: context.config.apiURL)
+            let cachePath = context.paths.cache
+            background = BackgroundSync(
+                run: { progress in
+                    let lock = try SyncLock.acquire(cachePath: cachePath, wait: .seconds(2))
+                    defer { lock.release() }
+                    return try await SyncEngine(client: client, cache: cache, options: SyncOptions(), progress: progress).run()
+                },
+                rateLimitWait: {
+                    guard let left = await executor.budget.remainingPause else { return nil }
+                    return Int(left.components.seconds) + 1
+                })
+        } else {
+            status.hint = signedIn ? "no client_id configured: showing the cache" : "not signed in — run `timbre login` to sync; showing the cache"
+        }
+        if let last = try? cache.playlists().compactMap(\.syncedAt).max() {
+            let formatter = DateFormatter()
+            formatter.dateFormat = "yyyy-MM-dd HH:mm"
+            status.lastSync = formatter.string(from: last)
+        }
+        let app = TUIApp(source: CacheLibrarySource(cache: cache), sync: background, status: status, keys: context.config.keys,
+                         environment: context.environment)
+        try await app.run()
+    }
+}
