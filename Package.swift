@@ -63,6 +63,7 @@ let package = Package(
 
         .target(name: "TimbreTestSupport", dependencies: ["SandboxCore"]),
         .testTarget(name: "TimbreCoreTests", dependencies: ["TimbreCore", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "TimbreLibraryTests", dependencies: ["TimbreLibrary", "TimbreTestSupport"]),
         .testTarget(name: "TimbreNetTests", dependencies: ["TimbreNet", "TimbreTestSupport"]),
         .testTarget(name: "TimbreTUITests", dependencies: ["TimbreTUI"]),
         .testTarget(name: "TimbreCLITests", dependencies: ["TimbreTestSupport"]),

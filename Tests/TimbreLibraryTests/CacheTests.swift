@@ -1,0 +1,117 @@
+import Foundation
+import Testing
+import TimbreCore
+@testable import TimbreLibrary
+
+@Suite struct CacheTests {
+    static let idA = "37i9dQZF1DXcBWIGoYBM5M"
+    static let idB = "1111111111111111111111"
+
+    static func meta(_ id: String, name: String = "P", snapshot: String? = "s1", total: Int = 2) -> PlaylistMeta {
+        PlaylistMeta(id: id, name: name, ownerID: "me", ownerName: nil, snapshotID: snapshot, total: total, collaborative: false, isPublic: true)
+    }
+
+    static func track(_ position: Int, name: String = "Song") -> CachedItem {
+        CachedItem(position: position, kind: .track, id: "4uLU6hMCjMI75M1A2tKUQC", uri: "spotify:track:4uLU6hMCjMI75M1A2tKUQC", name: name,
+                   artists: ["A", "B"], album: "Al", durationMS: 1000, addedAt: "2024-01-01T00:00:00Z")
+    }
+
+    @Test func openCreatesPrivateFoldersAndAnEmptyCache() throws {
+        let dir = try TempDir()
+        let path = dir.path("a/b/library.sqlite")
+        let cache = try LibraryCache.open(path: path, warn: { _ in })
+        let mode = try FileManager.default.attributesOfItem(atPath: dir.path("a/b"))[.posixPermissions] as? Int
+        #expect(mode == 0o700)
+        #expect(try cache.playlists().isEmpty)
+        #expect(try cache.items(of: .liked) == nil)
+        #expect(try cache.integrityCheck())
+        let journal = try cache.pool.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
+        #expect(journal == "wal")
+        // Reopening runs no migration twice.
+        _ = try LibraryCache.open(path: path, warn: { _ in })
+    }
+
+    @Test func writesAndReadsPlaylistsInOrderWithDuplicatesAndHostileText() async throws {
+        let dir = try TempDir()
+        let cache = try LibraryCache.open(path: dir.path("library.sqlite"), warn: { _ in })
+        let hostile = "'); DROP TABLE playlist;--\u{1B}]0;pwned\u{07}\u{9B}31m e\u{301} 👩‍👩‍👧 \"q\"\nline"
+        try await cache.updateMetadata([(Self.meta(Self.idB, name: hostile), 0), (Self.meta(Self.idA), 1)])
+        let items = [Self.track(0, name: hostile), Self.track(2), Self.track(3)]
+        #expect(try await cache.replaceItems(of: Self.meta(Self.idA), trackCount: 4, items: items) == 3)
+        try await cache.replaceItems(of: PlaylistMeta(id: "liked", name: "Liked Songs", ownerID: "me", ownerName: "Me", snapshotID: nil, total: 1,
+                                                      collaborative: false, isPublic: false), trackCount: 1, items: [Self.track(0)], sortOrder: -1)
+        let playlists = try cache.playlists()
+        #expect(playlists.map(\.id) == ["liked", Self.idB, Self.idA])
+        #expect(playlists[1].name == hostile)
+        #expect(playlists[1].snapshotID == nil && playlists[1].syncedAt == nil, "metadata alone records no snapshot")
+        #expect(playlists[2].snapshotID == "s1" && playlists[2].trackCount == 4 && playlists[2].syncedAt != nil)
+        #expect(try cache.items(of: .playlist(SpotifyID(Self.idA)!)) == items, "duplicates and gaps survive")
+        #expect(try cache.items(of: .playlist(SpotifyID(Self.idB)!)) == [])
+        #expect(try cache.items(of: .playlist(SpotifyID("2222222222222222222222")!)) == nil)
+
+        // Removing a playlist removes its items (foreign key cascade).
+        try await cache.remove([Self.idA])
+        let orphans = try await cache.pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item WHERE playlist_id = ?", arguments: [Self.idA]) }
+        #expect(orphans == 0)
+    }
+
+    @Test func garbageFileIsMovedAsideAndRebuilt() throws {
+        let dir = try TempDir()
+        let path = dir.path("library.sqlite")
+        try Data("this is not a database, just text that happens to be here".utf8).write(to: URL(fileURLWithPath: path))
+        let warnings = WarningSink()
+        let cache = try LibraryCache.open(path: path, warn: warnings.handler)
+        #expect(try cache.playlists().isEmpty)
+        #expect(warnings.lines.current.count == 1)
+        #expect(warnings.lines.current.first?.contains("was damaged") == true)
+        let aside = try FileManager.default.contentsOfDirectory(atPath: dir.url.path).filter { $0.hasPrefix("library.sqlite.corrupt-") }
+        #expect(aside.count == 1)
+    }
+
+    @Test func corruptedPagesAreMovedAsideAndRebuilt() async throws {
+        let dir = try TempDir()
+        let path = dir.path("library.sqlite")
+        do {
+            let cache = try LibraryCache.open(path: path, warn: { _ in })
+            try await cache.updateMetadata([(Self.meta(Self.idA), 0)])
+            try await cache.replaceItems(of: Self.meta(Self.idA), trackCount: 2000, items: (0..<2000).map { Self.track($0, name: String(repeating: "x", count: 100)) })
+        }
+        // The pool is gone, so the WAL was checkpointed into the file; scribble over its middle pages.
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
+        let size = try handle.seekToEnd()
+        try handle.seek(toOffset: size / 3)
+        try handle.write(contentsOf: Data(repeating: 0xA5, count: Int(size / 3)))
+        try handle.close()
+
+        let warnings = WarningSink()
+        let cache = try LibraryCache.open(path: path, warn: warnings.handler)
+        #expect(warnings.lines.current.count == 1)
+        #expect(try cache.playlists().isEmpty)
+        #expect(try cache.integrityCheck())
+    }
+
+    @Test func secondSyncLockWaitsThenNamesTheHolder() async throws {
+        let dir = try TempDir()
+        let path = dir.path("cache/library.sqlite")
+        let first = try SyncLock.acquire(cachePath: path, wait: .zero)
+        let started = ContinuousClock.now
+        do {
+            _ = try SyncLock.acquire(cachePath: path, wait: .milliseconds(300))
+            Issue.record("the second lock must not be granted")
+        } catch let error as SyncLockError {
+            #expect(error.message == "another timbre sync is running (pid \(getpid()))")
+            #expect(error.exitStatus == .failure)
+        }
+        #expect(ContinuousClock.now - started >= .milliseconds(300))
+
+        // Released while the second one waits: it gets the lock.
+        let releaser = Task.detached {
+            try await Task.sleep(for: .milliseconds(200))
+            first.release()
+        }
+        let second = try SyncLock.acquire(cachePath: path, wait: .seconds(5))
+        try await releaser.value
+        second.release()
+        _ = try SyncLock.acquire(cachePath: path, wait: .zero)
+    }
+}

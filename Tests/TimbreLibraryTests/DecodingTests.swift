@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+import TimbreCore
+@testable import TimbreLibrary
+
+@Suite struct DecodingTests {
+    private func page(_ json: String) throws -> API.Page<API.Entry> {
+        try API.decodePage(Data(json.utf8), as: API.Entry.self)
+    }
+
+    private func items(_ json: String) throws -> (items: [CachedItem], malformed: [String]) {
+        SyncEngine.decode(try page(json).items)
+    }
+
+    static let track = #"{"id":"4uLU6hMCjMI75M1A2tKUQC","uri":"spotify:track:4uLU6hMCjMI75M1A2tKUQC","name":"Song","type":"track","duration_ms":213000,"is_local":false,"artists":[{"name":"A"},{"name":"B"}],"album":{"name":"Album","images":null},"popularity":7,"brand_new_field":{"x":1}}"#
+
+    @Test func shape2026UsesItem() throws {
+        let decoded = try items(#"{"items":[{"added_at":"2024-01-01T00:00:00Z","is_local":false,"item":\#(Self.track),"video_thumbnail":{"url":null}}],"total":1,"next":null}"#)
+        #expect(decoded.items == [CachedItem(position: 0, kind: .track, id: "4uLU6hMCjMI75M1A2tKUQC", uri: "spotify:track:4uLU6hMCjMI75M1A2tKUQC",
+                                             name: "Song", artists: ["A", "B"], album: "Album", durationMS: 213000, addedAt: "2024-01-01T00:00:00Z")])
+        #expect(decoded.malformed.isEmpty)
+    }
+
+    @Test func legacyShapeUsesTrack() throws {
+        let decoded = try items(#"{"href":"x","items":[{"added_at":null,"added_by":null,"track":\#(Self.track)}],"total":1}"#)
+        #expect(decoded.items.map(\.id) == ["4uLU6hMCjMI75M1A2tKUQC"])
+        #expect(decoded.items.first?.addedAt == nil)
+    }
+
+    @Test func nullEntriesKeepTheOtherPositions() throws {
+        let decoded = try items(#"{"items":[{"item":null},{"track":null,"added_at":null},{"item":\#(Self.track)},null,{"item":\#(Self.track)}],"total":5}"#)
+        #expect(decoded.items.map(\.position) == [2, 4], "duplicates survive, nulls leave gaps")
+        #expect(decoded.malformed.count == 1, "a non-object entry is reported")
+    }
+
+    @Test func localFilesAndEpisodesAreKept() throws {
+        let local = #"{"added_at":null,"is_local":true,"item":{"id":null,"uri":"spotify:local:Local+Artist:Home+Tapes:My+Song:123","name":"My Song","type":"track","duration_ms":123000,"is_local":true,"artists":[{"name":"Local Artist","id":null}],"album":{"name":"Home Tapes","id":null}}}"#
+        let episode = #"{"added_at":"2025-02-03T04:05:06Z","item":{"id":"0123456789abcdefABCDEF","uri":"spotify:episode:0123456789abcdefABCDEF","name":"Ep 1","type":"episode","duration_ms":3600000,"show":{"name":"The Show","publisher":"P"},"images":null}}"#
+        let decoded = try items(#"{"items":[\#(local),\#(episode)],"total":2}"#)
+        #expect(decoded.items == [
+            CachedItem(position: 0, kind: .local, id: nil, uri: "spotify:local:Local+Artist:Home+Tapes:My+Song:123", name: "My Song",
+                       artists: ["Local Artist"], album: "Home Tapes", durationMS: 123000, addedAt: nil),
+            CachedItem(position: 1, kind: .episode, id: "0123456789abcdefABCDEF", uri: "spotify:episode:0123456789abcdefABCDEF", name: "Ep 1",
+                       artists: ["The Show"], album: "The Show", durationMS: 3600000, addedAt: "2025-02-03T04:05:06Z"),
+        ])
+    }
+
+    @Test func malformedIDsAreSkippedAndReported() throws {
+        let short = Self.track.replacingOccurrences(of: "4uLU6hMCjMI75M1A2tKUQC", with: "4uLU6hMCjMI75M1A2tKUQ")
+        let dash = Self.track.replacingOccurrences(of: "4uLU6hMCjMI75M1A2tKUQC", with: "4uLU6hMCjMI75M1A2tKU-C")
+        let decoded = try items(#"{"items":[{"item":\#(short)},{"item":\#(dash)},{"item":\#(Self.track)}],"total":3}"#)
+        #expect(decoded.items.map(\.position) == [2])
+        #expect(decoded.malformed.count == 2)
+    }
+
+    @Test func fieldsOfUnexpectedTypesReadAsMissing() throws {
+        let odd = #"{"items":[{"added_at":12,"item":{"id":"4uLU6hMCjMI75M1A2tKUQC","name":null,"type":"track","duration_ms":"long","artists":null,"album":null}}],"total":"many"}"#
+        let decoded = try page(odd)
+        #expect(decoded.total == nil)
+        let item = SyncEngine.decode(decoded.items).items.first
+        #expect(item?.name == "" && item?.artists == [] && item?.album == nil && item?.durationMS == 0 && item?.addedAt == nil)
+        #expect(item?.uri == "spotify:track:4uLU6hMCjMI75M1A2tKUQC")
+    }
+
+    @Test func hostileNamesAreKeptExactly() throws {
+        let names = ["'); DROP TABLE playlists;--", "\u{1B}]0;pwned\u{07}", "\u{1B}[31mred", "\u{9B}2J", "e\u{301}", "a\"b,c\nd\r\ne\tf", "👩‍👩‍👧 🇸🇪 日本 한국 مرحبا שלום"]
+        for name in names {
+            let encoded = String(decoding: try JSONSerialization.data(withJSONObject: [name], options: [.fragmentsAllowed]), as: UTF8.self).dropFirst().dropLast()
+            let json = Self.track.replacingOccurrences(of: #""name":"Song""#, with: #""name":\#(encoded)"#)
+            #expect(try items(#"{"items":[{"item":\#(json)}],"total":1}"#).items.first?.name == name)
+        }
+    }
+
+    @Test func brokenJSONIsAnError() {
+        #expect(throws: (any Error).self) { try page(#"{"items":[{"item":{"id":"#) }
+        #expect(throws: (any Error).self) { try page(#"{"total":3}"#) }
+    }
+
+    @Test func playlistObjectsInBothShapes() throws {
+        let modern = #"{"collaborative":false,"description":null,"id":"37i9dQZF1DXcBWIGoYBM5M","images":null,"items":{"href":"h","total":50},"name":"N","owner":{"id":"alice.k","display_name":null},"public":true,"snapshot_id":"s1","type":"playlist"}"#
+        let legacy = #"{"collaborative":true,"id":"37i9dQZF1DXcBWIGoYBM5M","images":[],"name":"N","owner":{"id":"u"},"public":null,"snapshot_id":"s2","tracks":{"href":"h","total":7}}"#
+        let list = try API.decodePage(Data(#"{"items":[\#(modern),\#(legacy)],"total":2,"next":null}"#.utf8), as: API.Playlist.self)
+        let warnings = Locked<[String]>([])
+        let metas = list.items.compactMap { $0.flatMap { SyncEngine.meta($0, warnings: warnings) } }
+        #expect(metas == [
+            PlaylistMeta(id: "37i9dQZF1DXcBWIGoYBM5M", name: "N", ownerID: "alice.k", ownerName: nil, snapshotID: "s1", total: 50, collaborative: false, isPublic: true),
+            PlaylistMeta(id: "37i9dQZF1DXcBWIGoYBM5M", name: "N", ownerID: "u", ownerName: nil, snapshotID: "s2", total: 7, collaborative: true, isPublic: false),
+        ])
+        let bad = try JSONDecoder().decode(API.Playlist.self, from: Data(#"{"id":"not-an-id","name":"x"}"#.utf8))
+        #expect(SyncEngine.meta(bad, warnings: warnings) == nil)
+        #expect(warnings.current.count == 1)
+    }
+
+    @Test func itemJSONAndCSVFollowTheContract() {
+        let item = CachedItem(position: 3, kind: .local, id: nil, uri: "spotify:local:A:B:T:1", name: "Say \"hi\", now\nplease",
+                              artists: ["A", "B, C"], album: nil, durationMS: 1000, addedAt: nil)
+        #expect(item.json.serialized() == #"{"position":3,"kind":"local","id":null,"uri":"spotify:local:A:B:T:1","name":"Say \"hi\", now\nplease","artists":["A","B, C"],"album":null,"duration_ms":1000,"added_at":null}"#)
+        #expect(CachedItem.csvHeader == "position,name,artists,album,duration_ms,added_at,uri")
+        #expect(item.csvRow == "3,\"Say \"\"hi\"\", now\nplease\",\"A; B, C\",,1000,,spotify:local:A:B:T:1")
+    }
+
+    @Test func playlistJSONFollowsTheContract() {
+        let playlist = CachedPlaylist(id: "liked", name: "Liked Songs", ownerID: "u", ownerName: nil, snapshotID: nil, trackCount: 812,
+                                      collaborative: false, isPublic: false, syncedAt: Date(timeIntervalSince1970: 1_795_341_600), unavailable: false)
+        #expect(playlist.json.serialized() == #"{"id":"liked","name":"Liked Songs","owner_id":"u","owner_name":null,"snapshot_id":null,"track_count":812,"collaborative":false,"public":false,"synced_at":"2026-11-22T10:00:00Z"}"#)
+    }
+
+    @Test func reportJSONFollowsTheContract() {
+        let report = SyncReport(status: .partial, checked: 60, updated: 3, unchanged: 56, failed: 1, removed: 0, likedUpdated: true, likedCount: 800,
+                                itemsWritten: 412, requests: 19, warnings: ["w"], durationMS: 1840)
+        #expect(report.json.serialized() == #"{"status":"partial","playlists":{"checked":60,"updated":3,"unchanged":56,"failed":1,"removed":0},"liked":{"updated":true,"count":800},"items_written":412,"requests":19,"warnings":["w"],"duration_ms":1840}"#)
+        #expect(report.exitStatus == .partial)
+    }
+}
