@@ -7,9 +7,9 @@ import TimbreTUI
 
 /// Opens the interactive interface on the cache of `context`, with a background sync when signed in.
 enum Interface {
-    static func open(_ context: AppContext) async throws {
+    static func open(_ context: AppContext, vault: CredentialVault? = nil) async throws {
         let cache = try LibraryCache.open(path: context.paths.cache, warn: { Output.warning($0) })
-        let vault = context.vault()
+        let vault = vault ?? context.vault()
         var status = StatusInfo()
         var background: BackgroundSync?
         let signedIn = ((try? await vault.refreshToken()) ?? nil) != nil
