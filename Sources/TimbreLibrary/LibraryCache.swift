@@ -146,10 +146,20 @@ public final class LibraryCache: Sendable {
         return try CacheError.wrap {
             try pool.read { db in
                 guard try Bool.fetchOne(db, sql: "SELECT 1 FROM playlist WHERE id = ?", arguments: [key]) != nil else { return nil }
-                return try Row.fetchAll(db, sql: """
-                    SELECT position, kind, spotify_id, uri, name, artists, album, duration_ms, added_at
-                    FROM item WHERE playlist_id = ? ORDER BY position
-                    """, arguments: [key]).map(Self.item)
+                return try Self.fetchItems(db, key)
+            }
+        }
+    }
+
+    /// A playlist and its items read in one transaction, so they belong to the same sync.
+    public func playlistWithItems(_ ref: PlaylistRef) throws -> (playlist: CachedPlaylist, items: [CachedItem])? {
+        let key = Self.key(ref)
+        return try CacheError.wrap {
+            try pool.read { db in
+                guard let playlist = try Row.fetchOne(db, sql: Self.playlistSelect + " WHERE id = ?", arguments: [key]).map(Self.playlist) else {
+                    return nil
+                }
+                return (playlist, try Self.fetchItems(db, key))
             }
         }
     }
@@ -175,6 +185,13 @@ public final class LibraryCache: Sendable {
     private static let playlistSelect = """
         SELECT id, name, owner_id, owner_name, snapshot_id, track_count, collaborative, is_public, synced_at, unavailable FROM playlist
         """
+
+    private static func fetchItems(_ db: Database, _ key: String) throws -> [CachedItem] {
+        try Row.fetchAll(db, sql: """
+            SELECT position, kind, spotify_id, uri, name, artists, album, duration_ms, added_at
+            FROM item WHERE playlist_id = ? ORDER BY position
+            """, arguments: [key]).map(Self.item)
+    }
 
     private static func playlist(_ row: Row) -> CachedPlaylist {
         CachedPlaylist(id: row["id"], name: row["name"], ownerID: row["owner_id"], ownerName: row["owner_name"],

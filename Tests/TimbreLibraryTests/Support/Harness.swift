@@ -150,7 +150,8 @@ func foundation(_ value: TimbreCore.JSONValue) -> Any? {
 
 func sameJSON(_ a: Any?, _ b: Any?) -> Bool {
     guard let a, let b else { return a == nil && b == nil }
-    return NSArray(array: [a]).isEqual(to: [b])
+    func canonical(_ value: Any) -> Data? { try? JSONSerialization.data(withJSONObject: [value], options: [.sortedKeys]) }
+    return canonical(a) != nil && canonical(a) == canonical(b)
 }
 
 /// Checks every cached playlist and item against the model; returns the mismatches.
@@ -192,4 +193,9 @@ func compare(_ items: [CachedItem], _ expected: [[String: Any]], label: String) 
         if problems.count > 5 { break }
     }
     return problems
+}
+
+func expectMatch(_ cache: LibraryCache, _ model: Model, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let problems = try mismatches(cache: cache, model: model)
+    #expect(problems.isEmpty, "\(problems.prefix(8).joined(separator: "\n"))", sourceLocation: sourceLocation)
 }
