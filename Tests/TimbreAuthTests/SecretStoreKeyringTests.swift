@@ -133,7 +133,10 @@ import TimbreCore
         #expect(try await store.read(.refreshToken, profile: profile)?.string == "sensitive-token")
         #expect(try await KeyringHelper.sensitiveIsLocked(), "locked again after the read")
 
+        // The keyring refuses to delete a locked item: deleting needs the user's unlock as well.
+        try await KeyringHelper.run("unlock", label, KeyringHelper.sensitivePassword)
         try await store.delete(.refreshToken, profile: profile)
+        #expect(try await KeyringHelper.sensitiveIsLocked(), "locked again after the delete")
         try await KeyringHelper.run("unlock", label, KeyringHelper.sensitivePassword)
         #expect(try await KeyringHelper.items(in: label).filter { $0.attributes["profile"] == profile }.isEmpty)
         try await KeyringHelper.run("lock", label)
@@ -154,7 +157,12 @@ import TimbreCore
         #expect(error?.message == "unlock the timbre-sensitive keyring to use your Spotify session")
         #expect(try await KeyringHelper.sensitiveIsLocked())
 
+        // Deleting (logout) needs the unlock too.
+        let deleteError = await #expect(throws: SecretStoreError.self) { try await store.delete(.refreshToken, profile: profile) }
+        #expect(deleteError?.exitStatus == .authenticationRequired)
+        try await KeyringHelper.run("unlock", label, KeyringHelper.sensitivePassword)
         try await store.delete(.refreshToken, profile: profile)
+        #expect(try await KeyringHelper.sensitiveIsLocked())
     }
 
     @Test func writingAnotherTierRemovesTheSensitiveCopy() async throws {
@@ -163,11 +171,15 @@ import TimbreCore
         try await KeyringHelper.run("unlock", label, KeyringHelper.sensitivePassword)
         let profile = uniqueProfile()
         try await store.write(SecretBytes("sensitive"), kind: .refreshToken, tier: .sensitive, profile: profile)
+        // Replacing the sensitive copy means deleting it, which needs the user's unlock.
+        try await KeyringHelper.run("unlock", label, KeyringHelper.sensitivePassword)
         try await store.write(SecretBytes("high"), kind: .refreshToken, tier: .high, profile: profile)
+        #expect(try await KeyringHelper.sensitiveIsLocked())
         #expect(try await store.read(.refreshToken, profile: profile)?.string == "high")
         try await KeyringHelper.run("unlock", label, KeyringHelper.sensitivePassword)
         #expect(try await KeyringHelper.items(in: label).filter { $0.attributes["profile"] == profile }.isEmpty)
         try await KeyringHelper.run("lock", label)
         try await store.delete(.refreshToken, profile: profile)
+        #expect(try await store.read(.refreshToken, profile: profile) == nil)
     }
 }

@@ -29,9 +29,9 @@ func runWithDeadline<T: Sendable>(
         thread.name = "timbre-keyring"
         thread.start()
         DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
-            guard !finished.current else { return }
-            cancel()
+            // Answer first: the cancelled work would otherwise race to report its own error.
             finish(.failure(.timeout(seconds: seconds)))
+            cancel()
         }
     }
     return try result.get()

@@ -63,11 +63,12 @@ public struct LibSecretStore: SecretStore {
         let session = KeyringSession()
         let label = Self.label(kind: kind, profile: profile)
         guard tier == .sensitive else {
-            try await phase(session, timeout) { () throws(SecretStoreError) in
+            let lockedCopies = try await phase(session, timeout) { () throws(SecretStoreError) -> Bool in
                 try session.connect()
                 try session.store(secret, profile: profile, kind: kind, tier: tier, label: label, collection: "default")
-                try session.removeCopies(profile: profile, kind: kind, except: tier)
+                return try session.removeCopies(profile: profile, kind: kind, except: tier)
             }
+            if lockedCopies { try await removeLockedSensitiveCopies(session, profile: profile, kind: kind) }
             return
         }
         let exists = try await phase(session, timeout) { () throws(SecretStoreError) -> Bool in
@@ -84,15 +85,30 @@ public struct LibSecretStore: SecretStore {
             defer { session.lockSensitive() }
             guard let path = session.sensitivePath else { throw .sensitiveCollectionUnavailable(detail: "it disappeared") }
             try session.store(secret, profile: profile, kind: kind, tier: .sensitive, label: label, collection: path)
-            try session.removeCopies(profile: profile, kind: kind, except: .sensitive)
+            _ = try session.removeCopies(profile: profile, kind: kind, except: .sensitive)
         }
     }
 
     public func delete(_ kind: SecretKind, profile: String) async throws(SecretStoreError) {
         let session = KeyringSession()
-        try await phase(session, timeout) { () throws(SecretStoreError) in
+        let lockedCopies = try await phase(session, timeout) { () throws(SecretStoreError) -> Bool in
             try session.connect()
-            try session.removeCopies(profile: profile, kind: kind, except: nil)
+            return try session.removeCopies(profile: profile, kind: kind, except: nil)
+        }
+        if lockedCopies { try await removeLockedSensitiveCopies(session, profile: profile, kind: kind) }
+    }
+
+    /// The keyring refuses to delete a locked item, so removing a `sensitive` copy needs the user to
+    /// unlock the collection too; it is locked again afterwards.
+    private func removeLockedSensitiveCopies(_ session: KeyringSession, profile: String, kind: SecretKind) async throws(SecretStoreError) {
+        guard try await phase(session, timeout, { () throws(SecretStoreError) -> Bool in try session.prepareSensitive(create: false) })
+        else { return }
+        try await unlockSensitiveIfNeeded(session)
+        try await phase(session, timeout) { () throws(SecretStoreError) in
+            defer { session.lockSensitive() }
+            if try session.removeCopies(profile: profile, kind: kind, except: nil) {
+                throw .sensitiveLocked(detail: "the collection is still locked")
+            }
         }
     }
 
@@ -263,12 +279,26 @@ private final class KeyringSession: @unchecked Sendable {
         return SecretBytes(copying: UnsafeRawBufferPointer(start: bytes, count: Int(length)))
     }
 
-    /// Deletes every item of that kind and profile whose tier is not `except`.
-    func removeCopies(profile: String, kind: SecretKind, except: SecretTier?) throws(SecretStoreError) {
+    /// Deletes every unlocked item of that kind and profile whose tier is not `except`; returns
+    /// whether locked `sensitive` ones remain. A locked item elsewhere is `.locked`.
+    func removeCopies(profile: String, kind: SecretKind, except: SecretTier?) throws(SecretStoreError) -> Bool {
+        var lockedSensitive = false
+        var deletedSensitive = false
+        // Deleting from an open timbre-sensitive collection still ends with it locked.
+        defer {
+            if deletedSensitive && (sensitive != nil || (try? prepareSensitive(create: false)) == true) { lockSensitive() }
+        }
         for found in try search(profile: profile, kind: kind) where found.tier != except {
+            if found.locked {
+                guard found.tier == .sensitive else { throw .locked(detail: "an item to delete is in a locked collection") }
+                lockedSensitive = true
+                continue
+            }
             var error: UnsafeMutablePointer<GError>?
             if secret_item_delete_sync(found.object, cancellable, &error) == 0 { throw Self.failure(error) }
+            if found.tier == .sensitive { deletedSensitive = true }
         }
+        return lockedSensitive
     }
 
     // MARK: The sensitive collection
@@ -287,7 +317,16 @@ private final class KeyringSession: @unchecked Sendable {
     func prepareSensitive(create: Bool) throws(SecretStoreError) -> Bool {
         let service = try requireService()
         var error: UnsafeMutablePointer<GError>?
-        guard secret_service_load_collections_sync(service, cancellable, &error) != 0 else { throw Self.failure(error) }
+        // Loading collections also loads their items; one deleted meanwhile (another process,
+        // another store) fails the load, so try again a few times.
+        var attempts = 0
+        while secret_service_load_collections_sync(service, cancellable, &error) == 0 {
+            attempts += 1
+            let vanished = error.flatMap { $0.pointee.message.map { String(cString: $0).contains("No such secret item") } } ?? false
+            guard vanished && attempts < 5 else { throw Self.failure(error) }
+            g_error_free(error)
+            error = nil
+        }
         let list = secret_service_get_collections(service)
         defer { g_list_free_full(list, g_object_unref) }
         var node = list
