@@ -184,6 +184,31 @@ import TimbreTestSupport
         }
     }
 
+    @Test func selectionsOfLikedOrUnknownPlaylists() async throws {
+        let h = try await Harness.start(.small)
+        defer { Task { await h.stop() } }
+        _ = try await h.sync()
+        try await h.sandbox.clearRequests()
+        let liked = try await h.sync(SyncOptions(liked: true, force: true))
+        #expect(liked.status == .ok && liked.likedUpdated && liked.likedCount == 50 && liked.checked == 0)
+        #expect(try await h.itemRequests().isEmpty)
+
+        guard let unknown = SpotifyID("0000000000000000000000") else { return }
+        let missing = try await h.sync(SyncOptions(playlists: [unknown]))
+        #expect(missing.status == .failed && missing.exitStatus == .failure && missing.failed == 1 && missing.removed == 0)
+        #expect(missing.warnings.count == 1)
+        #expect(try h.cache.playlists().count == 10)
+    }
+
+    @Test func anUnreadablePlaylistListEndsTheRunAndKeepsTheCache() async throws {
+        let h = try await Harness.start(.small)
+        defer { Task { await h.stop() } }
+        _ = try await h.sync()
+        try await h.sandbox.addFaults([Fault(kind: .malformed, pathContains: "/me/playlists", count: 2)])
+        await #expect(throws: SyncError.self) { try await h.sync() }
+        try expectMatch(h.cache, try await h.model())
+    }
+
     @Test func readersNeverSeeAHalfWrittenPlaylist() async throws {
         let h = try await Harness.start(.medium)
         defer { Task { await h.stop() } }
