@@ -93,15 +93,18 @@ public final class TUIApp: @unchecked Sendable {
         paint(terminal)
         if sync != nil { startSync() }
         while !state.shouldQuit && !stopRequested.current {
-            drainMailbox()
+            // Repaint only when something changed: an idle interface costs no CPU.
+            var dirty = drainMailbox()
             if state.syncRequested {
                 state.syncRequested = false
                 startSync()
+                dirty = true
             }
             if let event = terminal.readEvent() {
                 handle(event, terminal)
+                dirty = true
             }
-            paint(terminal)
+            if dirty { paint(terminal) }
         }
     }
 
@@ -230,7 +233,8 @@ public final class TUIApp: @unchecked Sendable {
         }
     }
 
-    private func drainMailbox() {
+    /// Applies what the background sync reported; true when anything arrived.
+    private func drainMailbox() -> Bool {
         let events = mailbox.withLock { events -> [Event] in
             let taken = events
             events = []
@@ -260,6 +264,7 @@ public final class TUIApp: @unchecked Sendable {
                 if offline { state.status.hint = "showing the cache; U retries" }
             }
         }
+        return !events.isEmpty
     }
 
     private static func clock() -> String {

@@ -1,0 +1,169 @@
+import Foundation
+import Testing
+import TimbreTestSupport
+
+/// The interface end to end: the real binary in tmux over a cache synced from the sandbox,
+/// driven with send-keys and read with capture-pane.
+/// posix_spawn + waitpid: tmux's `new-session` forks a server that keeps inherited descriptors,
+/// and Foundation's Process did not always reap the client here; this waits for exactly one child.
+func spawnAndWait(_ argv: [String]) throws -> String {
+    let output = FileManager.default.temporaryDirectory.appendingPathComponent("spawn-\(UUID().uuidString)").path
+    defer { unlink(output) }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    var cArgs = argv.map { strdup($0) } + [nil]
+    defer { cArgs.forEach { free($0) } }
+    var pid: pid_t = 0
+    let spawned = posix_spawn(&pid, argv[0], &actions, nil, &cArgs, environ)
+    guard spawned == 0 else { throw CLIError.timedOut(argv) }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+    return (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+}
+
+@Suite(.serialized) struct TUITmuxTests {
+    final class Tmux: @unchecked Sendable {
+        let socket = "timbre-test-\(UUID().uuidString.prefix(8))"
+
+        func run(_ arguments: [String]) throws -> String {
+            try spawnAndWait(["/usr/bin/tmux", "-L", socket] + arguments)
+        }
+
+        func screen() throws -> String { try run(["capture-pane", "-p"]) }
+        func keys(_ keys: String...) throws { _ = try run(["send-keys"] + keys) }
+        func type(_ text: String) throws { _ = try run(["send-keys", "-l", text]) }
+        func title() throws -> String { try run(["display-message", "-p", "#{pane_title}"]).trimmingCharacters(in: .whitespacesAndNewlines) }
+        func kill() { _ = try? run(["kill-server"]) }
+
+        /// Waits until the screen contains `text` (the interface redraws asynchronously).
+        func waitFor(_ text: String, timeout: Duration = .seconds(10)) async throws -> String {
+            let deadline = ContinuousClock.now + timeout
+            var last = ""
+            while ContinuousClock.now < deadline {
+                last = try screen()
+                if last.contains(text) { return last }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            Issue.record("screen never showed “\(text)”:\n\(last)")
+            return last
+        }
+    }
+
+    @Test func browseFilterSortSearchResizeQuit() async throws {
+        let sandbox = try await SandboxProcess.start(library: .medium, extraArguments: ["--refresh-rotation", "same"])
+        let token = try await sandbox.mintRefreshToken()
+        let cli = try TimbreCLI(extraEnvironment: ["TIMBRE_REFRESH_TOKEN": token])
+        try cli.configure(for: sandbox)
+        let tmux = Tmux()
+        defer {
+            tmux.kill()
+            Task { await sandbox.stop(); cli.remove() }
+        }
+        #expect(try await cli.run(["sync", "--quiet"]).status == 0)
+
+        let bin = try SandboxProcess.binaryDirectory().appendingPathComponent("timbre").path
+        var env = ["LANG=C.UTF-8", "TERM=tmux-256color"]
+        for key in ["XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "TIMBRE_REFRESH_TOKEN", "HOME", "PATH"] {
+            if let value = cli.environment[key] { env.append("\(key)=\(value)") }
+        }
+        let marker = cli.home.appendingPathComponent("exit-status").path
+        let command = "env " + env.map { "'\($0)'" }.joined(separator: " ") + " '\(bin)'; echo $? > '\(marker)'; sleep 30"
+        _ = try tmux.run(["new-session", "-d", "-x", "120", "-y", "32", command])
+        let titleBefore = try tmux.title()
+
+        // First frame: Liked Songs first, then the sandbox's playlists, status line with the user.
+        var screen = try await tmux.waitFor("Liked Songs")
+        #expect(screen.contains("Morning Coffee"))
+        screen = try await tmux.waitFor("synced")
+        // Hostile names are shown inert and did not retitle the pane.
+        #expect(screen.contains("^[]0;pwned^G"))
+        #expect(try tmux.title() == titleBefore)
+
+        // Navigate and open a playlist.
+        try tmux.keys("j", "Enter")
+        screen = try await tmux.waitFor("Morning Coffee · 150")
+
+        // Incremental filter on the tracks pane, then clear.
+        try tmux.keys("/")
+        try tmux.type("signal")
+        screen = try await tmux.waitFor("/signal")
+        let filtered = screen.split(separator: "\n").filter { $0.contains("│") && $0.lowercased().contains("signal") }
+        #expect(!filtered.isEmpty)
+        try tmux.keys("Enter", "Escape")
+        screen = try await tmux.waitFor("Morning Coffee · 150 ·")
+
+        // Sort by title, then reverse.
+        try tmux.keys("s")
+        screen = try await tmux.waitFor("sort title ↑")
+        try tmux.keys("S")
+        screen = try await tmux.waitFor("sort title ↓")
+
+        // Search across every playlist, jump to a hit.
+        try tmux.keys("F")
+        try tmux.type("beyonce")
+        try tmux.keys("Enter")
+        screen = try await tmux.waitFor("matches for “beyonce”")
+        #expect(screen.contains("Beyoncé"))
+        try tmux.keys("Enter")
+        screen = try await tmux.waitFor("sort ")
+
+        // Help lists the live keymap.
+        try tmux.keys("?")
+        screen = try await tmux.waitFor("Keys — any key closes")
+        #expect(screen.contains("move down"))
+        try tmux.keys("Escape")
+
+        // Resize: too small gets a message, back to normal re-lays out.
+        _ = try tmux.run(["resize-window", "-x", "50", "-y", "8"])
+        screen = try await tmux.waitFor("too small")
+        _ = try tmux.run(["resize-window", "-x", "100", "-y", "30"])
+        screen = try await tmux.waitFor("Liked Songs")
+
+        // The `:` prompt runs commands and reports mistakes.
+        try tmux.keys(":")
+        try tmux.type("fly away")
+        try tmux.keys("Enter")
+        screen = try await tmux.waitFor("unknown command")
+
+        #expect(try tmux.title() == titleBefore, "a hostile name changed the terminal title")
+        try tmux.keys("q")
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !FileManager.default.fileExists(atPath: marker), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
+        #expect((try? String(contentsOfFile: marker, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+    }
+
+    @Test func withoutATerminalItExitsTwoWithHelp() async throws {
+        let cli = try TimbreCLI()
+        defer { cli.remove() }
+        let result = try await cli.run([])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("USAGE"))
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test func sigtermRestoresTheTerminal() async throws {
+        let cli = try TimbreCLI()
+        let tmux = Tmux()
+        defer { tmux.kill(); cli.remove() }
+        let bin = try SandboxProcess.binaryDirectory().appendingPathComponent("timbre").path
+        let env = ["LANG=C.UTF-8", "TERM=tmux-256color"] + ["XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "HOME", "PATH"]
+            .compactMap { key in cli.environment[key].map { "\(key)=\($0)" } }
+        let command = "env " + env.map { "'\($0)'" }.joined(separator: " ") + " '\(bin)'; echo \"TERM-EXIT=$?\"; stty -a | tr ' ' '\\n' | grep -x echo | sed 's/^/ /'; sleep 30"
+        _ = try tmux.run(["new-session", "-d", "-x", "100", "-y", "30", command])
+        _ = try await tmux.waitFor("Playlists (")
+        let shell = try tmux.run(["display-message", "-p", "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        let pgrep = Process()
+        pgrep.executableURL = URL(fileURLWithPath: "/usr/bin/pkill")
+        pgrep.arguments = ["-TERM", "-P", shell, "timbre"]
+        try pgrep.run()
+        while pgrep.isRunning { try await Task.sleep(for: .milliseconds(20)) }
+        _ = try await tmux.waitFor("TERM-EXIT=0")
+        // `stty -a` lists "echo" (not "-echo") only if the terminal was restored.
+        let screen = try await tmux.waitFor(" echo", timeout: .seconds(5))
+        #expect(screen.contains("TERM-EXIT=0"))
+    }
+}
