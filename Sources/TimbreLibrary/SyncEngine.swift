@@ -193,7 +193,6 @@ public final class SyncEngine: Sendable {
 
     private func syncLiked(stored: StoredState?, fetcher: Fetcher, warnings: Locked<[String]>) async throws -> Outcome {
         do {
-            let me = try await client.me()
             var attempt = 0
             while true {
                 attempt += 1
@@ -217,6 +216,9 @@ public final class SyncEngine: Sendable {
                 if !malformed.isEmpty {
                     warnings.withLock { $0.append("Liked Songs: skipped \(malformed.count) item(s) with a malformed id") }
                 }
+                // Asked only when Liked Songs changed, so a no-change resync stays within
+                // ceil(playlists/50) + 2 requests even when it has to refresh the token first.
+                let me = try await client.me()
                 let meta = PlaylistMeta(id: CachedPlaylist.likedID, name: CachedPlaylist.likedName, ownerID: me.id, ownerName: me.displayName,
                                         snapshotID: nil, total: fetched.total, collaborative: false, isPublic: false)
                 let written = try await cache.replaceItems(of: meta, trackCount: fetched.total, items: items, fingerprint: fingerprint, sortOrder: -1)
