@@ -14,7 +14,7 @@ struct Root: AsyncParsableCommand {
             Files: `timbre paths`. Configuration: config.toml (see README).
             """,
         version: TimbreVersion.current,
-        subcommands: [Demo.self, Login.self, Logout.self, Auth.self, Sync.self, Playlists.self, Tracks.self, Pins.self, PathsCommand.self]
+        subcommands: [Demo.self, Doctor.self, Login.self, Logout.self, Auth.self, Sync.self, Playlists.self, Tracks.self, Pins.self, PathsCommand.self]
     )
 
     func run() async throws {
