@@ -25,7 +25,7 @@ public struct TrackRow: Sendable, Equatable {
     public var album: String
     public var durationMS: Int
     public var addedAt: String?
-    let folded: String
+    public let folded: String
 
     public init(position: Int, title: String, artist: String, album: String, durationMS: Int, addedAt: String?) {
         self.position = position

@@ -13,6 +13,13 @@ public struct TUIState: Sendable {
         public var playlistName: String
         public var trackIndex: Int
         public var track: TrackRow
+
+        public init(playlistID: String, playlistName: String, trackIndex: Int, track: TrackRow) {
+            self.playlistID = playlistID
+            self.playlistName = playlistName
+            self.trackIndex = trackIndex
+            self.track = track
+        }
     }
 
     public internal(set) var playlists: [PlaylistRow] = []

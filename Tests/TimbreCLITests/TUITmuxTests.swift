@@ -145,6 +145,39 @@ func spawnAndWait(_ argv: [String]) throws -> String {
         #expect(result.stdout.isEmpty)
     }
 
+    @Test func dumbTerminalGetsAClearMessage() async throws {
+        let cli = try TimbreCLI()
+        let tmux = Tmux()
+        defer { tmux.kill(); cli.remove() }
+        let bin = try SandboxProcess.binaryDirectory().appendingPathComponent("timbre").path
+        let env = ["LANG=C.UTF-8", "TERM=dumb"] + ["XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "HOME", "PATH"]
+            .compactMap { key in cli.environment[key].map { "\(key)=\($0)" } }
+        let command = "env " + env.map { "'\($0)'" }.joined(separator: " ") + " '\(bin)'; echo \"DUMB-EXIT=$?\"; sleep 30"
+        _ = try tmux.run(["new-session", "-d", "-x", "100", "-y", "30", command])
+        let screen = try await tmux.waitFor("DUMB-EXIT=")
+        #expect(screen.contains("DUMB-EXIT=2"))
+        #expect(screen.contains("TERM is dumb"))
+    }
+
+    @Test func noColorMeansNoColourCodes() async throws {
+        let cli = try TimbreCLI()
+        let tmux = Tmux()
+        defer { tmux.kill(); cli.remove() }
+        let bin = try SandboxProcess.binaryDirectory().appendingPathComponent("timbre").path
+        func start(_ extra: [String]) async throws -> String {
+            let env = ["LANG=C.UTF-8", "TERM=tmux-256color"] + extra + ["XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "HOME", "PATH"]
+                .compactMap { key in cli.environment[key].map { "\(key)=\($0)" } }
+            _ = try tmux.run(["kill-server"])
+            _ = try tmux.run(["new-session", "-d", "-x", "100", "-y", "30", "env " + env.map { "'\($0)'" }.joined(separator: " ") + " '\(bin)'; sleep 30"])
+            _ = try await tmux.waitFor("Playlists (")
+            return try tmux.run(["capture-pane", "-p", "-e"])
+        }
+        let coloured = try await start([])
+        #expect(coloured.contains("\u{1B}[30m") || coloured.contains("\u{1B}[46m") || coloured.contains("\u{1B}[47m"), "colours are used by default")
+        let plain = try await start(["NO_COLOR=1"])
+        for code in ["[30m", "[33m", "[46m", "[47m"] { #expect(!plain.contains("\u{1B}" + code), "NO_COLOR still produced \(code)") }
+    }
+
     @Test func sigtermRestoresTheTerminal() async throws {
         let cli = try TimbreCLI()
         let tmux = Tmux()
