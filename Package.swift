@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .executable(name: "timbre", targets: ["timbre"]),
         .executable(name: "timbre-sandbox", targets: ["TimbreSandbox"]),
+        .executable(name: "timbre-bench", targets: ["TimbreBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
@@ -48,6 +49,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+
+        .executableTarget(name: "TimbreBench", dependencies: ["TimbreTUI", "TimbreLibrary", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         // The sandbox: deterministic Spotify-like data, certificates, and the server.
         .target(name: "SandboxCore", dependencies: ["COpenSSL"]),

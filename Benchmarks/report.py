@@ -1,0 +1,204 @@
+"""Turns the runner's figures into docs/PERFORMANCE.md."""
+import math
+import os
+import statistics
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def med(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def s(x):
+    return "—" if x is None else f"{x:.2f} s"
+
+
+def msf(x):
+    return "—" if x is None else (f"{x:.1f} ms" if x < 100 else f"{x:.0f} ms")
+
+
+def mb(kb):
+    return "—" if kb is None else f"{kb / 1024:.1f} MB"
+
+
+def verdict(ok):
+    return "—" if ok is None else ("**met**" if ok else "**missed**")
+
+
+def render_markdown(fig):
+    m = fig["machine"]
+    n = fig["n"]
+    full = fig["full"]
+    counts = fig["counts"]
+    P = counts["playlists"]
+    rows = []
+
+    def row(figure, measured, reference, ratio, target, ok):
+        rows.append(f"| {figure} | {measured} | {reference} | {ratio} | {target} | {verdict(ok)} |")
+
+    t_wall = med(full["timbre"]["wall"])
+    for peer, label, want, kind in (("spotipy", "spotipy (sequential)", 10, "faster"), ("tekore", "tekore (async, 8 in flight)", 2, "faster"),
+                                    ("wire", "wire floor (curl --parallel-max 8)", 1.5, "within")):
+        p_wall = med(full[peer]["wall"])
+        if p_wall is None:
+            row(f"Full sync vs {label}", s(t_wall), "not run: package not installed here", "—",
+                f"≥ {want}× faster" if kind == "faster" else f"≤ {want}× the floor", None)
+            continue
+        if kind == "faster":
+            ratio = p_wall / t_wall
+            row(f"Full sync, wall (median of {len(full['timbre']['wall'])}) vs {label}", s(t_wall), s(p_wall),
+                f"{ratio:.2f}× faster", f"≥ {want}× faster", ratio >= want)
+        else:
+            ratio = t_wall / p_wall
+            row(f"Full sync, wall vs {label}", s(t_wall), s(p_wall), f"{ratio:.2f}× the floor", f"≤ {want}× the floor", ratio <= want)
+    rss = {k: med(full[k]["rss"]) for k in full}
+    row("Full sync, peak RSS", mb(rss["timbre"]),
+        f"spotipy {mb(rss['spotipy'])} · tekore {mb(rss['tekore'])} · curl {mb(rss['wire'])}", "—", "—", None)
+
+    nc = fig["nochange"]
+    limit = math.ceil(P / 50) + 2
+    req = max(r for r in nc["requests"] if r is not None) if nc["requests"] else None
+    server = max(nc["server_requests"]) if nc["server_requests"] else None
+    row("No-change resync, requests (`sync --json`; at the sandbox)", f"{req} ({server} at the server)", f"{P} playlists", "—",
+        f"≤ ceil({P}/50)+2 = {limit}", req is not None and req <= limit and server <= limit)
+    w = med(nc["wall"])
+    row(f"No-change resync, wall (median of {len(nc['wall'])}; `duration_ms` {med(nc['duration_ms']):.0f})", s(w), "—", "—", "≤ 1 s", w <= 1.0)
+    for key, label in (("one_changed", "One playlist changed"), ("big_changed", "The biggest playlist changed")):
+        oc = fig[key]
+        row(f"{label} ({oc['count']} items, `append`), resync wall (median of {len(oc['wall'])})", s(med(oc["wall"])),
+            f"{med(oc['requests']):.0f} requests, updated {max(oc['updated'])}", "—", "—", None)
+
+    tui = fig["tui"]["figures"]
+    e2e = fig["e2e"]
+    ff = tui["first_frame_ms"]
+    row("TUI first complete frame, in process (open cache → Liked Songs → `Screen.render`)", msf(ff["median"]), ff["note"], "—", "≤ 100 ms", ff["median"] <= 100)
+    ff2 = med(e2e["first_frame_ms"])
+    row(f"TUI first complete frame, real binary in tmux (exec → capture-pane shows it; median of {len(e2e['first_frame_ms'])})",
+        msf(ff2), "includes process start and ~5 ms polling", "—", "≤ 100 ms", ff2 <= 100)
+    for key, label in (("filter_largest_keystroke_ms", f"`/` filter per keystroke, {fig['big']['name']}"),
+                       ("filter_all_keystroke_ms", "`/` filter per keystroke, every cached item in one list")):
+        if key not in tui:
+            continue
+        f = tui[key]
+        row(label, f"p50 {msf(f['p50'])} · p95 {msf(f['p95'])}", f"{f['n']} keystrokes; {f['note']}", "—", "p95 ≤ 16 ms", f["p95"] <= 16)
+    if "sort_title_largest_ms" in tui:
+        f = tui["sort_title_largest_ms"]
+        row("Sort by title (`s`), biggest playlist", msf(f["median"]), f["note"], "—", "(frame budget 16 ms)", f["median"] <= 16)
+    f = tui["open_largest_playlist_ms"]
+    row("Open the biggest playlist (Enter)", msf(f["median"]), f["note"], "—", "—", None)
+    f = tui["search_load_all_ms"]
+    row("`F` search, first use: load every playlist from the cache", msf(f["median"]), f["note"], "—", "—", None)
+    for key, f in tui.items():
+        if key.startswith("search_warm_ms"):
+            q = key[len("search_warm_ms"):]
+            row(f"`F` search {q}, rows in memory (scan + render)", f"p50 {msf(f['p50'])} · max {msf(f['max'])}", f["note"], "—", "—", None)
+    fs = med([r["search_e2e_ms"] for r in e2e["runs"]])
+    row("`F` search, first use, real binary in tmux (Enter → results shown)", msf(fs), "cold: loads every playlist", "—", "—", None)
+    tr = fig["tracks"]
+    row(f"`timbre tracks <{fig['big']['count']}-item playlist> --json`", msf(med(tr["wall"]) * 1000), f"{tr.get('rows')} rows, peak RSS {mb(med(tr['rss']))}", "—", "—", None)
+    for stage, label in (("after_sync", "after first frame + background no-change sync"),
+                         ("after_open_filter", "after opening + filtering the biggest playlist"),
+                         ("after_search", "after `F` (every playlist loaded)")):
+        hwm = med([r[stage][1] for r in e2e["runs"]])
+        row(f"TUI peak RSS (VmHWM), {label}", mb(hwm), "real binary in tmux", "—", "≤ 60 MB", hwm <= 60 * 1024)
+
+    details = ["| client | wall median | runs | peak RSS median | requests | items stored |", "|---|---|---|---|---|---|"]
+    for key, label in (("timbre", "timbre (`timbre sync --json`)"), ("spotipy", "spotipy"), ("tekore", "tekore"), ("wire", "wire floor (curl)")):
+        d = full[key]
+        runs = ", ".join(f"{x:.2f}" for x in d["wall"]) or "not run"
+        items = d["items"] if d["items"] is not None else ("(not stored)" if key == "wire" else "—")
+        details.append(f"| {label} | {s(med(d['wall']))} | {runs} | {mb(med(d['rss']))} | {d['requests'] if d['requests'] is not None else '—'} | {items} |")
+
+    mem = fig["tui"]["memory"]
+    memlines = ", ".join(f"{k} {mb(v['hwm_kb'])}" for k, v in mem.items())
+
+    findings_path = os.path.join(HERE, "FINDINGS.md")
+    findings = open(findings_path).read().strip() if os.path.exists(findings_path) else "None recorded."
+
+    return f"""# Performance
+
+Generated by `{fig['command']}` — do not edit by hand; the prose sections come from
+`Benchmarks/run.py`, `Benchmarks/report.py` and `Benchmarks/FINDINGS.md`.
+
+## Machine
+
+| | |
+|---|---|
+| CPUs (`nproc`) | {m['nproc']} |
+| CPU model | {m['cpu']} |
+| memory | {m['memory_gib']} GiB |
+| Swift | {m['swift']} |
+| load average (1/5/15 min) at start · at end | {' '.join(fig.get('load_at_start', []))} · {' '.join(m.get('loadavg', []))} |
+| kernel · Python · curl | {m['kernel']} · {m['python']} · {m['curl']} |
+
+## Command
+
+```sh
+{fig['command']}
+```
+
+Builds `timbre`, `timbre-sandbox` and `timbre-bench` in release mode (`swift build -c release
+--scratch-path .build-bench`), starts `timbre-sandbox serve --library {fig['library']}`
+({counts['playlists']} playlists, {counts['items']} items, {counts['liked']} liked songs) on loopback, and runs
+`Benchmarks/run.py`. Every client runs on the same machine as the sandbox, against the same sandbox
+process, in the same run; full syncs are interleaved (timbre, tekore, spotipy, curl) {n} times.
+Medians throughout.
+
+## Results
+
+| Figure | Measured | Peer / reference (same run) | Ratio | Target | Result |
+|---|---|---|---|---|---|
+{chr(10).join(rows)}
+
+### Full sync, per client
+
+{chr(10).join(details)}
+
+The Python peers store the same rows as timbre's cache (playlists; per playlist its items in order:
+kind, id, uri, name, artists, album, duration, added_at) in SQLite, one transaction per playlist,
+and ask for the same `fields`. Requests per client differ slightly: timbre first asks `/items`
+for `limit=100` (the contract's probe) and falls back to 50 after the sandbox's 400; peers and the
+wire floor ask 50 directly. Two playlists are not the user's, so their items answer 403
+(development mode); every client keeps them as unavailable.
+
+`timbre-bench` (in process, same code paths as the app) memory: {memlines}.
+
+## How each figure is taken
+
+- **Full sync**: a fresh cache (or SQLite file) each run; wall time of the whole process and its
+  peak RSS = the child's `ru_maxrss` from `wait4` (what `/usr/bin/time -v` reports). timbre runs `timbre sync --json` with `TIMBRE_REFRESH_TOKEN`
+  (one token refresh per process, counted in its requests) and a config.toml pinning the sandbox's
+  root. Peers use an access token from the sandbox's token endpoint (refresh grant of a token from
+  `/__sandbox/mint-refresh-token`) and trust the sandbox CA (`REQUESTS_CA_BUNDLE` for spotipy, an
+  `ssl` context for tekore/httpx). Code: `Benchmarks/peers/`.
+  - **spotipy** (`spotipy_sync.py`): `current_user_playlists`, `playlist_items(limit=50)` and
+    `current_user_saved_tracks`, following `next` one page at a time.
+  - **tekore** (`tekore_sync.py`): `tk.Spotify(asynchronous=True)` over `httpx.AsyncClient`; first
+    page of each list, then the other offsets at once with `asyncio.gather`, at most 8 in flight
+    (timbre's own cap). `/items` goes through `Spotify.send` because tekore's `playlist_items`
+    still calls `/tracks`.
+  - **wire floor**: one `curl --parallel --parallel-max 8 --config urls.curl` over every page a
+    full sync needs (`wire_urls.py` builds the list from the sandbox's control endpoint, untimed):
+    transfers only, no parsing, no storage.
+- **No-change resync**: `timbre sync --json` on a full cache; `requests` from its report and the
+  sandbox's request log; wall time of the process.
+- **One playlist changed**: `POST /__sandbox/mutate {{"action":"append"}}` on one playlist, then
+  `timbre sync --json`.
+- **TUI, in process** (`timbre-bench`, `Sources/TimbreBench`): opens the cache with
+  `LibraryCache.open`, reads it through `CacheLibrarySource`, drives `TUIState` (`setPlaylists`,
+  `setTracks`, `apply`, `type`) and lays out every frame with `Screen.render` at 120×40, timed with
+  `ContinuousClock`. A keystroke sample = `TUIState.type` + `Screen.render` (curses output not
+  included). `F` repeats `TUIApp.search` (private) line for line over the rows
+  `CacheLibrarySource` returns.
+- **TUI, end to end**: the real `timbre` in a 120×40 tmux pane (`respawn-pane`), signed in to the
+  sandbox; first frame = from the respawn until `capture-pane` shows the playlists header, the
+  Liked Songs track header and the status line; RSS = `VmRSS`/`VmHWM` from `/proc/PID/status` after
+  each step (background sync finished; biggest playlist opened through the `/` filter and its
+  tracks filtered; `F` for a query with no match, which loads every playlist).
+
+## Open findings
+
+{findings}
+"""

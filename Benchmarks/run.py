@@ -1,0 +1,383 @@
+#!/usr/bin/env python3
+"""timbre's benchmark runner: starts the sandbox, measures timbre and its peers against it in the same
+run, and writes a Markdown report (docs/PERFORMANCE.md by default).
+
+usage: run.py --bin-dir DIR [--library large] [--iterations 3] [--out docs/PERFORMANCE.md] [--smoke]
+Called by scripts/bench.sh (release, large) and scripts/bench-smoke.sh (debug, small, 1 iteration).
+Every figure is printed as it is measured; every child process has a timeout.
+"""
+import argparse
+import json
+import math
+import os
+import platform
+import re
+import shutil
+import signal
+import ssl
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "peers"))
+import common  # noqa: E402
+
+LOG = []
+
+
+def say(text):
+    print(text, flush=True)
+    LOG.append(text)
+
+
+def median(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def pct(values, p):
+    values = sorted(values)
+    if not values:
+        return None
+    return values[min(len(values) - 1, math.ceil(p * (len(values) - 1)))]
+
+
+# ---------------------------------------------------------------- processes
+
+def timed(argv, env=None, timeout=900, cwd=None):
+    """Runs argv; returns (wall seconds, peak RSS kB, stdout, stderr, exit status).
+
+    Peak RSS is the child's ru_maxrss from wait4 — what `/usr/bin/time -v` reports as "Maximum
+    resident set size" — so the suite needs no `time` package."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        start = time.monotonic()
+        proc = subprocess.Popen(argv, env=env, cwd=cwd, stdout=out, stderr=err, stdin=subprocess.DEVNULL, text=True)
+        deadline = start + timeout
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() > deadline:
+                proc.kill()
+                os.wait4(proc.pid, 0)
+                raise RuntimeError(f"{argv[0]} did not finish in {timeout} s")
+            time.sleep(0.002)
+        wall = time.monotonic() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return wall, usage.ru_maxrss, out.read(), err.read(), proc.returncode
+
+
+class Sandbox:
+    def __init__(self, binary, library, state_dir):
+        self.proc = subprocess.Popen([binary, "serve", "--state-dir", state_dir, "--library", library,
+                                      "--refresh-rotation", "same"],
+                                     stdout=subprocess.PIPE, stderr=open(os.path.join(state_dir, "..", "sandbox.log"), "w"),
+                                     text=True)
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError("the sandbox did not start (see sandbox.log)")
+        self.info = json.loads(line)
+        self.ctx = ssl.create_default_context(cafile=self.info["ca_file"])
+
+    def call(self, method, path, body=None):
+        data = json.dumps(body).encode() if body is not None else (b"" if method == "POST" else None)
+        req = urllib.request.Request(self.info["base_url"] + path, data=data, method=method,
+                                     headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, context=self.ctx, timeout=120) as r:
+            return json.load(r)
+
+    def requests(self):
+        return self.call("GET", "/__sandbox/requests")
+
+    def clear(self):
+        self.call("POST", "/__sandbox/requests/clear")
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+class Timbre:
+    """The real `timbre` binary with a throwaway home, configured like the CLI tests do."""
+
+    def __init__(self, bin_dir, sandbox, token, home):
+        self.bin = os.path.join(bin_dir, "timbre")
+        self.home = home
+        for d in ("config/timbre", "cache", "state"):
+            os.makedirs(os.path.join(home, d), exist_ok=True)
+        info = sandbox.info
+        with open(os.path.join(home, "config/timbre/config.toml"), "w") as f:
+            f.write(f'client_id = "{info["client_id"]}"\nredirect_port = 0\naccounts_url = "{info["accounts_url"]}"\n'
+                    f'api_url = "{info["api_url"]}"\n[tls]\nca_file = "{info["ca_file"]}"\n\n[[tls.pin]]\n'
+                    f'host = "127.0.0.1"\npins = ["{info["pins"]["root"]}"]\nscope = "root"\n')
+        env = {k: v for k, v in os.environ.items() if not k.startswith("TIMBRE_") and k != "DBUS_SESSION_BUS_ADDRESS"}
+        env.update(XDG_CONFIG_HOME=os.path.join(home, "config"), XDG_CACHE_HOME=os.path.join(home, "cache"),
+                   XDG_STATE_HOME=os.path.join(home, "state"), TIMBRE_REFRESH_TOKEN=token, HOME=home,
+                   TIMBRE_LOG="warning", LANG="C.UTF-8")
+        self.env = env
+
+    @property
+    def cache(self):
+        return os.path.join(self.home, "cache/timbre/library.sqlite")
+
+    def wipe_cache(self):
+        shutil.rmtree(os.path.join(self.home, "cache/timbre"), ignore_errors=True)
+
+    def run(self, args, timeout=900):
+        return timed([self.bin] + args, env=self.env, timeout=timeout)
+
+    def sync(self, extra=()):
+        wall, rss, out, err, status = self.run(["sync", "--json"] + list(extra))
+        if status not in (0, 3):
+            raise RuntimeError(f"timbre sync exited {status}: {err[-2000:]}")
+        return wall, rss, json.loads(out)
+
+
+# ---------------------------------------------------------------- TUI end to end (tmux)
+
+def tui_end_to_end(timbre, rows, columns, big_name, big_count, timeout=60):
+    sock = f"timbre-bench-{os.getpid()}"
+    tmux = ["tmux", "-L", sock]
+    result = {}
+
+    def sh(*args):
+        return subprocess.run(tmux + list(args), capture_output=True, text=True, timeout=30).stdout
+
+    def screen():
+        return sh("capture-pane", "-p")
+
+    def wait(pred, limit=timeout):
+        deadline = time.monotonic() + limit
+        while time.monotonic() < deadline:
+            s = screen()
+            if pred(s):
+                return s
+            time.sleep(0.005)
+        raise RuntimeError("TUI never showed the expected screen:\n" + screen())
+
+    def memory(pid):
+        status = open(f"/proc/{pid}/status").read()
+        get = lambda k: int(re.search(rf"^{k}:\s+(\d+)", status, re.M).group(1))
+        return get("VmRSS"), get("VmHWM")
+
+    env = " ".join(f"'{k}={v}'" for k, v in timbre.env.items()
+                   if k in ("XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "TIMBRE_REFRESH_TOKEN", "HOME", "PATH", "TIMBRE_LOG"))
+    try:
+        sh("new-session", "-d", "-x", str(columns), "-y", str(rows), "sleep 600")
+        start = time.monotonic()
+        sh("respawn-pane", "-k", f"exec env LANG=C.UTF-8 TERM=tmux-256color {env} '{timbre.bin}'")
+        first = wait(lambda s: "Playlists (" in s and "Liked Songs ·" in s and "sort position" in s)
+        result["first_frame_ms"] = (time.monotonic() - start) * 1000
+        pid = int(sh("display-message", "-p", "#{pane_pid}").strip())
+        wait(lambda s: "synced" in s or "error" in s, limit=120)  # the background no-change sync
+        result["after_sync"] = memory(pid)
+        # Open the biggest playlist through the playlist filter, then filter its tracks.
+        sh("send-keys", "/")
+        sh("send-keys", "-l", big_name[:10])
+        sh("send-keys", "Enter", "Enter")
+        wait(lambda s: f"· {big_count} ·" in s)
+        sh("send-keys", "/")
+        sh("send-keys", "-l", "love")
+        wait(lambda s: "/love" in s)
+        sh("send-keys", "Enter", "Escape")
+        result["after_open_filter"] = memory(pid)
+        # F loads every cached playlist.
+        sh("send-keys", "F")
+        sh("send-keys", "-l", "zzqx")
+        t = time.monotonic()
+        sh("send-keys", "Enter")
+        wait(lambda s: "no track matches" in s or "matches for" in s, limit=120)
+        result["search_e2e_ms"] = (time.monotonic() - t) * 1000
+        result["after_search"] = memory(pid)
+        sh("send-keys", "q")
+    finally:
+        subprocess.run(tmux + ["kill-server"], capture_output=True, timeout=30)
+    return result
+
+
+# ---------------------------------------------------------------- main
+
+def machine():
+    cpu = "unknown"
+    for line in open("/proc/cpuinfo"):
+        if line.startswith("model name"):
+            cpu = line.split(":", 1)[1].strip()
+            break
+    mem = 0
+    for line in open("/proc/meminfo"):
+        if line.startswith("MemTotal"):
+            mem = int(line.split()[1])
+    swift = subprocess.run(["swift", "--version"], capture_output=True, text=True).stdout.strip().splitlines()
+    return {"nproc": os.cpu_count(), "loadavg": open("/proc/loadavg").read().split()[:3], "cpu": cpu, "memory_gib": round(mem / 1024 / 1024, 1),
+            "swift": swift[0] if swift else "?", "kernel": platform.release(), "python": platform.python_version(),
+            "curl": subprocess.run(["curl", "--version"], capture_output=True, text=True).stdout.split("\n")[0]}
+
+
+def peer_available(module):
+    return subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True).returncode == 0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin-dir", required=True)
+    ap.add_argument("--library", default="large")
+    ap.add_argument("--iterations", type=int, default=3)
+    ap.add_argument("--out")
+    ap.add_argument("--command", default="scripts/bench.sh")
+    ap.add_argument("--smoke", action="store_true")
+    args = ap.parse_args()
+    n = max(1, args.iterations)
+    work = tempfile.mkdtemp(prefix="timbre-bench-")
+    os.makedirs(os.path.join(work, "sandbox"))
+    fig = {"load_at_start": open("/proc/loadavg").read().split()[:3]}  # name -> dict
+    sandbox = Sandbox(os.path.join(args.bin_dir, "timbre-sandbox"), args.library, os.path.join(work, "sandbox"))
+    try:
+        info = sandbox.info
+        token = sandbox.call("POST", "/__sandbox/mint-refresh-token")["refresh_token"]
+        session = dict(api_url=info["api_url"], accounts_url=info["accounts_url"], ca_file=info["ca_file"],
+                       access_token=common.access_token(info["accounts_url"], info["client_id"], token, info["ca_file"]))
+        session_file = os.path.join(work, "session.json")
+        json.dump(session, open(session_file, "w"))
+        model = sandbox.call("GET", "/__sandbox/library?include_items=false")
+        counts = model["counts"]
+        n_playlists = counts["playlists"]
+        say(f"sandbox: {args.library} library, {n_playlists} playlists, {counts['items']} items, {counts['liked']} liked")
+        big = max(model["playlists"], key=lambda p: p["track_count"])
+        readable = [p for p in model["playlists"] if p.get("readable_in_development_mode") and p["id"] != big["id"]
+                    and p["track_count"] > 0]
+        timbre = Timbre(args.bin_dir, sandbox, token, os.path.join(work, "home"))
+        peer_env = dict(os.environ, REQUESTS_CA_BUNDLE=info["ca_file"], SSL_CERT_FILE=info["ca_file"])
+        peers_dir = os.path.join(HERE, "peers")
+        wire_config = os.path.join(work, "urls.curl")
+        with open(wire_config, "w") as f:
+            subprocess.run([sys.executable, os.path.join(peers_dir, "wire_urls.py"), session_file, info["base_url"]],
+                           stdout=f, check=True, timeout=120)
+        peers = {"spotipy": peer_available("spotipy"), "tekore": peer_available("tekore") and peer_available("httpx")}
+
+        # 1. Full syncs, interleaved so drift hits every client alike.
+        full = {k: {"wall": [], "rss": [], "requests": None, "items": None} for k in ("timbre", "spotipy", "tekore", "wire")}
+        for i in range(n):
+            timbre.wipe_cache()
+            sandbox.clear()
+            wall, rss, rep = timbre.sync()
+            full["timbre"]["wall"].append(wall); full["timbre"]["rss"].append(rss)
+            full["timbre"]["requests"] = rep.get("requests"); full["timbre"]["items"] = rep.get("items_written")
+            full["timbre"]["server_requests"] = len(sandbox.requests())
+            say(f"full sync timbre #{i + 1}: {wall:.2f} s, {rss} kB, {rep.get('requests')} requests, {rep.get('items_written')} items, status {rep.get('status')}")
+            for peer, script in (("tekore", "tekore_sync.py"), ("spotipy", "spotipy_sync.py")):
+                if not peers[peer]:
+                    continue
+                db = os.path.join(work, f"{peer}.sqlite")
+                for suffix in ("", "-wal", "-shm"):
+                    if os.path.exists(db + suffix):
+                        os.remove(db + suffix)
+                wall, rss, out, err, status = timed([sys.executable, os.path.join(peers_dir, script), session_file, db],
+                                                    env=peer_env, timeout=1800)
+                if status != 0:
+                    raise RuntimeError(f"{peer} failed ({status}): {err[-3000:]}")
+                rep = json.loads(out.strip().splitlines()[-1])
+                full[peer]["wall"].append(wall); full[peer]["rss"].append(rss)
+                full[peer]["requests"] = rep["requests"]; full[peer]["items"] = rep["items_written"]
+                say(f"full sync {peer} #{i + 1}: {wall:.2f} s, {rss} kB, {rep['requests']} requests, {rep['items_written']} items")
+            wall, rss, out, err, status = timed(["curl", "--silent", "--show-error", "--fail", "--no-progress-meter", "--parallel", "--parallel-max", "8",
+                                                 "--cacert", info["ca_file"], "-H", f"Authorization: Bearer {session['access_token']}",
+                                                 "--config", wire_config], timeout=900)
+            if status != 0:
+                raise RuntimeError(f"curl wire floor failed ({status}): {err[-2000:]}")
+            full["wire"]["wall"].append(wall); full["wire"]["rss"].append(rss)
+            full["wire"]["requests"] = sum(1 for line in open(wire_config) if line.startswith("url"))
+            say(f"full sync wire floor #{i + 1}: {wall:.2f} s, {full['wire']['requests']} pages")
+        fig["full"] = full
+
+        # 2. No-change resync (timbre's cache is full from the last run above).
+        nc = {"wall": [], "duration_ms": [], "requests": [], "server_requests": []}
+        for i in range(max(n, 3) if not args.smoke else 1):
+            sandbox.clear()
+            wall, rss, rep = timbre.sync()
+            nc["wall"].append(wall); nc["duration_ms"].append(rep.get("duration_ms")); nc["requests"].append(rep.get("requests"))
+            nc["server_requests"].append(len(sandbox.requests()))
+            say(f"no-change resync #{i + 1}: {wall:.3f} s wall, duration_ms {rep.get('duration_ms')}, {rep.get('requests')} requests "
+                f"({nc['server_requests'][-1]} at the server), updated {rep['playlists']['updated']}")
+        fig["nochange"] = nc
+
+        # 3. One playlist changed (an ordinary one; and the biggest one).
+        for key, target in (("one_changed", readable[len(readable) // 2]), ("big_changed", big)):
+            oc = {"wall": [], "duration_ms": [], "requests": [], "updated": [], "name": target["name"], "count": target["track_count"]}
+            for i in range(n):
+                sandbox.call("POST", "/__sandbox/mutate", {"playlist": target["id"], "action": "append"})
+                sandbox.clear()
+                wall, rss, rep = timbre.sync()
+                oc["wall"].append(wall); oc["duration_ms"].append(rep.get("duration_ms")); oc["requests"].append(rep.get("requests"))
+                oc["updated"].append(rep["playlists"]["updated"])
+                say(f"{key} resync #{i + 1} ({target['track_count']}-item playlist): {wall:.3f} s, {rep.get('requests')} requests, updated {rep['playlists']['updated']}")
+            fig[key] = oc
+
+        # 4. timbre tracks <biggest> --json
+        tr = {"wall": [], "rss": []}
+        for i in range(max(n, 3) if not args.smoke else 1):
+            wall, rss, out, err, status = timbre.run(["tracks", big["id"], "--json"], timeout=300)
+            if status != 0:
+                raise RuntimeError(f"timbre tracks exited {status}: {err[-2000:]}")
+            tr["wall"].append(wall); tr["rss"].append(rss); tr["rows"] = out.count('"position"')
+            say(f"timbre tracks {big['id']} --json #{i + 1}: {wall * 1000:.0f} ms, {rss} kB, {tr['rows']} rows")
+        fig["tracks"] = tr
+        fig["big"] = {"id": big["id"], "name": big["name"], "count": big["track_count"]}
+
+        # 5. In-process TUI figures (timbre-bench).
+        wall, rss, out, err, status = timed([os.path.join(args.bin_dir, "timbre-bench"), "--cache", timbre.cache,
+                                             "--iterations", str(max(n, 5) if not args.smoke else 1)], timeout=1200)
+        sys.stdout.write(err)
+        if status != 0:
+            raise RuntimeError(f"timbre-bench exited {status}: {err[-3000:]}")
+        fig["tui"] = json.loads(out)
+        fig["tui"]["process_hwm_kb"] = rss
+
+        # 6. The real TUI in tmux: first frame, RSS.
+        e2e = {"first_frame_ms": [], "runs": []}
+        for i in range(max(n, 3) if not args.smoke else 1):
+            r = tui_end_to_end(timbre, 40, 120, big["name"], tr["rows"])
+            e2e["first_frame_ms"].append(r["first_frame_ms"]); e2e["runs"].append(r)
+            say(f"TUI in tmux #{i + 1}: first frame {r['first_frame_ms']:.0f} ms; VmRSS/VmHWM kB after sync {r['after_sync']}, "
+                f"after opening + filtering the biggest playlist {r['after_open_filter']}, after F {r['after_search']} "
+                f"(F took {r['search_e2e_ms']:.0f} ms end to end)")
+        fig["e2e"] = e2e
+        fig["machine"] = machine()
+        fig["library"] = args.library
+        fig["counts"] = counts
+        fig["n"] = n
+        fig["command"] = args.command
+        with open(os.path.join(work, "figures.json"), "w") as f:
+            json.dump(fig, f, indent=1)
+        markdown = render(fig)
+        if args.out:
+            with open(args.out, "w") as f:
+                f.write(markdown)
+            say(f"wrote {args.out}")
+        else:
+            print(markdown)
+    finally:
+        sandbox.stop()
+        if os.environ.get("TIMBRE_BENCH_KEEP"):
+            print(f"kept {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+# ---------------------------------------------------------------- report
+
+def render(fig):
+    from report import render_markdown
+    return render_markdown(fig)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,224 @@
+import ArgumentParser
+import Foundation
+import TimbreCore
+import TimbreLibrary
+import TimbreTUI
+
+/// In-process measurements of the TUI's code paths over a real cache: the same calls the app makes
+/// (`LibraryCache.open`, `CacheLibrarySource`, `TUIState` filter/sort, `Screen.render`), timed with
+/// `ContinuousClock`. Prints one JSON object on stdout; `scripts/bench.sh` turns it into a table.
+@main
+struct TimbreBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "timbre-bench",
+        abstract: "Measures timbre's TUI code paths (first frame, / filter, F search, sort, render) over a cache.")
+
+    @Option(help: "The cache database (library.sqlite) to read.")
+    var cache: String
+
+    @Option(help: "Repetitions of each cheap measurement.")
+    var iterations = 5
+
+    @Option(help: "Terminal rows the frames are laid out for.")
+    var rows = 40
+
+    @Option(help: "Terminal columns the frames are laid out for.")
+    var columns = 120
+
+    @Option(help: "Queries typed into `/` one key at a time (comma-separated).")
+    var filterQueries = "love,the night,signal,beyonce,zzqx"
+
+    @Option(help: "Queries for `F` (comma-separated).")
+    var searchQueries = "love,beyonce,zzqx"
+
+    @Flag(help: "Skip the filter over every cached item (the slowest figure).")
+    var skipAllItems = false
+
+    mutating func run() throws {
+        var out = Report()
+        let warn: @Sendable (String) -> Void = { FileHandle.standardError.write(Data("warning: \($0)\n".utf8)) }
+
+        // 1. First complete frame: open the cache, list playlists, load the selected one (Liked Songs), lay out.
+        var firstFrame: [Double] = []
+        var state = TUIState()
+        var source: CacheLibrarySource!
+        for _ in 0..<max(1, iterations) {
+            var s = TUIState()
+            let t = ContinuousClock.now
+            let libraryCache = try LibraryCache.open(path: cache, warn: warn)
+            let src = CacheLibrarySource(cache: libraryCache)
+            s.setPlaylists(try src.playlists())
+            if let first = s.selectedPlaylist { s.setTracks(try src.tracks(of: first.id), of: first.id) }
+            s.pageSize = rows - 4
+            let frame = Screen.render(s, rows: rows, columns: columns)
+            firstFrame.append(ms(since: t))
+            precondition(frame.count == rows)
+            state = s
+            source = src
+        }
+        out.add("first_frame_ms", samples: firstFrame, note: "open cache + playlists + Liked Songs (\(state.tracks.count) rows) + Screen.render \(columns)x\(rows)")
+        out.memory("after_first_frame")
+
+        // 2. The biggest playlist: open it (load + sort + render).
+        let playlists = state.playlists
+        guard let big = playlists.filter({ $0.id != "liked" }).max(by: { $0.trackCount < $1.trackCount }) else {
+            throw ValidationError("the cache has no playlists; sync first")
+        }
+        var openSamples: [Double] = []
+        var bigRows: [TrackRow] = []
+        for _ in 0..<max(1, iterations) {
+            var s = state
+            let t = ContinuousClock.now
+            bigRows = try source.tracks(of: big.id)
+            s.setTracks(bigRows, of: big.id)
+            _ = Screen.render(s, rows: rows, columns: columns)
+            openSamples.append(ms(since: t))
+        }
+        out.add("open_largest_playlist_ms", samples: openSamples, note: "\(bigRows.count) rows: CacheLibrarySource.tracks + setTracks + render")
+        out.memory("after_open_largest")
+
+        // 3. `/` filter, one keystroke at a time, on the largest playlist.
+        var bigState = state
+        bigState.setTracks(bigRows, of: big.id)
+        bigState.apply(.focus(.tracks))
+        let queries = filterQueries.split(separator: ",").map(String.init)
+        out.add("filter_largest_keystroke_ms", samples: keystrokes(&bigState, queries: queries, rounds: max(1, iterations / 2)),
+                note: "\(bigRows.count) rows; type + Screen.render per key; queries \(queries)")
+
+        // 4. Sort the largest playlist by title (the `s` key), then back to position.
+        var sortSamples: [Double] = []
+        for _ in 0..<max(1, min(iterations, 3)) {
+            var s = bigState
+            let t = ContinuousClock.now
+            s.apply(.sort(.set(.title, nil)))
+            _ = Screen.render(s, rows: rows, columns: columns)
+            sortSamples.append(ms(since: t))
+        }
+        out.add("sort_title_largest_ms", samples: sortSamples, note: "\(bigRows.count) rows: apply(.sort(title)) + render")
+
+        // 5. `F`: every cached playlist. Cold = the first search after start, loading every playlist
+        //    from the cache the way TUIApp.search does; warm = the rows already in memory.
+        var all: [(playlist: PlaylistRow, rows: [TrackRow])] = []
+        let loadStart = ContinuousClock.now
+        for playlist in playlists { all.append((playlist, (try? source.tracks(of: playlist.id)) ?? [])) }
+        let loadAll = ms(since: loadStart)
+        let totalRows = all.reduce(0) { $0 + $1.rows.count }
+        out.add("search_load_all_ms", samples: [loadAll], note: "\(playlists.count) playlists, \(totalRows) rows loaded through CacheLibrarySource (first F only)")
+        out.memory("after_load_all")
+        for query in searchQueries.split(separator: ",").map(String.init) {
+            var samples: [Double] = []
+            var hitCount = 0
+            for _ in 0..<max(1, iterations) {
+                var s = state
+                let t = ContinuousClock.now
+                let needle = SearchText.fold(query)
+                var hits: [TUIState.SearchHit] = []
+                // TUIApp.search, line for line.
+                for entry in all where hits.count < 1000 {
+                    for (index, row) in entry.rows.enumerated() where row.folded.contains(needle) {
+                        hits.append(.init(playlistID: entry.playlist.id, playlistName: entry.playlist.name, trackIndex: index, track: row))
+                        if hits.count >= 1000 { break }
+                    }
+                }
+                s.showSearchResults(hits, query: query)
+                _ = Screen.render(s, rows: rows, columns: columns)
+                samples.append(ms(since: t))
+                hitCount = hits.count
+            }
+            out.add("search_warm_ms[\(query)]", samples: samples, note: "\(hitCount) hits (cap 1000) over \(totalRows) rows")
+        }
+
+        // 6. `/` over every cached item at once (a 200k-row list on the large library).
+        if !skipAllItems {
+            var allState = state
+            var merged: [TrackRow] = []
+            merged.reserveCapacity(totalRows)
+            for entry in all { merged += entry.rows }
+            let t = ContinuousClock.now
+            allState.setTracks(merged, of: "all")
+            let setAll = ms(since: t)
+            allState.apply(.focus(.tracks))
+            out.add("set_all_items_ms", samples: [setAll], note: "setTracks with \(merged.count) rows")
+            out.add("filter_all_keystroke_ms", samples: keystrokes(&allState, queries: Array(queries.prefix(3)), rounds: 1),
+                    note: "\(merged.count) rows; type + Screen.render per key")
+        }
+        out.memory("end")
+        print(out.json())
+    }
+
+    /// Types every query into `/` one character at a time, then erases it; each key is one sample.
+    private func keystrokes(_ state: inout TUIState, queries: [String], rounds: Int) -> [Double] {
+        var samples: [Double] = []
+        for _ in 0..<rounds {
+            for query in queries {
+                state.apply(.filter(nil))
+                for character in query {
+                    let t = ContinuousClock.now
+                    _ = state.type(.character(character))
+                    _ = Screen.render(state, rows: rows, columns: columns)
+                    samples.append(ms(since: t))
+                }
+                for _ in query {
+                    let t = ContinuousClock.now
+                    _ = state.type(.backspace)
+                    _ = Screen.render(state, rows: rows, columns: columns)
+                    samples.append(ms(since: t))
+                }
+                _ = state.type(.escape)
+            }
+        }
+        return samples
+    }
+}
+
+func ms(since start: ContinuousClock.Instant) -> Double {
+    let d = ContinuousClock.now - start
+    return Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
+}
+
+/// Collected figures, printed as JSON: name → {median, p50, p95, max, n, note}.
+struct Report {
+    private var lines: [String] = []
+    private var memoryLines: [String] = []
+
+    mutating func add(_ name: String, samples: [Double], note: String) {
+        let sorted = samples.sorted()
+        func pct(_ p: Double) -> Double {
+            guard !sorted.isEmpty else { return 0 }
+            return sorted[min(sorted.count - 1, Int((p * Double(sorted.count - 1)).rounded(.up)))]
+        }
+        let median = sorted.isEmpty ? 0 : (sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2)
+        let f = { (x: Double) in String(format: "%.3f", x) }
+        lines.append("\"\(name)\": {\"median\": \(f(median)), \"p50\": \(f(pct(0.5))), \"p95\": \(f(pct(0.95))), \"max\": \(f(sorted.last ?? 0)), \"n\": \(sorted.count), \"note\": \(quote(note))}")
+        FileHandle.standardError.write(Data("\(name): median \(f(median)) ms, p95 \(f(pct(0.95))) ms, n \(sorted.count) — \(note)\n".utf8))
+    }
+
+    mutating func memory(_ stage: String) {
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        func kb(_ key: String) -> Int {
+            for line in status.split(separator: "\n") where line.hasPrefix(key + ":") {
+                return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "0") ?? 0
+            }
+            return 0
+        }
+        memoryLines.append("\"\(stage)\": {\"rss_kb\": \(kb("VmRSS")), \"hwm_kb\": \(kb("VmHWM"))}")
+        FileHandle.standardError.write(Data("memory \(stage): VmRSS \(kb("VmRSS")) kB, VmHWM \(kb("VmHWM")) kB\n".utf8))
+    }
+
+    func json() -> String {
+        "{\"figures\": {\(lines.joined(separator: ", "))}, \"memory\": {\(memoryLines.joined(separator: ", "))}}"
+    }
+
+    private func quote(_ s: String) -> String {
+        var r = "\""
+        for u in s.unicodeScalars {
+            switch u {
+            case "\"": r += "\\\""
+            case "\\": r += "\\\\"
+            case _ where u.value < 0x20: r += String(format: "\\u%04x", u.value)
+            default: r.unicodeScalars.append(u)
+            }
+        }
+        return r + "\""
+    }
+}

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The benchmark suite in one command: builds release binaries, starts the bundled sandbox with the
+# large library (500 playlists, 200,000 items, 5,000 liked songs), measures timbre and its peers
+# (spotipy, tekore, a curl wire floor) against it in the same run, and writes docs/PERFORMANCE.md.
+#   scripts/bench.sh [--iterations N] [--library small|medium|large] [--out FILE]
+# Needs: swift, python3, curl, tmux; `pip install spotipy tekore` for the peers
+# (a peer whose package is missing is reported as not run). Takes about 15–30 minutes on 2 cores.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+iterations=3
+library=large
+out=docs/PERFORMANCE.md
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --iterations) iterations="$2"; shift 2 ;;
+    --library) library="$2"; shift 2 ;;
+    --out) out="$2"; shift 2 ;;
+    *) echo "usage: scripts/bench.sh [--iterations N] [--library small|medium|large] [--out FILE]" >&2; exit 2 ;;
+  esac
+done
+command="scripts/bench.sh"
+[ "$iterations" != 3 ] && command+=" --iterations $iterations"
+[ "$library" != large ] && command+=" --library $library"
+[ "$out" != docs/PERFORMANCE.md ] && command+=" --out $out"
+
+scratch=.build-bench
+for product in timbre timbre-sandbox timbre-bench; do
+  swift build --scratch-path "$scratch" -c release --product "$product"
+done
+bin="$(swift build --scratch-path "$scratch" -c release --show-bin-path)"
+for tool in python3 curl tmux; do
+  command -v "$tool" >/dev/null || { echo "bench: $tool is required" >&2; exit 1; }
+done
+for module in spotipy tekore; do
+  python3 -c "import $module" 2>/dev/null || echo "bench: python module $module missing (pip install spotipy tekore); its peer will be reported as not run" >&2
+done
+exec python3 Benchmarks/run.py --bin-dir "$bin" --library "$library" --iterations "$iterations" --out "$out" --command "$command"
