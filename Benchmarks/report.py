@@ -104,12 +104,12 @@ def render_markdown(fig):
         hwm = med([r[stage][1] for r in e2e["runs"]])
         row(f"TUI peak RSS (VmHWM), {label}", mb(hwm), "real binary in tmux", "—", "≤ 60 MB", hwm <= 60 * 1024)
 
-    details = ["| client | wall median | runs | peak RSS median | requests | items stored |", "|---|---|---|---|---|---|"]
+    details = ["| client | wall median | runs | client CPU (user+sys) median | peak RSS median | requests | items stored |", "|---|---|---|---|---|---|---|"]
     for key, label in (("timbre", "timbre (`timbre sync --json`)"), ("spotipy", "spotipy"), ("tekore", "tekore"), ("wire", "wire floor (curl)")):
         d = full[key]
         runs = ", ".join(f"{x:.2f}" for x in d["wall"]) or "not run"
         items = d["items"] if d["items"] is not None else ("(not stored)" if key == "wire" else "—")
-        details.append(f"| {label} | {s(med(d['wall']))} | {runs} | {mb(med(d['rss']))} | {d['requests'] if d['requests'] is not None else '—'} | {items} |")
+        details.append(f"| {label} | {s(med(d['wall']))} | {runs} | {s(med(d.get('cpu', [])))} | {mb(med(d['rss']))} | {d['requests'] if d['requests'] is not None else '—'} | {items} |")
 
     mem = fig["tui"]["memory"]
     memlines = ", ".join(f"{k} {mb(v['hwm_kb'])}" for k, v in mem.items())

@@ -27,6 +27,7 @@ sys.path.insert(0, os.path.join(HERE, "peers"))
 import common  # noqa: E402
 
 LOG = []
+LAST_CPU = [None]  # CPU seconds (user + system) of the last `timed` child
 
 
 def say(text):
@@ -70,6 +71,7 @@ def timed(argv, env=None, timeout=900, cwd=None):
         proc.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
+        LAST_CPU[0] = usage.ru_utime + usage.ru_stime
         return wall, usage.ru_maxrss, out.read(), err.read(), proc.returncode
 
 
@@ -264,15 +266,15 @@ def main():
         peers = {"spotipy": peer_available("spotipy"), "tekore": peer_available("tekore") and peer_available("httpx")}
 
         # 1. Full syncs, interleaved so drift hits every client alike.
-        full = {k: {"wall": [], "rss": [], "requests": None, "items": None} for k in ("timbre", "spotipy", "tekore", "wire")}
+        full = {k: {"wall": [], "rss": [], "cpu": [], "requests": None, "items": None} for k in ("timbre", "spotipy", "tekore", "wire")}
         for i in range(n):
             timbre.wipe_cache()
             sandbox.clear()
             wall, rss, rep = timbre.sync()
-            full["timbre"]["wall"].append(wall); full["timbre"]["rss"].append(rss)
+            full["timbre"]["wall"].append(wall); full["timbre"]["rss"].append(rss); full["timbre"]["cpu"].append(LAST_CPU[0])
             full["timbre"]["requests"] = rep.get("requests"); full["timbre"]["items"] = rep.get("items_written")
             full["timbre"]["server_requests"] = len(sandbox.requests())
-            say(f"full sync timbre #{i + 1}: {wall:.2f} s, {rss} kB, {rep.get('requests')} requests, {rep.get('items_written')} items, status {rep.get('status')}")
+            say(f"full sync timbre #{i + 1}: {wall:.2f} s, {LAST_CPU[0]:.2f} s CPU, {rss} kB, {rep.get('requests')} requests, {rep.get('items_written')} items, status {rep.get('status')}")
             for peer, script in (("tekore", "tekore_sync.py"), ("spotipy", "spotipy_sync.py")):
                 if not peers[peer]:
                     continue
@@ -285,17 +287,17 @@ def main():
                 if status != 0:
                     raise RuntimeError(f"{peer} failed ({status}): {err[-3000:]}")
                 rep = json.loads(out.strip().splitlines()[-1])
-                full[peer]["wall"].append(wall); full[peer]["rss"].append(rss)
+                full[peer]["wall"].append(wall); full[peer]["rss"].append(rss); full[peer]["cpu"].append(LAST_CPU[0])
                 full[peer]["requests"] = rep["requests"]; full[peer]["items"] = rep["items_written"]
-                say(f"full sync {peer} #{i + 1}: {wall:.2f} s, {rss} kB, {rep['requests']} requests, {rep['items_written']} items")
+                say(f"full sync {peer} #{i + 1}: {wall:.2f} s, {LAST_CPU[0]:.2f} s CPU, {rss} kB, {rep['requests']} requests, {rep['items_written']} items")
             wall, rss, out, err, status = timed(["curl", "--silent", "--show-error", "--fail", "--no-progress-meter", "--parallel", "--parallel-max", "8",
                                                  "--cacert", info["ca_file"], "-H", f"Authorization: Bearer {session['access_token']}",
                                                  "--config", wire_config], timeout=900)
             if status != 0:
                 raise RuntimeError(f"curl wire floor failed ({status}): {err[-2000:]}")
-            full["wire"]["wall"].append(wall); full["wire"]["rss"].append(rss)
+            full["wire"]["wall"].append(wall); full["wire"]["rss"].append(rss); full["wire"]["cpu"].append(LAST_CPU[0])
             full["wire"]["requests"] = sum(1 for line in open(wire_config) if line.startswith("url"))
-            say(f"full sync wire floor #{i + 1}: {wall:.2f} s, {full['wire']['requests']} pages")
+            say(f"full sync wire floor #{i + 1}: {wall:.2f} s, {LAST_CPU[0]:.2f} s CPU, {full['wire']['requests']} pages")
         fig["full"] = full
 
         # 2. No-change resync (timbre's cache is full from the last run above).

@@ -26,10 +26,10 @@ struct TimbreBench: ParsableCommand {
     var columns = 120
 
     @Option(help: "Queries typed into `/` one key at a time (comma-separated).")
-    var filterQueries = "love,the night,signal,beyonce,zzqx"
+    var filterQueries = "river,the night,ghost,beyonce,zzqx"
 
     @Option(help: "Queries for `F` (comma-separated).")
-    var searchQueries = "love,beyonce,zzqx"
+    var searchQueries = "river,beyonce,zzqx"
 
     @Flag(help: "Skip the filter over every cached item (the slowest figure).")
     var skipAllItems = false
