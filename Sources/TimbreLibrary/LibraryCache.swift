@@ -201,7 +201,9 @@ public final class LibraryCache: Sendable {
 
     private static func item(_ row: Row) -> CachedItem {
         let artistsText: String = row["artists"]
-        let artists = (try? JSONDecoder().decode([String].self, from: Data(artistsText.utf8))) ?? []
+        // The cache wrote this text itself; the general decoder is only a fallback.
+        let artists = JSONValue.parseStringArray(artistsText)
+            ?? (try? JSONDecoder().decode([String].self, from: Data(artistsText.utf8))) ?? []
         let kindText: String = row["kind"]
         return CachedItem(position: row["position"], kind: ItemKind(rawValue: kindText) ?? .track, id: row["spotify_id"], uri: row["uri"],
                           name: row["name"], artists: artists, album: row["album"], durationMS: row["duration_ms"], addedAt: row["added_at"])

@@ -187,7 +187,7 @@ public final class TUIApp: @unchecked Sendable {
 
     /// `F`: every cached playlist, case- and diacritic-insensitive.
     private func search(_ query: String) {
-        let needle = SearchText.fold(query)
+        let needle = SearchText.foldedBytes(query)
         var hits: [TUIState.SearchHit] = []
         for playlist in state.playlists where hits.count < 1000 {
             let rows: [TrackRow]
@@ -197,7 +197,7 @@ public final class TUIApp: @unchecked Sendable {
                 rows = (try? source.tracks(of: playlist.id)) ?? []
                 allTracks[playlist.id] = rows
             }
-            for (index, row) in rows.enumerated() where row.folded.contains(needle) {
+            for (index, row) in rows.enumerated() where row.matches(needle) {
                 hits.append(.init(playlistID: playlist.id, playlistName: playlist.name, trackIndex: index, track: row))
                 if hits.count >= 1000 { break }
             }

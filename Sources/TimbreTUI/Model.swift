@@ -25,7 +25,10 @@ public struct TrackRow: Sendable, Equatable {
     public var album: String
     public var durationMS: Int
     public var addedAt: String?
-    public let folded: String
+    /// Folded UTF-8 of title, artist and album: filter and sort work on bytes, not Strings.
+    let foldedTitle: [UInt8]
+    let foldedArtist: [UInt8]
+    let foldedAlbum: [UInt8]
 
     public init(position: Int, title: String, artist: String, album: String, durationMS: Int, addedAt: String?) {
         self.position = position
@@ -34,7 +37,20 @@ public struct TrackRow: Sendable, Equatable {
         self.album = album
         self.durationMS = durationMS
         self.addedAt = addedAt
-        folded = SearchText.fold("\(title)\u{1F}\(artist)\u{1F}\(album)")
+        foldedTitle = SearchText.foldedBytes(title)
+        foldedArtist = SearchText.foldedBytes(artist)
+        foldedAlbum = SearchText.foldedBytes(album)
+    }
+
+    /// The folded text, for display and tests.
+    public var folded: String {
+        String(decoding: foldedTitle + [0x1F] + foldedArtist + [0x1F] + foldedAlbum, as: UTF8.self)
+    }
+
+    /// Whether the folded `needle` (see `SearchText.foldedBytes`) occurs in title, artist or album.
+    public func matches(_ needle: [UInt8]) -> Bool {
+        needle.isEmpty || SearchText.contains(foldedTitle, needle) || SearchText.contains(foldedArtist, needle)
+            || SearchText.contains(foldedAlbum, needle)
     }
 
     public var duration: String {

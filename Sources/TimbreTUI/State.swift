@@ -236,21 +236,21 @@ public struct TUIState: Sendable {
     }
 
     private mutating func refilterPlaylists() {
-        let needle = SearchText.fold(playlistFilter)
-        visiblePlaylists = playlists.indices.filter { needle.isEmpty || SearchText.fold(playlists[$0].name).contains(needle) }
+        let needle = SearchText.foldedBytes(playlistFilter)
+        visiblePlaylists = playlists.indices.filter { needle.isEmpty || SearchText.contains(SearchText.foldedBytes(playlists[$0].name), needle) }
     }
 
     private mutating func resort() {
-        let needle = SearchText.fold(trackFilter)
-        var indices = tracks.indices.filter { needle.isEmpty || tracks[$0].folded.contains(needle) }
+        let needle = SearchText.foldedBytes(trackFilter)
+        var indices = tracks.indices.filter { tracks[$0].matches(needle) }
         let rows = tracks
         func key(_ a: Int, _ b: Int) -> Bool {
             let x = rows[a], y = rows[b]
             switch sortField {
             case .position: return x.position < y.position
-            case .title: return SearchText.fold(x.title) < SearchText.fold(y.title)
-            case .artist: return SearchText.fold(x.artist) < SearchText.fold(y.artist)
-            case .album: return SearchText.fold(x.album) < SearchText.fold(y.album)
+            case .title: return x.foldedTitle.lexicographicallyPrecedes(y.foldedTitle)
+            case .artist: return x.foldedArtist.lexicographicallyPrecedes(y.foldedArtist)
+            case .album: return x.foldedAlbum.lexicographicallyPrecedes(y.foldedAlbum)
             case .duration: return x.durationMS < y.durationMS
             case .added: return (x.addedAt ?? "") < (y.addedAt ?? "")
             }

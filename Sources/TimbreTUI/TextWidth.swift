@@ -60,6 +60,40 @@ public enum TextWidth {
 /// Case- and diacritic-insensitive matching for `/` and `F`.
 public enum SearchText {
     public static func fold(_ text: String) -> String {
-        text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+        String(decoding: foldedBytes(text), as: UTF8.self)
+    }
+
+    /// Folded UTF-8. ASCII (most names) is lower-cased byte by byte; anything else goes through
+    /// Foundation's case, diacritic and width folding.
+    public static func foldedBytes(_ text: String) -> [UInt8] {
+        var bytes = Array(text.utf8)
+        if bytes.allSatisfy({ $0 < 0x80 }) {
+            for index in bytes.indices where (0x41...0x5A).contains(bytes[index]) { bytes[index] |= 0x20 }
+            return bytes
+        }
+        return Array(text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil).utf8)
+    }
+
+    /// Byte substring search (first-byte scan, then compare).
+    public static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+        let n = needle.count, h = haystack.count
+        guard n > 0 else { return true }
+        guard n <= h else { return false }
+        return haystack.withUnsafeBufferPointer { hay in
+            needle.withUnsafeBufferPointer { pin in
+                let first = pin[0]
+                var index = 0
+                let last = h - n
+                while index <= last {
+                    if hay[index] == first {
+                        var k = 1
+                        while k < n && hay[index + k] == pin[k] { k += 1 }
+                        if k == n { return true }
+                    }
+                    index += 1
+                }
+                return false
+            }
+        }
     }
 }

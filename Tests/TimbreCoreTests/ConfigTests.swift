@@ -156,3 +156,18 @@ import Testing
         #expect(parsed?["name"] as? String == "a\"b\\c\n\u{1B}[31m\u{9B}")
     }
 }
+
+@Suite struct StringArrayParsingTests {
+    @Test(arguments: [[], ["a"], ["Beyoncé", "فيروز", "坂本龍一"], ["q\"uote", "back\\slash", "new\nline", "\u{1B}]0;x\u{07}", "🎵👩‍👩‍👧", "\u{9B}"]])
+    func roundTripsWhatTheWriterWrites(_ values: [String]) {
+        let text = JSONValue.array(values.map(JSONValue.string)).serialized()
+        #expect(JSONValue.parseStringArray(text) == values)
+    }
+
+    @Test func acceptsOtherValidJSONAndRejectsGarbage() {
+        #expect(JSONValue.parseStringArray(#" [ "a" , "\ud83c\udfb5" ] "#) == ["a", "🎵"])
+        #expect(JSONValue.parseStringArray("[1]") == nil)
+        #expect(JSONValue.parseStringArray("[\"a\"") == nil)
+        #expect(JSONValue.parseStringArray("{}") == nil)
+    }
+}
