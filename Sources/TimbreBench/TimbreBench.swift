@@ -111,11 +111,11 @@ struct TimbreBench: ParsableCommand {
             for _ in 0..<max(1, iterations) {
                 var s = state
                 let t = ContinuousClock.now
-                let needle = SearchText.fold(query)
+                let needle = SearchText.foldedBytes(query)
                 var hits: [TUIState.SearchHit] = []
                 // TUIApp.search, line for line.
                 for entry in all where hits.count < 1000 {
-                    for (index, row) in entry.rows.enumerated() where row.folded.contains(needle) {
+                    for (index, row) in entry.rows.enumerated() where row.matches(needle) {
                         hits.append(.init(playlistID: entry.playlist.id, playlistName: entry.playlist.name, trackIndex: index, track: row))
                         if hits.count >= 1000 { break }
                     }
