@@ -228,8 +228,16 @@ public struct TUIState: Sendable {
             refilterPlaylists()
             playlistCursor = 0
         } else {
+            let previous = SearchText.foldedBytes(trackFilter)
+            let next = SearchText.foldedBytes(text)
             trackFilter = text
-            resort()
+            if !previous.isEmpty, next.starts(with: previous) {
+                // Typing narrows: every match of the longer text matched the shorter one, and the
+                // visible rows are already sorted, so filter them in place.
+                visibleTracks = visibleTracks.filter { tracks[$0].matches(next) }
+            } else {
+                resort()
+            }
             trackCursor = 0
         }
         clampCursors()
@@ -244,6 +252,11 @@ public struct TUIState: Sendable {
         let needle = SearchText.foldedBytes(trackFilter)
         var indices = tracks.indices.filter { tracks[$0].matches(needle) }
         let rows = tracks
+        // Rows arrive in position order: the default sort needs no work.
+        if sortField == .position, sortOrder == .asc, rows.indices.dropFirst().allSatisfy({ rows[$0 - 1].position <= rows[$0].position }) {
+            visibleTracks = indices
+            return
+        }
         func key(_ a: Int, _ b: Int) -> Bool {
             let x = rows[a], y = rows[b]
             switch sortField {
