@@ -169,13 +169,22 @@ func spawnAndWait(_ argv: [String]) throws -> String {
                 .compactMap { key in cli.environment[key].map { "\(key)=\($0)" } }
             _ = try tmux.run(["kill-server"])
             _ = try tmux.run(["new-session", "-d", "-x", "100", "-y", "30", "env " + env.map { "'\($0)'" }.joined(separator: " ") + " '\(bin)'; sleep 30"])
-            _ = try await tmux.waitFor("Playlists (")
+            _ = try await tmux.waitFor("not signed in")
             return try tmux.run(["capture-pane", "-p", "-e"])
         }
-        let coloured = try await start([])
-        #expect(coloured.contains("\u{1B}[30m") || coloured.contains("\u{1B}[46m") || coloured.contains("\u{1B}[47m"), "colours are used by default")
+        // Any SGR sequence that sets a foreground or background colour (30–37, 40–47, 38;5, 48;5).
+        let colour = try NSRegularExpression(pattern: "\u{1B}\\[(?:[0-9]*;)*(?:3[0-8]|4[0-8])(?:;[0-9]*)*m")
+        func hasColour(_ text: String) -> Bool {
+            colour.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+        }
+        var coloured = try await start([])
+        for _ in 0..<20 where !hasColour(coloured) {
+            try await Task.sleep(for: .milliseconds(100))
+            coloured = try tmux.run(["capture-pane", "-p", "-e"])
+        }
+        #expect(hasColour(coloured), "colours are used by default: \(coloured.suffix(300).debugDescription)")
         let plain = try await start(["NO_COLOR=1"])
-        for code in ["[30m", "[33m", "[46m", "[47m"] { #expect(!plain.contains("\u{1B}" + code), "NO_COLOR still produced \(code)") }
+        #expect(!hasColour(plain), "NO_COLOR still produced colour codes")
     }
 
     @Test func sigtermRestoresTheTerminal() async throws {
