@@ -168,7 +168,9 @@ func spawnAndWait(_ argv: [String]) throws -> String {
             let env = ["LANG=C.UTF-8", "TERM=tmux-256color"] + extra + ["XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "HOME", "PATH"]
                 .compactMap { key in cli.environment[key].map { "\(key)=\($0)" } }
             _ = try tmux.run(["kill-server"])
-            _ = try tmux.run(["new-session", "-d", "-x", "100", "-y", "30", "env " + env.map { "'\($0)'" }.joined(separator: " ") + " '\(bin)'; sleep 30"])
+            // `env -u`: the tmux server inherits this process's environment, and `swift test` may
+            // itself run with NO_COLOR set.
+            _ = try tmux.run(["new-session", "-d", "-x", "100", "-y", "30", "env -u NO_COLOR " + env.map { "'\($0)'" }.joined(separator: " ") + " '\(bin)'; sleep 30"])
             _ = try await tmux.waitFor("not signed in")
             return try tmux.run(["capture-pane", "-p", "-e"])
         }
