@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TimbreCore
+import TimbreTestSupport
 @testable import TimbreAuth
 
 /// Repository paths, from this file's location.
@@ -96,20 +97,8 @@ final class FakeBus: @unchecked Sendable {
     }
 
     private init(mode: String) throws {
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: KeyringRepo.python)
-        process.arguments = [KeyringRepo.helper, "fake-bus", mode]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var buffer = Data()
-        while !buffer.contains(UInt8(ascii: "\n")) {
-            let chunk = out.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { throw KeyringTestFailure("keyring.py fake-bus exited before it was ready") }
-            buffer.append(chunk)
-        }
-        address = String(decoding: buffer.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
+        (process, address) = try ChildProcess.startAndReadFirstLine(KeyringRepo.python, [KeyringRepo.helper, "fake-bus", mode],
+                                                                    name: "keyring.py fake-bus")
     }
 
     deinit { process.terminate() }

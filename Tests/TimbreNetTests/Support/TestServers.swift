@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TimbreCore
+import TimbreTestSupport
 @testable import TimbreNet
 
 /// Repository paths, from this file's location.
@@ -99,26 +100,16 @@ final class TestTLSServer: @unchecked Sendable {
 
     private init(pki: TestPKI, tls: String) throws {
         logFile = FileManager.default.temporaryDirectory.appendingPathComponent("timbre-tls-\(UUID().uuidString).log")
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Repo.fixtures.appendingPathComponent("tls_server.py").path,
-                             "--cert", pki.directory.appendingPathComponent("chain.pem").path,
-                             "--key", pki.directory.appendingPathComponent("leaf.key").path,
-                             "--log", logFile.path, "--tls", tls]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let line: String
+        (process, line) = try ChildProcess.startAndReadFirstLine("/usr/bin/env", [
+            "python3", Repo.fixtures.appendingPathComponent("tls_server.py").path,
+            "--cert", pki.directory.appendingPathComponent("chain.pem").path,
+            "--key", pki.directory.appendingPathComponent("leaf.key").path,
+            "--log", logFile.path, "--tls", tls,
+        ], name: "test TLS server")
         // The first line is {"port": N}.
-        var buffer = Data()
-        while !buffer.contains(UInt8(ascii: "\n")) {
-            let chunk = out.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { throw TestFailure("test TLS server exited before it was ready") }
-            buffer.append(chunk)
-        }
-        let line = buffer.prefix { $0 != UInt8(ascii: "\n") }
-        guard let object = try JSONSerialization.jsonObject(with: line) as? [String: Any], let port = object["port"] as? Int else {
-            throw TestFailure("unexpected first line from test TLS server: \(String(decoding: line, as: UTF8.self))")
+        guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], let port = object["port"] as? Int else {
+            throw TestFailure("unexpected first line from test TLS server: \(line)")
         }
         self.port = port
     }
