@@ -4,33 +4,12 @@ import TimbreTestSupport
 
 /// The interface end to end: the real binary in tmux over a cache synced from the sandbox,
 /// driven with send-keys and read with capture-pane.
-/// posix_spawn + waitpid: tmux's `new-session` forks a server that keeps inherited descriptors,
-/// and Foundation's Process did not always reap the client here; this waits for exactly one child.
-func spawnAndWait(_ argv: [String]) throws -> String {
-    let output = FileManager.default.temporaryDirectory.appendingPathComponent("spawn-\(UUID().uuidString)").path
-    defer { unlink(output) }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-    var cArgs = argv.map { strdup($0) } + [nil]
-    defer { cArgs.forEach { free($0) } }
-    var pid: pid_t = 0
-    let spawned = posix_spawn(&pid, argv[0], &actions, nil, &cArgs, environ)
-    guard spawned == 0 else { throw CLIError.timedOut(argv) }
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-    return (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-}
-
 @Suite(.serialized) struct TUITmuxTests {
     final class Tmux: @unchecked Sendable {
         let socket = "timbre-test-\(UUID().uuidString.prefix(8))"
 
         func run(_ arguments: [String]) throws -> String {
-            try spawnAndWait(["/usr/bin/tmux", "-L", socket] + arguments)
+            try ChildProcess.run(["/usr/bin/tmux", "-L", socket] + arguments).output
         }
 
         func screen() throws -> String { try run(["capture-pane", "-p"]) }

@@ -27,18 +27,7 @@ func keyringOffPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) asy
 
 /// Runs a program to completion; returns stdout + stderr and the exit status.
 func runTool(_ executable: String, _ arguments: [String]) async throws -> (output: String, status: Int32) {
-    try await keyringOffPool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = out
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        while process.isRunning { usleep(5_000) }
-        return (String(decoding: data, as: UTF8.self), process.terminationStatus)
-    }
+    try await keyringOffPool { try ChildProcess.run([executable] + arguments, mergeStderr: true) }
 }
 
 /// Tests/Fixtures/keyring.py: plays the user's part (create/unlock the sensitive collection with a

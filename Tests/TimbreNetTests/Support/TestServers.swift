@@ -21,21 +21,12 @@ func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async -> R
 
 /// Runs a program to completion, returning its stdout.
 @discardableResult
-func runProcess(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    if let environment { process.environment = environment }
-    let out = Pipe()
-    process.standardOutput = out
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    let data = out.fileHandleForReading.readDataToEndOfFile()
-    while process.isRunning { usleep(5_000) }
-    guard process.terminationStatus == 0 else {
-        throw TestFailure("\(executable) \(arguments.joined(separator: " ")) exited \(process.terminationStatus)")
+func runProcess(_ executable: String, _ arguments: [String]) throws -> String {
+    let result = try ChildProcess.run([executable] + arguments)
+    guard result.status == 0 else {
+        throw TestFailure("\(executable) \(arguments.joined(separator: " ")) exited \(result.status)")
     }
-    return String(decoding: data, as: UTF8.self)
+    return result.output
 }
 
 struct TestFailure: Error, CustomStringConvertible {
