@@ -201,21 +201,15 @@ public final class SandboxProcess: @unchecked Sendable {
         let bodyURL = scratch.appendingPathComponent("body")
         let headerURL = scratch.appendingPathComponent("headers")
         let statusURL = scratch.appendingPathComponent("status")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        var all = ["-s", "--max-time", "30", "-o", bodyURL.path, "-D", headerURL.path, "-w", "%{http_code}"]
+        var all = ["/usr/bin/curl", "-s", "--max-time", "30", "-o", bodyURL.path, "-D", headerURL.path, "-w", "%{http_code}"]
         if let caFile { all += ["--cacert", caFile] }
-        process.arguments = all + arguments
-        FileManager.default.createFile(atPath: statusURL.path, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: statusURL)
-        process.standardError = FileHandle.nullDevice
-        let exitCode: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
+        // posix_spawn + waitpid on its own thread: Foundation's Process sometimes never reaped curl.
+        let argv = all + arguments
+        let result: Result<(output: String, status: Int32), any Error> = await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: Result { try ChildProcess.run(argv) }) }.start()
         }
+        let (statusText, exitCode) = try result.get()
+        try statusText.write(to: statusURL, atomically: true, encoding: .utf8)
         let status = Int((try? String(contentsOf: statusURL, encoding: .utf8)) ?? "") ?? 0
         return CurlResult(
             exitCode: exitCode, status: status,
