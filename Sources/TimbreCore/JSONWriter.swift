@@ -77,53 +77,14 @@ extension JSONValue {
     /// Reads a JSON array of strings (what `serialized()` writes for `.array([.string…])`) without
     /// the cost of a general decoder: the cache reads one per row. Nil for anything else.
     public static func parseStringArray(_ text: String) -> [String]? {
-        var bytes = Array(text.utf8)[...]
-        func skipSpace() { while let b = bytes.first, b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 { bytes.removeFirst() } }
-        skipSpace()
-        guard bytes.first == UInt8(ascii: "[") else { return nil }
-        bytes.removeFirst()
-        var result: [String] = []
-        skipSpace()
-        if bytes.first == UInt8(ascii: "]") { return result }
-        while true {
-            skipSpace()
-            guard bytes.first == UInt8(ascii: "\"") else { return nil }
-            bytes.removeFirst()
-            var value: [UInt8] = []
-            while true {
-                guard let b = bytes.popFirst() else { return nil }
-                if b == UInt8(ascii: "\"") { break }
-                if b != UInt8(ascii: "\\") { value.append(b); continue }
-                guard let escape = bytes.popFirst() else { return nil }
-                switch escape {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): value.append(escape)
-                case UInt8(ascii: "n"): value.append(0x0A)
-                case UInt8(ascii: "r"): value.append(0x0D)
-                case UInt8(ascii: "t"): value.append(0x09)
-                case UInt8(ascii: "b"): value.append(0x08)
-                case UInt8(ascii: "f"): value.append(0x0C)
-                case UInt8(ascii: "u"):
-                    guard bytes.count >= 4, let code = UInt32(String(decoding: bytes.prefix(4), as: UTF8.self), radix: 16) else { return nil }
-                    bytes.removeFirst(4)
-                    var scalarValue = code
-                    if (0xD800...0xDBFF).contains(code) {
-                        // A surrogate pair: \uD83C\uDFB5
-                        guard bytes.count >= 6, bytes.first == UInt8(ascii: "\\"),
-                              let low = UInt32(String(decoding: bytes.dropFirst(2).prefix(4), as: UTF8.self), radix: 16),
-                              (0xDC00...0xDFFF).contains(low) else { return nil }
-                        bytes.removeFirst(6)
-                        scalarValue = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
-                    }
-                    guard let scalar = Unicode.Scalar(scalarValue) else { return nil }
-                    value.append(contentsOf: Array(String(Character(scalar)).utf8))
-                default: return nil
-                }
+        try? JSONReader.read(text) { reader in
+            var result: [String] = []
+            var more = try reader.enterArray()
+            while more {
+                result.append(try reader.readString())
+                more = try reader.nextElement()
             }
-            result.append(String(decoding: value, as: UTF8.self))
-            skipSpace()
-            guard let separator = bytes.popFirst() else { return nil }
-            if separator == UInt8(ascii: "]") { return result }
-            guard separator == UInt8(ascii: ",") else { return nil }
+            return result
         }
     }
 }

@@ -38,12 +38,12 @@ struct Fetcher: Sendable {
     static let playlistFields = "id,name,owner(id,display_name),snapshot_id,collaborative,public,items(total),tracks(total)"
 
     /// GET and decode, resending once when the body does not decode.
-    func getDecoded<T: Decodable>(_ path: String, as type: T.Type) async throws -> T {
+    func getDecoded<T: JSONReadable>(_ path: String, as type: T.Type) async throws -> T {
         var attempts = 0
         while true {
             let response = try await client.get(path)
             do {
-                return try JSONDecoder().decode(T.self, from: response.body)
+                return try API.decode(response.body, as: T.self)
             } catch {
                 attempts += 1
                 if attempts >= 2 { throw MalformedResponse(path: Self.describe(path)) }

@@ -86,7 +86,7 @@ import TimbreCore
             PlaylistMeta(id: "37i9dQZF1DXcBWIGoYBM5M", name: "N", ownerID: "alice.k", ownerName: nil, snapshotID: "s1", total: 50, collaborative: false, isPublic: true),
             PlaylistMeta(id: "37i9dQZF1DXcBWIGoYBM5M", name: "N", ownerID: "u", ownerName: nil, snapshotID: "s2", total: 7, collaborative: true, isPublic: false),
         ])
-        let bad = try JSONDecoder().decode(API.Playlist.self, from: Data(#"{"id":"not-an-id","name":"x"}"#.utf8))
+        let bad = try API.decode(Data(#"{"id":"not-an-id","name":"x"}"#.utf8), as: API.Playlist.self)
         #expect(SyncEngine.meta(bad, warnings: warnings) == nil)
         #expect(warnings.current.count == 1)
     }
