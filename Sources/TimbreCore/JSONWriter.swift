@@ -49,6 +49,13 @@ public indirect enum JSONValue: Sendable, Equatable {
 
     private static func writeString(_ text: String, to out: inout String) {
         out += "\""
+        // Most names need no escape at all: copy them whole (this runs per row in the cache and in
+        // `timbre tracks --json`).
+        guard needsEscaping(text) else {
+            out += text
+            out += "\""
+            return
+        }
         for scalar in text.unicodeScalars {
             switch scalar {
             case "\"": out += "\\\""
@@ -64,6 +71,23 @@ public indirect enum JSONValue: Sendable, Equatable {
             }
         }
         out += "\""
+    }
+
+    /// Whether any scalar of `text` is one `writeString` escapes: controls (C0, DEL, C1), quote,
+    /// backslash, U+2028/U+2029. Checked on the UTF-8 bytes: C1 is C2 80–9F, U+2028/9 is E2 80 A8/A9.
+    private static func needsEscaping(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            var i = 0
+            while i < bytes.count {
+                let byte = bytes[i]
+                if byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x7F { return true }
+                if byte == 0xC2, i + 1 < bytes.count, (0x80...0x9F).contains(bytes[i + 1]) { return true }
+                if byte == 0xE2, i + 2 < bytes.count, bytes[i + 1] == 0x80, bytes[i + 2] == 0xA8 || bytes[i + 2] == 0xA9 { return true }
+                i += 1
+            }
+            return false
+        }
     }
 }
 

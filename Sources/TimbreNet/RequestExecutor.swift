@@ -27,7 +27,8 @@ public final class RequestExecutor: Sendable {
 
     /// Returns a 2xx response, or throws `SpotifyError`, `TransportError` or `CancellationError`.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let label = "\(request.method.rawValue) \(Self.describe(request.url))"
+        // Built only when a log line or a retry needs it: redaction is regex work on every request otherwise.
+        let label = { "\(request.method.rawValue) \(Self.describe(request.url))" }
         var retries = 0
         var rateLimitWaits = 0
         while true {
@@ -37,7 +38,7 @@ public final class RequestExecutor: Sendable {
             let outcome: Result<HTTPResponse, any Error>
             do {
                 counter.withLock { $0 += 1 }
-                logger.debug("→ \(label)")
+                logger.debug("→ \(label())")
                 outcome = .success(try await transport.send(request))
             } catch {
                 outcome = .failure(error)
@@ -47,7 +48,7 @@ public final class RequestExecutor: Sendable {
 
             switch outcome {
             case .success(let response) where (200..<300).contains(response.status):
-                logger.debug("← \(response.status) \(label) \(response.body.count) bytes in \(elapsed.milliseconds) ms")
+                logger.debug("← \(response.status) \(label()) \(response.body.count) bytes in \(elapsed.milliseconds) ms")
                 return response
 
             case .success(let response) where response.status == 429:
@@ -56,26 +57,26 @@ public final class RequestExecutor: Sendable {
                 guard wait <= policy.maxRetryAfter, rateLimitWaits <= policy.maxRateLimitWaits else {
                     throw SpotifyError.rateLimited(retryAfterSeconds: Int(wait.components.seconds), path: Self.path(request.url))
                 }
-                logger.notice("rate limited: pausing all requests", metadata: ["wait_ms": "\(wait.milliseconds)", "request": "\(label)"])
+                logger.notice("rate limited: pausing all requests", metadata: ["wait_ms": "\(wait.milliseconds)", "request": "\(label())"])
                 await budget.pause(for: wait)
 
             case .success(let response) where (500..<600).contains(response.status):
                 guard retries < policy.maxRetries else {
                     throw SpotifyError.serverUnavailable(status: response.status, attempts: retries + 1, path: Self.path(request.url))
                 }
-                try await backOff(&retries, reason: "\(response.status)", label: label)
+                try await backOff(&retries, reason: "\(response.status)", label: label())
 
             case .success(let response):
                 let error = SpotifyError.decode(response, path: Self.path(request.url))
-                logger.debug("← \(response.status) \(label): \(error.message)")
+                logger.debug("← \(response.status) \(label()): \(error.message)")
                 throw error
 
             case .failure(let error as TransportError) where error.isRetryable && Self.mayResend(request, after: error):
                 guard retries < policy.maxRetries else { throw error }
-                try await backOff(&retries, reason: error.message, label: label)
+                try await backOff(&retries, reason: error.message, label: label())
 
             case .failure(let error):
-                if let error = error as? TransportError { logger.debug("✗ \(label): \(error.message)") }
+                if let error = error as? TransportError { logger.debug("✗ \(label()): \(error.message)") }
                 throw error
             }
         }

@@ -51,6 +51,9 @@ import TimbreCore
             let encoded = String(decoding: try JSONSerialization.data(withJSONObject: [name]), as: UTF8.self)
             #expect(try JSONValue.parseStringArray(encoded) == [name])
         }
+        let written = JSONValue.array((names + ["plain", "\u{2028}\u{2029}", "\u{85}", "\u{7F}", ""]).map(JSONValue.string)).serialized()
+        #expect(JSONValue.parseStringArray(written) == names + ["plain", "\u{2028}\u{2029}", "\u{85}", "\u{7F}", ""], "what the writer writes, the reader reads")
+        #expect(!written.contains("\u{2028}") && !written.contains("\u{1B}") && written.contains("\\u0085"))
         #expect(try parse(#""\ud83c\udfb5 \u00e9""#) as? String == "🎵 é")
         #expect(try parse(#""\ud83c alone \udfb5""#) as? String == "\u{FFFD} alone \u{FFFD}", "unpaired surrogates become U+FFFD")
     }
