@@ -39,7 +39,7 @@ let package = Package(
         .target(name: "TimbreAuth", dependencies: ["TimbreNet", "CLibSecret"]),
         .target(
             name: "TimbreLibrary",
-            dependencies: ["TimbreAuth", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["TimbreAuth", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")]
         ),
         .target(name: "TimbreTUI", dependencies: ["TimbreLibrary", "CNcursesw"]),
         .executableTarget(

@@ -55,6 +55,26 @@ import TimbreCore
         #expect(orphans == 0)
     }
 
+    @Test func aRejectedRowLeavesThePlaylistAsItWas() async throws {
+        let dir = try TempDir()
+        let cache = try LibraryCache.open(path: dir.path("library.sqlite"), warn: { _ in })
+        let good = [Self.track(0), Self.track(1, name: "")]
+        try await cache.replaceItems(of: Self.meta(Self.idA), trackCount: 2, items: good)
+        // Two rows with the same position break the primary key: the whole replacement rolls back.
+        await #expect(throws: CacheError.self) {
+            try await cache.replaceItems(of: Self.meta(Self.idA, snapshot: "s2"), trackCount: 2, items: [Self.track(0), Self.track(0, name: "dup")])
+        }
+        #expect(try cache.items(of: .playlist(SpotifyID(Self.idA)!)) == good, "an empty name is stored as \"\", not NULL")
+        #expect(try cache.playlist(.playlist(SpotifyID(Self.idA)!))?.snapshotID == "s1")
+        let rejected = await #expect(throws: CacheError.self) {
+            try await cache.replaceItems(of: Self.meta(Self.idA, snapshot: "s3"), trackCount: 1, items: [Self.track(-1)])
+        }
+        #expect(rejected?.message.contains("CHECK constraint failed") == true, "\(String(describing: rejected))")
+        // The statement is reusable after a failure.
+        try await cache.replaceItems(of: Self.meta(Self.idA, snapshot: "s4"), trackCount: 1, items: [Self.track(5)])
+        #expect(try cache.items(of: .playlist(SpotifyID(Self.idA)!))?.map(\.position) == [5])
+    }
+
     @Test func garbageFileIsMovedAsideAndRebuilt() throws {
         let dir = try TempDir()
         let path = dir.path("library.sqlite")
