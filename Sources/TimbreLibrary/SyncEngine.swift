@@ -10,8 +10,9 @@ import TimbreNet
 /// pages are in flight at once; the executor's shared rate budget caps the concurrency and pauses
 /// everyone on a 429. Guards make sure nothing good in the cache is replaced by a glitch.
 public final class SyncEngine: Sendable {
-    /// Playlists whose items are fetched at the same time (their pages overlap too).
-    static let playlistConcurrency = 4
+    /// Playlists whose items are fetched at the same time (their pages overlap too), enough to
+    /// keep every request slot of the rate budget busy while finished playlists are written.
+    static let playlistConcurrency = 16
 
     private let client: AuthorizedClient
     private let cache: LibraryCache
@@ -42,6 +43,17 @@ public final class SyncEngine: Sendable {
         let warnings = Locked<[String]>([])
         let fetcher = Fetcher(client: client, state: Locked(RunState()))
         let stored = try await cache.storedState()
+
+        // Liked Songs needs nothing from the playlist list: it runs alongside from the start.
+        let wantsLiked = !options.isSelection || options.liked
+        let done = Locked(0)
+        let totalWork = Locked(0)
+        async let likedOutcome: Outcome? = wantsLiked ? {
+            let outcome = try await self.syncLiked(stored: stored[CachedPlaylist.likedID], fetcher: fetcher, warnings: warnings)
+            let count = done.withLock { $0 += 1; return $0 }
+            self.progress(SyncProgress(phase: .liked, description: CachedPlaylist.likedName, done: count, total: totalWork.current))
+            return outcome
+        }() : nil
 
         progress(SyncProgress(phase: .listing, description: "reading your playlists", done: 0, total: 0))
         var checked = 0, updated = 0, unchanged = 0, failed = 0, removed = 0, itemsWritten = 0
@@ -94,8 +106,8 @@ public final class SyncEngine: Sendable {
         // Items of the playlists that changed.
         let toFetch = metas.map(\.meta).filter { options.force || stored[$0.id]?.snapshotID != $0.snapshotID || $0.snapshotID == nil }
         unchanged += metas.count - toFetch.count
-        let total = toFetch.count + (options.isSelection && !options.liked ? 0 : 1)
-        let done = Locked(0)
+        let total = toFetch.count + (wantsLiked ? 1 : 0)
+        totalWork.withLock { $0 = total }
         progress(SyncProgress(phase: .items, description: "fetching \(toFetch.count) changed playlists", done: 0, total: total))
         try await withThrowingTaskGroup(of: Outcome.self) { group in
             var pending = toFetch[...]
@@ -122,17 +134,14 @@ public final class SyncEngine: Sendable {
         // Liked Songs.
         var likedUpdated = false
         var likedFailed = false
-        if !options.isSelection || options.liked {
-            progress(SyncProgress(phase: .liked, description: CachedPlaylist.likedName, done: done.current, total: total))
-            switch try await syncLiked(stored: stored[CachedPlaylist.likedID], fetcher: fetcher, warnings: warnings) {
-            case .updated(let items): likedUpdated = true; itemsWritten += items
-            case .unchanged: break
-            case .failed: likedFailed = true
-            }
+        switch try await likedOutcome {
+        case .updated(let items): likedUpdated = true; itemsWritten += items
+        case .unchanged, nil: break
+        case .failed: likedFailed = true
         }
         let likedCount = (try? cache.playlist(.liked))?.trackCount ?? 0
 
-        let succeeded = updated + unchanged > 0 || ((!options.isSelection || options.liked) && !likedFailed)
+        let succeeded = updated + unchanged > 0 || (wantsLiked && !likedFailed)
         let status: SyncReport.Status = failed == 0 && !likedFailed ? .ok : (succeeded ? .partial : .failed)
         let elapsed = ContinuousClock.now - clock
         let report = SyncReport(status: status, checked: checked, updated: updated, unchanged: unchanged, failed: failed,
@@ -165,17 +174,17 @@ public final class SyncEngine: Sendable {
             }
 
             // An empty answer for a playlist Spotify itself lists with items is a glitch.
-            let suspiciousEmpty = fetched.entries.isEmpty && meta.total > 0
+            let suspiciousEmpty = fetched.count == 0 && meta.total > 0
             if !fetched.consistent || suspiciousEmpty {
                 if attempt < 2 { continue }
                 warnings.withLock {
-                    $0.append("\(label): Spotify reported \(fetched.total) items but sent \(fetched.entries.count); "
+                    $0.append("\(label): Spotify reported \(fetched.total) items but sent \(fetched.count); "
                         + (stored == nil ? "it was not stored" : "the cached copy was kept"))
                 }
                 return stored == nil ? .failed : .unchanged
             }
 
-            let (items, malformed) = Self.decode(fetched.entries)
+            let (items, malformed) = Self.decode(fetched.pages)
             if let stored, stored.itemCount > 0, items.isEmpty,
                !(fetched.total == 0 && meta.total == 0 && stored.snapshotID != meta.snapshotID) {
                 warnings.withLock { $0.append("\(label): Spotify sent an empty list; the \(stored.itemCount) cached items were kept") }
@@ -205,10 +214,10 @@ public final class SyncEngine: Sendable {
                 let fetched = try await fetcher.likedRest(first: first)
                 if !fetched.consistent {
                     if attempt < 2 { continue }
-                    warnings.withLock { $0.append("Liked Songs: Spotify reported \(fetched.total) songs but sent \(fetched.entries.count); the cached copy was kept") }
+                    warnings.withLock { $0.append("Liked Songs: Spotify reported \(fetched.total) songs but sent \(fetched.count); the cached copy was kept") }
                     return stored == nil ? .failed : .unchanged
                 }
-                let (items, malformed) = Self.decode(fetched.entries)
+                let (items, malformed) = Self.decode(fetched.pages)
                 if let stored, stored.itemCount > 0, items.isEmpty, !(fetched.total == 0 && stored.fingerprint != fingerprint) {
                     warnings.withLock { $0.append("Liked Songs: Spotify sent an empty list; the \(stored.itemCount) cached songs were kept") }
                     return .unchanged
@@ -234,15 +243,24 @@ public final class SyncEngine: Sendable {
     // MARK: Helpers
 
     static func decode(_ entries: [API.Entry?]) -> (items: [CachedItem], malformed: [String]) {
+        decode([entries])
+    }
+
+    /// The cache rows of a list's pages; positions count across pages.
+    static func decode(_ pages: [[API.Entry?]]) -> (items: [CachedItem], malformed: [String]) {
         var items: [CachedItem] = []
         var malformed: [String] = []
-        items.reserveCapacity(entries.count)
-        for (position, entry) in entries.enumerated() {
-            guard let entry else { malformed.append("an entry that is not an object"); continue }
-            switch entry.decoded(position: position) {
-            case .item(let item): items.append(item)
-            case .null: break
-            case .malformed(let reason): malformed.append(reason)
+        items.reserveCapacity(pages.reduce(0) { $0 + $1.count })
+        var position = 0
+        for page in pages {
+            for entry in page {
+                defer { position += 1 }
+                guard let entry else { malformed.append("an entry that is not an object"); continue }
+                switch entry.decoded(position: position) {
+                case .item(let item): items.append(item)
+                case .null: break
+                case .malformed(let reason): malformed.append(reason)
+                }
             }
         }
         return (items, malformed)

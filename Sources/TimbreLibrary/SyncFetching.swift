@@ -20,7 +20,9 @@ struct MalformedResponse: Error, CustomStringConvertible {
 /// The entries of one list (a playlist's items or Liked Songs), in order, with the totals the
 /// pages reported.
 struct FetchedList: Sendable {
-    var entries: [API.Entry?]
+    /// Page by page, in order: joining them would copy every entry once more.
+    var pages: [[API.Entry?]]
+    var count: Int { pages.reduce(0) { $0 + $1.count } }
     /// The first page's total.
     var total: Int
     /// Every page reported the same total and the entries add up to it.
@@ -167,16 +169,19 @@ struct Fetcher: Sendable {
             }
             for try await (offset, result) in group { pages[offset] = result }
         }
-        var entries: [API.Entry?] = []
+        var ordered: [[API.Entry?]] = []
+        ordered.reserveCapacity(pages.count)
+        var count = 0
         var consistent = firstPage.total != nil
         for offset in pages.keys.sorted() {
-            guard let result = pages[offset] else { continue }
-            if offset != entries.count { consistent = false }
+            guard let result = pages.removeValue(forKey: offset) else { continue }
+            if offset != count { consistent = false }
             if result.total != total { consistent = false }
-            entries += result.items
+            count += result.items.count
+            ordered.append(result.items)
         }
-        if entries.count != total { consistent = false }
-        return FetchedList(entries: entries, total: total, consistent: consistent)
+        if count != total { consistent = false }
+        return FetchedList(pages: ordered, total: total, consistent: consistent)
     }
 
     /// A path for messages: no query.

@@ -161,15 +161,28 @@ final class CurlTransfer: @unchecked Sendable {
 
     private func receiveHeader(_ pointer: UnsafeMutablePointer<CChar>?, _ count: Int) -> Int {
         guard let pointer else { return 0 }
-        let line = String(decoding: UnsafeRawBufferPointer(start: pointer, count: count), as: UTF8.self)
-        if line.hasPrefix("HTTP/") {
+        // Byte-level: this runs for every header line of every response.
+        let line = UnsafeRawBufferPointer(start: pointer, count: count).bindMemory(to: UInt8.self)
+        if line.starts(with: "HTTP/".utf8) {
             headers = [:] // a new response (after 100 Continue): forget the previous headers
-        } else if let colon = line.firstIndex(of: ":") {
-            let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+        } else if let colon = line.firstIndex(of: UInt8(ascii: ":")) {
+            let name = String(decoding: Self.trimmed(line[..<colon]).map(Self.asciiLowercased), as: UTF8.self)
+            let value = String(decoding: Self.trimmed(line[(colon + 1)...]), as: UTF8.self)
             if let existing = headers[name] { headers[name] = existing + ", " + value } else { headers[name] = value }
         }
         return count
+    }
+
+    private static func trimmed(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Slice<UnsafeBufferPointer<UInt8>> {
+        let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
+        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) }) else {
+            return bytes[bytes.startIndex..<bytes.startIndex]
+        }
+        return bytes[first...last]
+    }
+
+    private static func asciiLowercased(_ byte: UInt8) -> UInt8 {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 : byte
     }
 
     /// Called on the loop thread when curl reports the transfer done.

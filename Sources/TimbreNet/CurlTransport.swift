@@ -111,7 +111,7 @@ final class CurlMultiLoop: @unchecked Sendable {
         guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed: out of memory") }
         self.multi = multi
         _ = tcurl_multi_set_long(multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX)
-        _ = tcurl_multi_set_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, 8)
+        _ = tcurl_multi_set_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, RateBudget.defaultMaxConcurrent)
         let thread = Thread { [self] in run() }
         thread.name = "timbre-curl"
         thread.start()
