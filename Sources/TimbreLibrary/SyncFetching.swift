@@ -127,6 +127,12 @@ struct Fetcher: Sendable {
                     legacy = true
                     continue
                 }
+                if fallbackFrom != nil, case .api(let status, _, _) = error, status != 404 {
+                    // `/tracks` exists (a 403 for a playlist the app may not read, say): that is
+                    // the answer for this playlist, and the endpoint for the rest of the run.
+                    state.withLock { $0.legacy = true }
+                    throw error
+                }
                 throw fallbackFrom ?? error
             } catch {
                 if let fallbackFrom, !SyncEngine.isFatal(error) { throw fallbackFrom }

@@ -28,7 +28,8 @@ struct AppContext {
     /// The cache, if a sync has created it; read-only commands never create one.
     func existingCache() throws -> LibraryCache? {
         guard FileManager.default.fileExists(atPath: paths.cache) else { return nil }
-        return try LibraryCache.open(path: paths.cache, warn: { Output.warning($0) })
+        // Read-only: no whole-file check before answering; `timbre sync` verifies before writing.
+        return try LibraryCache.open(path: paths.cache, verify: false, warn: { Output.warning($0) })
     }
 
     func vault(insecureStorage: Bool = false) -> CredentialVault {

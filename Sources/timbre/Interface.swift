@@ -8,7 +8,8 @@ import TimbreTUI
 /// Opens the interactive interface on the cache of `context`, with a background sync when signed in.
 enum Interface {
     static func open(_ context: AppContext, vault: CredentialVault? = nil) async throws {
-        let cache = try LibraryCache.open(path: context.paths.cache, warn: { Output.warning($0) })
+        // The first frame must not wait for a whole-file check: the background sync verifies first.
+        let cache = try LibraryCache.open(path: context.paths.cache, verify: false, warn: { Output.warning($0) })
         let vault = vault ?? context.vault()
         var status = StatusInfo()
         var background: BackgroundSync?
@@ -24,6 +25,7 @@ enum Interface {
                 run: { progress in
                     let lock = try SyncLock.acquire(cachePath: cachePath, wait: .seconds(2))
                     defer { lock.release() }
+                    guard try cache.integrityCheck() else { throw CacheError.damaged(path: cachePath) }
                     return try await SyncEngine(client: client, cache: cache, options: SyncOptions(), progress: progress).run()
                 },
                 rateLimitWait: {

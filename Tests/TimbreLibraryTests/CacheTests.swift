@@ -103,6 +103,15 @@ import TimbreCore
         try handle.write(contentsOf: Data(repeating: 0xA5, count: Int(size / 3)))
         try handle.close()
 
+        // A reader that skips the whole-file check meets the damage as an error naming the fix,
+        // and leaves the file where it is.
+        do {
+            let reader = try LibraryCache.open(path: path, verify: false, warn: { _ in Issue.record("a reader moved the cache") })
+            let failure = #expect(throws: CacheError.self) { _ = try reader.items(of: .playlist(SpotifyID(Self.idA)!)) }
+            #expect(failure?.hint?.contains("run `timbre sync`") == true, "\(String(describing: failure))")
+        }
+        #expect(FileManager.default.fileExists(atPath: path))
+
         let warnings = WarningSink()
         let cache = try LibraryCache.open(path: path, warn: warnings.handler)
         #expect(warnings.lines.current.count == 1)
