@@ -96,44 +96,29 @@ struct TimbreBench: ParsableCommand {
         }
         out.add("sort_title_largest_ms", samples: sortSamples, note: "\(bigRows.count) rows: apply(.sort(title)) + render")
 
-        // 5. `F`: every cached playlist. Cold = the first search after start, loading every playlist
-        //    from the cache the way TUIApp.search does; warm = the rows already in memory.
-        var all: [(playlist: PlaylistRow, rows: [TrackRow])] = []
-        let loadStart = ContinuousClock.now
-        for playlist in playlists { all.append((playlist, (try? source.tracks(of: playlist.id)) ?? [])) }
-        let loadAll = ms(since: loadStart)
-        let totalRows = all.reduce(0) { $0 + $1.rows.count }
-        out.add("search_load_all_ms", samples: [loadAll], note: "\(playlists.count) playlists, \(totalRows) rows loaded through CacheLibrarySource (first F only)")
-        out.memory("after_load_all")
+        // 5. `F`: every cached playlist, through `LibrarySource.search` exactly as `TUIApp` runs it
+        //    (the cache streams every item past the folded needle; nothing is loaded beforehand).
         for query in searchQueries.split(separator: ",").map(String.init) {
             var samples: [Double] = []
             var hitCount = 0
             for _ in 0..<max(1, iterations) {
                 var s = state
                 let t = ContinuousClock.now
-                let needle = SearchText.foldedBytes(query)
-                var hits: [TUIState.SearchHit] = []
-                // TUIApp.search, line for line.
-                for entry in all where hits.count < 1000 {
-                    for (index, row) in entry.rows.enumerated() where row.matches(needle) {
-                        hits.append(.init(playlistID: entry.playlist.id, playlistName: entry.playlist.name, trackIndex: index, track: row))
-                        if hits.count >= 1000 { break }
-                    }
-                }
+                let hits = try source.search(query, limit: 1000)
                 s.showSearchResults(hits, query: query)
                 _ = Screen.render(s, rows: rows, columns: columns)
                 samples.append(ms(since: t))
                 hitCount = hits.count
             }
-            out.add("search_warm_ms[\(query)]", samples: samples, note: "\(hitCount) hits (cap 1000) over \(totalRows) rows")
+            out.add("search_ms[\(query)]", samples: samples, note: "\(hitCount) hits (cap 1000) over every cached item; search + render")
         }
+        out.memory("after_search")
 
         // 6. `/` over every cached item at once (a 200k-row list on the large library).
         if !skipAllItems {
-            var allState = state
             var merged: [TrackRow] = []
-            merged.reserveCapacity(totalRows)
-            for entry in all { merged += entry.rows }
+            for playlist in playlists { merged += (try? source.tracks(of: playlist.id)) ?? [] }
+            var allState = state
             let t = ContinuousClock.now
             allState.setTracks(merged, of: "all")
             let setAll = ms(since: t)
@@ -141,6 +126,7 @@ struct TimbreBench: ParsableCommand {
             out.add("set_all_items_ms", samples: [setAll], note: "setTracks with \(merged.count) rows")
             out.add("filter_all_keystroke_ms", samples: keystrokes(&allState, queries: Array(queries.prefix(3)), rounds: 1),
                     note: "\(merged.count) rows; type + Screen.render per key")
+            out.memory("after_all_items_list")
         }
         out.memory("end")
         print(out.json())

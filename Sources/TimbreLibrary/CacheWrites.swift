@@ -147,9 +147,6 @@ private struct ItemInsert {
         self.db = db
     }
 
-    /// SQLite copies the bytes before the call returns.
-    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-
     func run(playlistID: String, _ item: CachedItem) throws {
         let raw = statement.sqliteStatement
         sqlite3_reset(raw)
@@ -179,9 +176,9 @@ private struct ItemInsert {
         return text.withUTF8 { bytes in
             bytes.withMemoryRebound(to: CChar.self) { chars in
                 guard let base = chars.baseAddress, !chars.isEmpty else {
-                    return sqlite3_bind_text(statement.sqliteStatement, index, "", 0, Self.transient)
+                    return sqlite3_bind_text(statement.sqliteStatement, index, "", 0, SQLiteText.transient)
                 }
-                return sqlite3_bind_text(statement.sqliteStatement, index, base, Int32(chars.count), Self.transient)
+                return sqlite3_bind_text(statement.sqliteStatement, index, base, Int32(chars.count), SQLiteText.transient)
             }
         }
     }

@@ -19,10 +19,18 @@ public struct CacheLibrarySource: LibrarySource {
 
     public func tracks(of playlistID: String) throws -> [TrackRow] {
         let ref: PlaylistRef = playlistID == CachedPlaylist.likedID ? .liked : (SpotifyID(playlistID).map(PlaylistRef.playlist) ?? .liked)
-        return try (cache.items(of: ref) ?? []).map {
-            TrackRow(position: $0.position, title: $0.name, artist: $0.artists.joined(separator: ", "), album: $0.album ?? "",
-                     durationMS: $0.durationMS, addedAt: $0.addedAt)
+        return try (cache.items(of: ref) ?? []).map(Self.row)
+    }
+
+    public func search(_ query: String, limit: Int) throws -> [TUIState.SearchHit] {
+        try cache.search(SearchText.foldedBytes(query), limit: limit).map {
+            TUIState.SearchHit(playlistID: $0.playlistID, playlistName: $0.playlistName, track: Self.row($0.item))
         }
+    }
+
+    static func row(_ item: CachedItem) -> TrackRow {
+        TrackRow(position: item.position, title: item.name, artist: item.artists.joined(separator: ", "), album: item.album ?? "",
+                 durationMS: item.durationMS, addedAt: item.addedAt)
     }
 }
 
@@ -56,7 +64,6 @@ public final class TUIApp: @unchecked Sendable {
     private let mailbox = Locked<[Event]>([])
     private let stopRequested = Locked(false)
     private var syncTask: Task<Void, Never>?
-    private var allTracks: [String: [TrackRow]] = [:]
 
     public init(source: any LibrarySource, sync: BackgroundSync?, status: StatusInfo, keys: [String: String],
                 environment: [String: String] = ProcessInfo.processInfo.environment) {
@@ -177,33 +184,22 @@ public final class TUIApp: @unchecked Sendable {
 
     private func loadTracks(_ playlistID: String) {
         do {
-            let rows = try source.tracks(of: playlistID)
-            allTracks[playlistID] = rows
-            state.setTracks(rows, of: playlistID)
+            state.setTracks(try source.tracks(of: playlistID), of: playlistID)
         } catch {
             state.status.lastError = TerminalText.preview("\(error)", limit: 80)
         }
     }
 
-    /// `F`: every cached playlist, case- and diacritic-insensitive.
+    /// `F`: every cached playlist, searched in the cache (nothing is loaded into memory for it).
     private func search(_ query: String) {
-        let needle = SearchText.foldedBytes(query)
-        var hits: [TUIState.SearchHit] = []
-        for playlist in state.playlists where hits.count < 1000 {
-            let rows: [TrackRow]
-            if let cached = allTracks[playlist.id] {
-                rows = cached
-            } else {
-                rows = (try? source.tracks(of: playlist.id)) ?? []
-                allTracks[playlist.id] = rows
-            }
-            for (index, row) in rows.enumerated() where row.matches(needle) {
-                hits.append(.init(playlistID: playlist.id, playlistName: playlist.name, trackIndex: index, track: row))
-                if hits.count >= 1000 { break }
-            }
+        do {
+            state.showSearchResults(try source.search(query, limit: Self.searchLimit), query: query)
+        } catch {
+            state.status.lastError = TerminalText.preview("\(error)", limit: 80)
         }
-        state.showSearchResults(hits, query: query)
     }
+
+    static let searchLimit = 1000
 
     // MARK: Background sync
 
@@ -253,7 +249,6 @@ public final class TUIApp: @unchecked Sendable {
                 state.status.offline = false
                 state.status.lastSync = Self.clock()
                 if report.failed > 0 { state.status.lastError = "\(report.failed) playlist(s) failed to sync" }
-                allTracks = [:]
                 reloadPlaylists()
                 if let opened = state.openedPlaylistID { loadTracks(opened) }
             case .failed(let message, let offline):

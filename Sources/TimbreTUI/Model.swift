@@ -17,7 +17,8 @@ public struct PlaylistRow: Sendable, Equatable {
     }
 }
 
-/// One item of a playlist as the TUI shows it, with its folded text precomputed for `/` and `F`.
+/// One item of a playlist as the TUI shows it. Its folded text (for `/` and sorting) lives in the
+/// list's `FoldedColumns`, not in the row.
 public struct TrackRow: Sendable, Equatable {
     public var position: Int
     public var title: String
@@ -25,10 +26,6 @@ public struct TrackRow: Sendable, Equatable {
     public var album: String
     public var durationMS: Int
     public var addedAt: String?
-    /// Folded UTF-8 of title, artist and album: filter and sort work on bytes, not Strings.
-    let foldedTitle: [UInt8]
-    let foldedArtist: [UInt8]
-    let foldedAlbum: [UInt8]
 
     public init(position: Int, title: String, artist: String, album: String, durationMS: Int, addedAt: String?) {
         self.position = position
@@ -37,20 +34,6 @@ public struct TrackRow: Sendable, Equatable {
         self.album = album
         self.durationMS = durationMS
         self.addedAt = addedAt
-        foldedTitle = SearchText.foldedBytes(title)
-        foldedArtist = SearchText.foldedBytes(artist)
-        foldedAlbum = SearchText.foldedBytes(album)
-    }
-
-    /// The folded text, for display and tests.
-    public var folded: String {
-        String(decoding: foldedTitle + [0x1F] + foldedArtist + [0x1F] + foldedAlbum, as: UTF8.self)
-    }
-
-    /// Whether the folded `needle` (see `SearchText.foldedBytes`) occurs in title, artist or album.
-    public func matches(_ needle: [UInt8]) -> Bool {
-        needle.isEmpty || SearchText.contains(foldedTitle, needle) || SearchText.contains(foldedArtist, needle)
-            || SearchText.contains(foldedAlbum, needle)
     }
 
     public var duration: String {
@@ -65,6 +48,9 @@ public struct TrackRow: Sendable, Equatable {
 public protocol LibrarySource: Sendable {
     func playlists() throws -> [PlaylistRow]
     func tracks(of playlistID: String) throws -> [TrackRow]
+    /// `F`: items of every playlist whose title, artist or album contain `query` (case- and
+    /// diacritic-insensitive), in playlist order; at most `limit`.
+    func search(_ query: String, limit: Int) throws -> [TUIState.SearchHit]
 }
 
 /// What the status line reports.

@@ -11,13 +11,12 @@ public struct TUIState: Sendable {
     public struct SearchHit: Sendable, Equatable {
         public var playlistID: String
         public var playlistName: String
-        public var trackIndex: Int
+        /// The row found; its `position` locates it in the playlist.
         public var track: TrackRow
 
-        public init(playlistID: String, playlistName: String, trackIndex: Int, track: TrackRow) {
+        public init(playlistID: String, playlistName: String, track: TrackRow) {
             self.playlistID = playlistID
             self.playlistName = playlistName
-            self.trackIndex = trackIndex
             self.track = track
         }
     }
@@ -27,6 +26,9 @@ public struct TUIState: Sendable {
     public internal(set) var playlistCursor = 0
     public internal(set) var openedPlaylistID: String?
     public internal(set) var tracks: [TrackRow] = []
+    /// The folded text of `tracks`, for `/` and sorting.
+    public internal(set) var trackColumns = FoldedColumns()
+    private var tracksInPositionOrder = true
     public internal(set) var visibleTracks: [Int] = []
     public internal(set) var trackCursor = 0
     public internal(set) var focus: Pane = .playlists
@@ -63,6 +65,8 @@ public struct TUIState: Sendable {
         let keepCursor = openedPlaylistID == playlistID
         openedPlaylistID = playlistID
         tracks = rows
+        trackColumns = FoldedColumns(rows)
+        tracksInPositionOrder = zip(rows, rows.dropFirst()).allSatisfy { $0.position <= $1.position }
         resort()
         if !keepCursor { trackCursor = 0 }
         clampCursors()
@@ -162,19 +166,19 @@ public struct TUIState: Sendable {
         refilterPlaylists()
         if let index = visiblePlaylists.firstIndex(where: { playlists[$0].id == hit.playlistID }) { playlistCursor = index }
         focus = .tracks
-        pendingTrackIndex = hit.trackIndex
+        pendingTrackPosition = hit.track.position
         return hit.playlistID
     }
 
-    var pendingTrackIndex: Int?
+    var pendingTrackPosition: Int?
 
     /// Called after tracks were loaded for a jump: puts the cursor on the found row.
     public mutating func focusPendingTrack() {
-        guard let index = pendingTrackIndex else { return }
-        pendingTrackIndex = nil
+        guard let position = pendingTrackPosition else { return }
+        pendingTrackPosition = nil
         trackFilter = ""
         resort()
-        if let row = visibleTracks.firstIndex(of: index) { trackCursor = row }
+        if let row = visibleTracks.firstIndex(where: { tracks[$0].position == position }) { trackCursor = row }
     }
 
     // MARK: Typing in a prompt
@@ -234,7 +238,7 @@ public struct TUIState: Sendable {
             if !previous.isEmpty, next.starts(with: previous) {
                 // Typing narrows: every match of the longer text matched the shorter one, and the
                 // visible rows are already sorted, so filter them in place.
-                visibleTracks = visibleTracks.filter { tracks[$0].matches(next) }
+                visibleTracks = trackColumns.rows(matching: next, among: visibleTracks)
             } else {
                 resort()
             }
@@ -249,23 +253,23 @@ public struct TUIState: Sendable {
     }
 
     private mutating func resort() {
-        let needle = SearchText.foldedBytes(trackFilter)
-        var indices = tracks.indices.filter { tracks[$0].matches(needle) }
+        var indices = trackColumns.rows(matching: SearchText.foldedBytes(trackFilter))
         let rows = tracks
         // Rows arrive in position order: the default sort needs no work.
-        if sortField == .position, sortOrder == .asc, rows.indices.dropFirst().allSatisfy({ rows[$0 - 1].position <= rows[$0].position }) {
+        if sortField == .position, sortOrder == .asc, tracksInPositionOrder {
             visibleTracks = indices
             return
         }
+        let columns = trackColumns
+        let field = sortField
         func key(_ a: Int, _ b: Int) -> Bool {
-            let x = rows[a], y = rows[b]
-            switch sortField {
-            case .position: return x.position < y.position
-            case .title: return x.foldedTitle.lexicographicallyPrecedes(y.foldedTitle)
-            case .artist: return x.foldedArtist.lexicographicallyPrecedes(y.foldedArtist)
-            case .album: return x.foldedAlbum.lexicographicallyPrecedes(y.foldedAlbum)
-            case .duration: return x.durationMS < y.durationMS
-            case .added: return (x.addedAt ?? "") < (y.addedAt ?? "")
+            switch field {
+            case .position: return rows[a].position < rows[b].position
+            case .title: return columns.precedes(a, b, by: .title)
+            case .artist: return columns.precedes(a, b, by: .artist)
+            case .album: return columns.precedes(a, b, by: .album)
+            case .duration: return rows[a].durationMS < rows[b].durationMS
+            case .added: return (rows[a].addedAt ?? "") < (rows[b].addedAt ?? "")
             }
         }
         indices.sort { a, b in

@@ -75,6 +75,33 @@ import TimbreCore
         #expect(try cache.items(of: .playlist(SpotifyID(Self.idA)!))?.map(\.position) == [5])
     }
 
+    @Test func searchFindsItemsInPlaylistOrderWithoutLoadingThem() async throws {
+        let dir = try TempDir()
+        let cache = try LibraryCache.open(path: dir.path("library.sqlite"), warn: { _ in })
+        func item(_ position: Int, _ name: String, _ artists: [String], _ album: String? = nil) -> CachedItem {
+            CachedItem(position: position, kind: .track, id: "4uLU6hMCjMI75M1A2tKUQC", uri: "spotify:track:4uLU6hMCjMI75M1A2tKUQC", name: name,
+                       artists: artists, album: album, durationMS: 1000, addedAt: nil)
+        }
+        try await cache.updateMetadata([(Self.meta(Self.idB, name: "Second"), 1), (Self.meta(Self.idA, name: "First"), 0)])
+        try await cache.replaceItems(of: Self.meta(Self.idA, name: "First"), trackCount: 3, items: [
+            item(0, "Halo", ["Beyoncé"]), item(2, "Run", ["A \"quoted\" band", "B, C"], "Río Abajo"), item(5, "'); DROP TABLE item;--", []),
+        ])
+        try await cache.replaceItems(of: Self.meta(Self.idB, name: "Second"), trackCount: 2, items: [item(1, "River", ["Leon"]), item(3, "Halo (live)", ["BEYONCE"])])
+        try await cache.replaceItems(of: PlaylistMeta(id: "liked", name: "Liked Songs", ownerID: "me", ownerName: nil, snapshotID: nil, total: 1,
+                                                      collaborative: false, isPublic: false), trackCount: 1, items: [item(7, "Halo", ["beyonce"])], sortOrder: -1)
+        func found(_ query: String, limit: Int = 10) throws -> [String] {
+            try cache.search(SearchText.foldedBytes(query), limit: limit).map { "\($0.playlistName)#\($0.item.position)" }
+        }
+        #expect(try found("beyonce") == ["Liked Songs#7", "First#0", "Second#3"], "Liked Songs first, then the playlists' order")
+        #expect(try found("beyonce", limit: 2) == ["Liked Songs#7", "First#0"])
+        #expect(try found("\"quoted\" band, b") == ["First#2"], "artists are matched as shown: joined with \", \"")
+        #expect(try found("rio abajo") == ["First#2"], "albums, diacritics folded")
+        #expect(try found("drop table") == ["First#5"])
+        #expect(try found("zzqx").isEmpty)
+        let hit = try #require(try cache.search(SearchText.foldedBytes("run"), limit: 1).first)
+        #expect(hit.item == item(2, "Run", ["A \"quoted\" band", "B, C"], "Río Abajo") && hit.playlistID == Self.idA)
+    }
+
     @Test func garbageFileIsMovedAsideAndRebuilt() throws {
         let dir = try TempDir()
         let path = dir.path("library.sqlite")

@@ -1,4 +1,5 @@
 import Testing
+import TimbreCore
 @testable import TimbreTUI
 
 @Suite struct CommandTests {

@@ -93,7 +93,7 @@ private let sampleTracks = [
         state.apply(.search(nil))
         for c in "mango" { _ = state.type(.character(c)) }
         #expect(state.type(.enter) == .search("mango"))
-        state.showSearchResults([.init(playlistID: "p1", playlistName: "Morning Coffee", trackIndex: 2, track: sampleTracks[2])], query: "mango")
+        state.showSearchResults([.init(playlistID: "p1", playlistName: "Morning Coffee", track: sampleTracks[2])], query: "mango")
         #expect(state.apply(.open) == "p1")
         state.setTracks(sampleTracks, of: "p1")
         state.focusPendingTrack()

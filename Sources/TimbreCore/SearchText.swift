@@ -1,0 +1,75 @@
+import Foundation
+
+/// Case-, diacritic- and width-insensitive text for `/` and `F`, as UTF-8 bytes: matching and
+/// sorting compare bytes, never `String`s.
+public enum SearchText {
+    public static func fold(_ text: String) -> String {
+        String(decoding: foldedBytes(text), as: UTF8.self)
+    }
+
+    /// Folded UTF-8. ASCII (most names) is lower-cased byte by byte; anything else goes through
+    /// Foundation's case, diacritic and width folding. Control characters become spaces, so the
+    /// separators `FoldedColumns` puts between fields can never occur inside one.
+    public static func foldedBytes(_ text: String) -> [UInt8] {
+        var bytes: [UInt8] = []
+        append(text, to: &bytes)
+        return bytes
+    }
+
+    /// `foldedBytes(text)`, appended to `bytes` (no intermediate array for ASCII text).
+    public static func append(_ text: String, to bytes: inout [UInt8]) {
+        var text = text
+        let ascii = text.withUTF8 { utf8 -> Bool in
+            guard !utf8.contains(where: { $0 >= 0x80 }) else { return false }
+            for byte in utf8 { bytes.append(foldASCII(byte)) }
+            return true
+        }
+        if ascii { return }
+        let folded = text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+        for byte in folded.utf8 { bytes.append(byte < 0x20 ? 0x20 : byte) }
+    }
+
+    /// `foldedBytes` of UTF-8 `bytes` (a column straight from SQLite, say).
+    public static func append(bytes utf8: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) {
+        guard utf8.contains(where: { $0 >= 0x80 }) else {
+            for byte in utf8 { bytes.append(foldASCII(byte)) }
+            return
+        }
+        append(String(decoding: utf8, as: UTF8.self), to: &bytes)
+    }
+
+    @inline(__always)
+    static func foldASCII(_ byte: UInt8) -> UInt8 {
+        if byte >= 0x41 && byte <= 0x5A { return byte | 0x20 }
+        return byte < 0x20 ? 0x20 : byte
+    }
+
+    /// Byte substring search.
+    public static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard !needle.isEmpty else { return true }
+        return haystack.withUnsafeBytes { hay in
+            needle.withUnsafeBytes { pin in
+                guard let h = hay.baseAddress, let n = pin.baseAddress else { return false }
+                return find(n, pin.count, in: h, hay.count) != nil
+            }
+        }
+    }
+
+    /// The offset of the first occurrence of `needle` in `haystack`: `memchr` (vectorised in libc)
+    /// finds candidates for the first byte, `memcmp` checks the rest. (`memmem` is a GNU extension
+    /// Swift's Glibc module does not export.)
+    public static func find(_ needle: UnsafeRawPointer, _ needleCount: Int, in haystack: UnsafeRawPointer, _ count: Int) -> Int? {
+        guard needleCount > 0 else { return 0 }
+        guard needleCount <= count else { return nil }
+        let first = Int32(needle.load(as: UInt8.self))
+        let last = count - needleCount
+        var offset = 0
+        while offset <= last {
+            guard let hit = memchr(haystack + offset, first, last - offset + 1) else { return nil }
+            let at = haystack.distance(to: UnsafeRawPointer(hit))
+            if needleCount == 1 || memcmp(haystack + at + 1, needle + 1, needleCount - 1) == 0 { return at }
+            offset = at + 1
+        }
+        return nil
+    }
+}
