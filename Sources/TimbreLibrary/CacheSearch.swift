@@ -22,25 +22,11 @@ extension LibraryCache {
         return try CacheError.wrap {
             try pool.read { db in
                 let lists = try Row.fetchAll(db, sql: "SELECT id, name FROM playlist ORDER BY id = 'liked' DESC, sort_order, id")
-                let statement = try db.makeStatement(sql: """
-                    SELECT position, kind, spotify_id, uri, name, artists, album, duration_ms, added_at
-                    FROM item WHERE playlist_id = ? ORDER BY position
-                    """)
-                let raw = statement.sqliteStatement
                 var hits: [SearchMatch] = []
                 var folded: [UInt8] = []
                 for list in lists where hits.count < limit {
                     let id: String = list["id"]
-                    sqlite3_reset(raw)
-                    sqlite3_clear_bindings(raw)
-                    _ = id.withCString { sqlite3_bind_text(raw, 1, $0, -1, SQLiteText.transient) }
-                    while true {
-                        let step = sqlite3_step(raw)
-                        if step == SQLITE_DONE { break }
-                        guard step == SQLITE_ROW else {
-                            throw DatabaseError(resultCode: ResultCode(rawValue: step),
-                                                message: db.sqliteConnection.map { String(cString: sqlite3_errmsg($0)) }, sql: statement.sql)
-                        }
+                    try Self.eachItem(db, of: id) { raw in
                         folded.removeAll(keepingCapacity: true)
                         SearchText.append(bytes: SQLiteText.bytes(raw, 4), to: &folded)
                         folded.append(0x1F)
@@ -53,12 +39,10 @@ extension LibraryCache {
                                 return SearchText.find(n, pin.count, in: h, hay.count) != nil
                             }
                         }
-                        guard found else { continue }
-                        hits.append(SearchMatch(playlistID: id, playlistName: list["name"], item: Self.item(raw)))
-                        if hits.count >= limit { break }
+                        if found { hits.append(SearchMatch(playlistID: id, playlistName: list["name"], item: Self.item(raw))) }
+                        return hits.count < limit
                     }
                 }
-                sqlite3_reset(raw)
                 return hits
             }
         }
@@ -88,17 +72,6 @@ extension LibraryCache {
             }
         }
         text.withUnsafeBufferPointer { SearchText.append(bytes: $0, to: &folded) }
-    }
-
-    /// The current row of `raw` (columns as in `search`) as a `CachedItem`.
-    private static func item(_ raw: OpaquePointer) -> CachedItem {
-        func text(_ column: Int32) -> String? {
-            sqlite3_column_type(raw, column) == SQLITE_NULL ? nil : String(decoding: SQLiteText.bytes(raw, column), as: UTF8.self)
-        }
-        let artistsText = text(5) ?? "[]"
-        return CachedItem(position: Int(sqlite3_column_int64(raw, 0)), kind: ItemKind(rawValue: text(1) ?? "") ?? .track, id: text(2),
-                          uri: text(3) ?? "", name: text(4) ?? "", artists: JSONValue.parseStringArray(artistsText) ?? [],
-                          album: text(6), durationMS: Int(sqlite3_column_int64(raw, 7)), addedAt: text(8))
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import TimbreCore
 
 /// The SQLite cache of the user's library (`library.sqlite`, WAL).
@@ -191,11 +192,39 @@ public final class LibraryCache: Sendable {
         SELECT id, name, owner_id, owner_name, snapshot_id, track_count, collaborative, is_public, synced_at, unavailable FROM playlist
         """
 
+    /// A playlist's items, read column by column from SQLite (no `Row` per item: the interface
+    /// reads thousands of them before its first frame).
     private static func fetchItems(_ db: Database, _ key: String) throws -> [CachedItem] {
-        try Row.fetchAll(db, sql: """
-            SELECT position, kind, spotify_id, uri, name, artists, album, duration_ms, added_at
-            FROM item WHERE playlist_id = ? ORDER BY position
-            """, arguments: [key]).map(Self.item)
+        var items: [CachedItem] = []
+        try eachItem(db, of: key) { raw in
+            items.append(item(raw))
+            return true
+        }
+        return items
+    }
+
+    static let itemSelect = """
+        SELECT position, kind, spotify_id, uri, name, artists, album, duration_ms, added_at
+        FROM item WHERE playlist_id = ? ORDER BY position
+        """
+
+    /// Steps through a playlist's items in position order; `body` reads the current row of the
+    /// statement (columns as in `itemSelect`) and returns false to stop.
+    static func eachItem(_ db: Database, of key: String, _ body: (OpaquePointer) throws -> Bool) throws {
+        let statement = try db.cachedStatement(sql: itemSelect)
+        let raw = statement.sqliteStatement
+        sqlite3_reset(raw)
+        defer { sqlite3_reset(raw) }
+        _ = key.withCString { sqlite3_bind_text(raw, 1, $0, -1, SQLiteText.transient) }
+        while true {
+            let step = sqlite3_step(raw)
+            if step == SQLITE_DONE { return }
+            guard step == SQLITE_ROW else {
+                throw DatabaseError(resultCode: ResultCode(rawValue: step),
+                                    message: db.sqliteConnection.map { String(cString: sqlite3_errmsg($0)) }, sql: statement.sql)
+            }
+            if try !body(raw) { return }
+        }
     }
 
     private static func playlist(_ row: Row) -> CachedPlaylist {
@@ -204,14 +233,16 @@ public final class LibraryCache: Sendable {
                        isPublic: row["is_public"], syncedAt: row["synced_at"], unavailable: row["unavailable"])
     }
 
-    private static func item(_ row: Row) -> CachedItem {
-        let artistsText: String = row["artists"]
-        // The cache wrote this text itself; the general decoder is only a fallback.
-        let artists = JSONValue.parseStringArray(artistsText)
-            ?? (try? JSONDecoder().decode([String].self, from: Data(artistsText.utf8))) ?? []
-        let kindText: String = row["kind"]
-        return CachedItem(position: row["position"], kind: ItemKind(rawValue: kindText) ?? .track, id: row["spotify_id"], uri: row["uri"],
-                          name: row["name"], artists: artists, album: row["album"], durationMS: row["duration_ms"], addedAt: row["added_at"])
+    /// The current row of `raw` (columns as in `itemSelect`) as a `CachedItem`.
+    static func item(_ raw: OpaquePointer) -> CachedItem {
+        func text(_ column: Int32) -> String? {
+            sqlite3_column_type(raw, column) == SQLITE_NULL ? nil : String(decoding: SQLiteText.bytes(raw, column), as: UTF8.self)
+        }
+        // The cache wrote the artists text itself (a JSON array of strings).
+        let artists = JSONValue.parseStringArray(text(5) ?? "[]") ?? []
+        return CachedItem(position: Int(sqlite3_column_int64(raw, 0)), kind: ItemKind(rawValue: text(1) ?? "") ?? .track, id: text(2),
+                          uri: text(3) ?? "", name: text(4) ?? "", artists: artists, album: text(6),
+                          durationMS: Int(sqlite3_column_int64(raw, 7)), addedAt: text(8))
     }
 }
 

@@ -71,7 +71,13 @@ public struct FoldedColumns: Sendable {
 
     /// The row holding byte `offset`, searching forward from `from` (hits come in order).
     private func upperRow(for offset: Int, from: Int) -> Int {
-        var low = from, high = count - 1
+        // Hits are often in the next few rows: gallop forward, then bisect.
+        var low = from, step = 1
+        while low + step < count, Int(starts[low + step]) <= offset {
+            low += step
+            step *= 2
+        }
+        var high = min(count - 1, low + step)
         while low < high {
             let mid = (low + high + 1) / 2
             if Int(starts[mid]) <= offset { low = mid } else { high = mid - 1 }
