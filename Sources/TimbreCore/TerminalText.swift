@@ -4,6 +4,7 @@ public enum TerminalText {
     /// Replaces C0 and C1 control characters (ESC, BEL, CSI, newlines, tabs …) with visible
     /// placeholders: `^[` style caret notation for C0 and DEL, `<U+009B>` for C1.
     public static func sanitize(_ text: String) -> String {
+        if isPrintableASCII(text) { return text }
         var out = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
             switch scalar.value {
@@ -20,6 +21,11 @@ public enum TerminalText {
             }
         }
         return String(out)
+    }
+
+    /// Only printable ASCII (0x20–0x7E): safe as it is, one column per byte. Most names are.
+    public static func isPrintableASCII(_ text: String) -> Bool {
+        text.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
     }
 
     /// Sanitised and cut to `limit` characters, with an ellipsis when cut.

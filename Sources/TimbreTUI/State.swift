@@ -29,6 +29,8 @@ public struct TUIState: Sendable {
     /// The folded text of `tracks`, for `/` and sorting.
     public internal(set) var trackColumns = FoldedColumns()
     private var tracksInPositionOrder = true
+    /// All rows of `tracks` sorted for `sortField`/`sortOrder`; nil until needed, reset with the rows.
+    private var sortedRows: (field: Command.SortField, order: Command.SortOrder, indices: [Int])?
     public internal(set) var visibleTracks: [Int] = []
     public internal(set) var trackCursor = 0
     public internal(set) var focus: Pane = .playlists
@@ -67,6 +69,7 @@ public struct TUIState: Sendable {
         tracks = rows
         trackColumns = FoldedColumns(rows)
         tracksInPositionOrder = zip(rows, rows.dropFirst()).allSatisfy { $0.position <= $1.position }
+        sortedRows = nil
         resort()
         if !keepCursor { trackCursor = 0 }
         clampCursors()
@@ -253,13 +256,32 @@ public struct TUIState: Sendable {
     }
 
     private mutating func resort() {
-        var indices = trackColumns.rows(matching: SearchText.foldedBytes(trackFilter))
-        let rows = tracks
+        let needle = SearchText.foldedBytes(trackFilter)
+        let matches = trackColumns.rows(matching: needle)
         // Rows arrive in position order: the default sort needs no work.
         if sortField == .position, sortOrder == .asc, tracksInPositionOrder {
-            visibleTracks = indices
+            visibleTracks = matches
             return
         }
+        // Otherwise every row is sorted once per list and order, and each filter keeps the
+        // matching rows of that order: a keystroke costs one pass, not a sort.
+        if sortedRows?.field != sortField || sortedRows?.order != sortOrder {
+            sortedRows = (sortField, sortOrder, sortedIndices())
+        }
+        let order = sortedRows?.indices ?? []
+        if needle.isEmpty {
+            visibleTracks = order
+            return
+        }
+        var matched = [Bool](repeating: false, count: tracks.count)
+        for row in matches { matched[row] = true }
+        visibleTracks = order.filter { matched[$0] }
+    }
+
+    /// Every row in the current sort order (ties by position).
+    private func sortedIndices() -> [Int] {
+        var indices = Array(tracks.indices)
+        let rows = tracks
         let columns = trackColumns
         let field = sortField
         func key(_ a: Int, _ b: Int) -> Bool {
@@ -277,7 +299,7 @@ public struct TUIState: Sendable {
             if key(b, a) { return sortOrder == .desc }
             return rows[a].position < rows[b].position // stable tie-break
         }
-        visibleTracks = indices
+        return indices
     }
 
     private mutating func move(_ motion: Command.Motion, count: Int, wrap: Bool = false) {

@@ -15,7 +15,10 @@ public enum TextWidth {
         return 1
     }
 
-    public static func width(of text: String) -> Int { text.reduce(0) { $0 + width(of: $1) } }
+    public static func width(of text: String) -> Int {
+        if TerminalText.isPrintableASCII(text) { return text.utf8.count }
+        return text.reduce(0) { $0 + width(of: $1) }
+    }
 
     /// Sanitised, then cut to `columns` with an ellipsis in the last column when cut; never wider.
     public static func fit(_ text: String, columns: Int) -> String {
