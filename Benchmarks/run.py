@@ -192,7 +192,7 @@ def tui_end_to_end(timbre, rows, columns, big_name, big_count, timeout=60):
         wait(lambda s: "/love" in s)
         sh("send-keys", "Enter", "Escape")
         result["after_open_filter"] = memory(pid)
-        # F loads every cached playlist.
+        # F scans every cached item (a query with no match).
         sh("send-keys", "F")
         sh("send-keys", "-l", "zzqx")
         t = time.monotonic()
@@ -290,7 +290,7 @@ def main():
                 full[peer]["wall"].append(wall); full[peer]["rss"].append(rss); full[peer]["cpu"].append(LAST_CPU[0])
                 full[peer]["requests"] = rep["requests"]; full[peer]["items"] = rep["items_written"]
                 say(f"full sync {peer} #{i + 1}: {wall:.2f} s, {LAST_CPU[0]:.2f} s CPU, {rss} kB, {rep['requests']} requests, {rep['items_written']} items")
-            wall, rss, out, err, status = timed(["curl", "--silent", "--show-error", "--fail", "--no-progress-meter", "--parallel", "--parallel-max", "8",
+            wall, rss, out, err, status = timed(["curl", "--silent", "--show-error", "--fail", "--no-progress-meter", "--parallel", "--parallel-max", "16",
                                                  "--cacert", info["ca_file"], "-H", f"Authorization: Bearer {session['access_token']}",
                                                  "--config", wire_config], timeout=900)
             if status != 0:

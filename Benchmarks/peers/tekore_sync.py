@@ -2,7 +2,7 @@
 
 usage: tekore_sync.py SESSION.json DB.sqlite [CONCURRENCY]
 Like timbre: the first page of a list tells the total, the other pages are requested at once; at
-most CONCURRENCY (default 8, timbre's own cap) requests are in flight. tekore's `playlist_items`
+most CONCURRENCY (default 16, timbre's own cap) requests are in flight. tekore's `playlist_items`
 still calls `/tracks` (403 for development-mode apps since 2026), so `/items` goes through
 `Spotify.send`, tekore's documented way to send a request it has no method for.
 """
@@ -22,7 +22,7 @@ LIKED = {"id": "liked", "name": "Liked Songs", "owner": {"id": "me"}, "snapshot_
 async def main():
     session = common.load_session(sys.argv[1])
     db = common.open_db(sys.argv[2])
-    concurrency = int(sys.argv[3]) if len(sys.argv) > 3 else 8
+    concurrency = int(sys.argv[3]) if len(sys.argv) > 3 else 16
     api = session["api_url"].rstrip("/") + "/"
     context = ssl.create_default_context(cafile=session["ca_file"])
     client = httpx.AsyncClient(verify=context, timeout=60,
