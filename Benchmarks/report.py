@@ -53,6 +53,19 @@ def render_markdown(fig):
         else:
             ratio = t_wall / p_wall
             row(f"Full sync, wall vs {label}", s(t_wall), s(p_wall), f"{ratio:.2f}× the floor", f"≤ {want}× the floor", ratio <= want)
+    lat = fig.get("latency")
+    if lat and lat.get("timbre"):
+        t = lat["timbre"]
+        label = f"{lat['latency_ms']} ms per answer (`--latency-ms {lat['latency_ms']}`), one run each"
+        for peer, name, want, kind in (("spotipy", "spotipy", 10, "faster"), ("tekore", "tekore", 2, "faster"), ("wire", "wire floor", 1.5, "within")):
+            if lat.get(peer) is None:
+                continue
+            if kind == "faster":
+                ratio = lat[peer] / t
+                row(f"Full sync with {label} vs {name}", s(t), s(lat[peer]), f"{ratio:.2f}× faster", f"≥ {want}× faster", ratio >= want)
+            else:
+                ratio = t / lat[peer]
+                row(f"Full sync with {label} vs {name}", s(t), s(lat[peer]), f"{ratio:.2f}× the floor", f"≤ {want}× the floor", ratio <= want)
     rss = {k: med(full[k]["rss"]) for k in full}
     row("Full sync, peak RSS", mb(rss["timbre"]),
         f"spotipy {mb(rss['spotipy'])} · tekore {mb(rss['tekore'])} · curl {mb(rss['wire'])}", "—", "—", None)

@@ -76,9 +76,9 @@ def timed(argv, env=None, timeout=900, cwd=None):
 
 
 class Sandbox:
-    def __init__(self, binary, library, state_dir):
+    def __init__(self, binary, library, state_dir, extra=()):
         self.proc = subprocess.Popen([binary, "serve", "--state-dir", state_dir, "--library", library,
-                                      "--refresh-rotation", "same"],
+                                      "--refresh-rotation", "same"] + list(extra),
                                      stdout=subprocess.PIPE, stderr=open(os.path.join(state_dir, "..", "sandbox.log"), "w"),
                                      text=True)
         line = self.proc.stdout.readline()
@@ -236,6 +236,7 @@ def main():
     ap.add_argument("--out")
     ap.add_argument("--command", default="scripts/bench.sh")
     ap.add_argument("--smoke", action="store_true")
+    ap.add_argument("--latency-ms", type=int, default=20)
     args = ap.parse_args()
     n = max(1, args.iterations)
     work = tempfile.mkdtemp(prefix="timbre-bench-")
@@ -352,6 +353,10 @@ def main():
                 f"after opening + filtering the biggest playlist {r['after_open_filter']}, after F {r['after_search']} "
                 f"(F took {r['search_e2e_ms']:.0f} ms end to end)")
         fig["e2e"] = e2e
+        # 7. Full sync with round trips: a second sandbox that delays every answer by
+        #    LATENCY_MS, once per client (spotipy pays every round trip in turn).
+        if not args.smoke and args.latency_ms > 0:
+            fig["latency"] = latency_run(args, peers, peers_dir)
         fig["machine"] = machine()
         fig["library"] = args.library
         fig["counts"] = counts
@@ -372,6 +377,50 @@ def main():
             print(f"kept {work}")
         else:
             shutil.rmtree(work, ignore_errors=True)
+
+
+def latency_run(args, peers, peers_dir):
+    """One full sync per client against a sandbox that answers after `--latency-ms`."""
+    work = tempfile.mkdtemp(prefix="timbre-bench-latency-")
+    os.makedirs(os.path.join(work, "sandbox"))
+    sandbox = Sandbox(os.path.join(args.bin_dir, "timbre-sandbox"), args.library, os.path.join(work, "sandbox"),
+                      ["--latency-ms", str(args.latency_ms)])
+    result = {"latency_ms": args.latency_ms}
+    try:
+        info = sandbox.info
+        token = sandbox.call("POST", "/__sandbox/mint-refresh-token")["refresh_token"]
+        session = dict(api_url=info["api_url"], accounts_url=info["accounts_url"], ca_file=info["ca_file"],
+                       access_token=common.access_token(info["accounts_url"], info["client_id"], token, info["ca_file"]))
+        session_file = os.path.join(work, "session.json")
+        json.dump(session, open(session_file, "w"))
+        timbre = Timbre(args.bin_dir, sandbox, token, os.path.join(work, "home"))
+        wall, rss, rep = timbre.sync()
+        result["timbre"] = wall
+        say(f"latency {args.latency_ms} ms: timbre {wall:.2f} s, {rep.get('requests')} requests, status {rep.get('status')}")
+        peer_env = dict(os.environ, REQUESTS_CA_BUNDLE=info["ca_file"], SSL_CERT_FILE=info["ca_file"])
+        for peer, script in (("tekore", "tekore_sync.py"), ("spotipy", "spotipy_sync.py")):
+            if not peers[peer]:
+                continue
+            wall, rss, out, err, status = timed([sys.executable, os.path.join(peers_dir, script), session_file, os.path.join(work, f"{peer}.sqlite")],
+                                                env=peer_env, timeout=3600)
+            if status != 0:
+                raise RuntimeError(f"{peer} failed ({status}): {err[-3000:]}")
+            result[peer] = wall
+            say(f"latency {args.latency_ms} ms: {peer} {wall:.2f} s")
+        wire_config = os.path.join(work, "urls.curl")
+        with open(wire_config, "w") as f:
+            subprocess.run([sys.executable, os.path.join(peers_dir, "wire_urls.py"), session_file, info["base_url"]], stdout=f, check=True, timeout=120)
+        wall, rss, out, err, status = timed(["curl", "--silent", "--show-error", "--fail", "--no-progress-meter", "--parallel", "--parallel-max", "16",
+                                             "--cacert", info["ca_file"], "-H", f"Authorization: Bearer {session['access_token']}",
+                                             "--config", wire_config], timeout=900)
+        if status != 0:
+            raise RuntimeError(f"curl wire floor failed ({status}): {err[-2000:]}")
+        result["wire"] = wall
+        say(f"latency {args.latency_ms} ms: wire floor {wall:.2f} s")
+    finally:
+        sandbox.stop()
+        shutil.rmtree(work, ignore_errors=True)
+    return result
 
 
 # ---------------------------------------------------------------- report
