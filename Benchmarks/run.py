@@ -175,6 +175,7 @@ def tui_end_to_end(timbre, rows, columns, big_name, big_count, timeout=60):
                    if k in ("XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "TIMBRE_REFRESH_TOKEN", "HOME", "PATH", "TIMBRE_LOG"))
     try:
         sh("new-session", "-d", "-x", str(columns), "-y", str(rows), "sleep 600")
+        sh("set-option", "-g", "remain-on-exit", "on")  # a crash leaves its last screen to read
         start = time.monotonic()
         sh("respawn-pane", "-k", f"exec env LANG=C.UTF-8 TERM=tmux-256color {env} '{timbre.bin}'")
         first = wait(lambda s: "Playlists (" in s and "Liked Songs ·" in s and "sort position" in s)
@@ -347,7 +348,12 @@ def main():
         # 6. The real TUI in tmux: first frame, RSS.
         e2e = {"first_frame_ms": [], "runs": []}
         for i in range(max(n, 3) if not args.smoke else 1):
-            r = tui_end_to_end(timbre, 40, 120, big["name"], tr["rows"])
+            try:
+                r = tui_end_to_end(timbre, 40, 120, big["name"], tr["rows"])
+            except RuntimeError as error:
+                # Once seen: an empty pane for 60 s. Say what it showed, then try once more.
+                say(f"TUI in tmux #{i + 1} failed, retrying once: {error}")
+                r = tui_end_to_end(timbre, 40, 120, big["name"], tr["rows"])
             e2e["first_frame_ms"].append(r["first_frame_ms"]); e2e["runs"].append(r)
             say(f"TUI in tmux #{i + 1}: first frame {r['first_frame_ms']:.0f} ms; VmRSS/VmHWM kB after sync {r['after_sync']}, "
                 f"after opening + filtering the biggest playlist {r['after_open_filter']}, after F {r['after_search']} "
