@@ -108,6 +108,50 @@ class Sandbox:
             self.proc.kill()
 
 
+def sign_in(sandbox, work):
+    """A refresh token minted by the sandbox, and an access token for the peers (written to
+    WORK/session.json, which the peer scripts read)."""
+    info = sandbox.info
+    token = sandbox.call("POST", "/__sandbox/mint-refresh-token")["refresh_token"]
+    session = dict(api_url=info["api_url"], accounts_url=info["accounts_url"], ca_file=info["ca_file"],
+                   access_token=common.access_token(info["accounts_url"], info["client_id"], token, info["ca_file"]))
+    session_file = os.path.join(work, "session.json")
+    with open(session_file, "w") as f:
+        json.dump(session, f)
+    return token, session, session_file
+
+
+def peer_sync(peer, script, session_file, work, env):
+    """One full sync by a Python peer into a fresh WORK/PEER.sqlite: wall, peak RSS, its report."""
+    db = os.path.join(work, f"{peer}.sqlite")
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(db + suffix):
+            os.remove(db + suffix)
+    wall, rss, out, err, status = timed([sys.executable, script, session_file, db], env=env, timeout=3600)
+    if status != 0:
+        raise RuntimeError(f"{peer} failed ({status}): {err[-3000:]}")
+    return wall, rss, json.loads(out.strip().splitlines()[-1])
+
+
+def wire_urls(info, session_file, work, peers_dir):
+    """The curl config listing every page a full sync fetches (built untimed)."""
+    wire_config = os.path.join(work, "urls.curl")
+    with open(wire_config, "w") as f:
+        subprocess.run([sys.executable, os.path.join(peers_dir, "wire_urls.py"), session_file, info["base_url"]],
+                       stdout=f, check=True, timeout=120)
+    return wire_config
+
+
+def wire_floor(info, session, wire_config):
+    """Those pages fetched by curl, 16 at a time (timbre's own cap): wall time and peak RSS."""
+    wall, rss, out, err, status = timed(["curl", "--silent", "--show-error", "--fail", "--no-progress-meter", "--parallel", "--parallel-max", "16",
+                                         "--cacert", info["ca_file"], "-H", f"Authorization: Bearer {session['access_token']}",
+                                         "--config", wire_config], timeout=900)
+    if status != 0:
+        raise RuntimeError(f"curl wire floor failed ({status}): {err[-2000:]}")
+    return wall, rss
+
+
 class Timbre:
     """The real `timbre` binary with a throwaway home, configured like the CLI tests do."""
 
@@ -246,11 +290,7 @@ def main():
     sandbox = Sandbox(os.path.join(args.bin_dir, "timbre-sandbox"), args.library, os.path.join(work, "sandbox"))
     try:
         info = sandbox.info
-        token = sandbox.call("POST", "/__sandbox/mint-refresh-token")["refresh_token"]
-        session = dict(api_url=info["api_url"], accounts_url=info["accounts_url"], ca_file=info["ca_file"],
-                       access_token=common.access_token(info["accounts_url"], info["client_id"], token, info["ca_file"]))
-        session_file = os.path.join(work, "session.json")
-        json.dump(session, open(session_file, "w"))
+        token, session, session_file = sign_in(sandbox, work)
         model = sandbox.call("GET", "/__sandbox/library?include_items=false")
         counts = model["counts"]
         n_playlists = counts["playlists"]
@@ -261,10 +301,7 @@ def main():
         timbre = Timbre(args.bin_dir, sandbox, token, os.path.join(work, "home"))
         peer_env = dict(os.environ, REQUESTS_CA_BUNDLE=info["ca_file"], SSL_CERT_FILE=info["ca_file"])
         peers_dir = os.path.join(HERE, "peers")
-        wire_config = os.path.join(work, "urls.curl")
-        with open(wire_config, "w") as f:
-            subprocess.run([sys.executable, os.path.join(peers_dir, "wire_urls.py"), session_file, info["base_url"]],
-                           stdout=f, check=True, timeout=120)
+        wire_config = wire_urls(info, session_file, work, peers_dir)
         peers = {"spotipy": peer_available("spotipy"), "tekore": peer_available("tekore") and peer_available("httpx")}
 
         # 1. Full syncs, interleaved so drift hits every client alike.
@@ -280,23 +317,11 @@ def main():
             for peer, script in (("tekore", "tekore_sync.py"), ("spotipy", "spotipy_sync.py")):
                 if not peers[peer]:
                     continue
-                db = os.path.join(work, f"{peer}.sqlite")
-                for suffix in ("", "-wal", "-shm"):
-                    if os.path.exists(db + suffix):
-                        os.remove(db + suffix)
-                wall, rss, out, err, status = timed([sys.executable, os.path.join(peers_dir, script), session_file, db],
-                                                    env=peer_env, timeout=1800)
-                if status != 0:
-                    raise RuntimeError(f"{peer} failed ({status}): {err[-3000:]}")
-                rep = json.loads(out.strip().splitlines()[-1])
+                wall, rss, rep = peer_sync(peer, os.path.join(peers_dir, script), session_file, work, peer_env)
                 full[peer]["wall"].append(wall); full[peer]["rss"].append(rss); full[peer]["cpu"].append(LAST_CPU[0])
                 full[peer]["requests"] = rep["requests"]; full[peer]["items"] = rep["items_written"]
                 say(f"full sync {peer} #{i + 1}: {wall:.2f} s, {LAST_CPU[0]:.2f} s CPU, {rss} kB, {rep['requests']} requests, {rep['items_written']} items")
-            wall, rss, out, err, status = timed(["curl", "--silent", "--show-error", "--fail", "--no-progress-meter", "--parallel", "--parallel-max", "16",
-                                                 "--cacert", info["ca_file"], "-H", f"Authorization: Bearer {session['access_token']}",
-                                                 "--config", wire_config], timeout=900)
-            if status != 0:
-                raise RuntimeError(f"curl wire floor failed ({status}): {err[-2000:]}")
+            wall, rss = wire_floor(info, session, wire_config)
             full["wire"]["wall"].append(wall); full["wire"]["rss"].append(rss); full["wire"]["cpu"].append(LAST_CPU[0])
             full["wire"]["requests"] = sum(1 for line in open(wire_config) if line.startswith("url"))
             say(f"full sync wire floor #{i + 1}: {wall:.2f} s, {LAST_CPU[0]:.2f} s CPU, {full['wire']['requests']} pages")
@@ -394,11 +419,7 @@ def latency_run(args, peers, peers_dir):
     result = {"latency_ms": args.latency_ms}
     try:
         info = sandbox.info
-        token = sandbox.call("POST", "/__sandbox/mint-refresh-token")["refresh_token"]
-        session = dict(api_url=info["api_url"], accounts_url=info["accounts_url"], ca_file=info["ca_file"],
-                       access_token=common.access_token(info["accounts_url"], info["client_id"], token, info["ca_file"]))
-        session_file = os.path.join(work, "session.json")
-        json.dump(session, open(session_file, "w"))
+        token, session, session_file = sign_in(sandbox, work)
         timbre = Timbre(args.bin_dir, sandbox, token, os.path.join(work, "home"))
         wall, rss, rep = timbre.sync()
         result["timbre"] = wall
@@ -407,20 +428,11 @@ def latency_run(args, peers, peers_dir):
         for peer, script in (("tekore", "tekore_sync.py"), ("spotipy", "spotipy_sync.py")):
             if not peers[peer]:
                 continue
-            wall, rss, out, err, status = timed([sys.executable, os.path.join(peers_dir, script), session_file, os.path.join(work, f"{peer}.sqlite")],
-                                                env=peer_env, timeout=3600)
-            if status != 0:
-                raise RuntimeError(f"{peer} failed ({status}): {err[-3000:]}")
+            wall, rss, rep = peer_sync(peer, os.path.join(peers_dir, script), session_file, work, peer_env)
             result[peer] = wall
             say(f"latency {args.latency_ms} ms: {peer} {wall:.2f} s")
-        wire_config = os.path.join(work, "urls.curl")
-        with open(wire_config, "w") as f:
-            subprocess.run([sys.executable, os.path.join(peers_dir, "wire_urls.py"), session_file, info["base_url"]], stdout=f, check=True, timeout=120)
-        wall, rss, out, err, status = timed(["curl", "--silent", "--show-error", "--fail", "--no-progress-meter", "--parallel", "--parallel-max", "16",
-                                             "--cacert", info["ca_file"], "-H", f"Authorization: Bearer {session['access_token']}",
-                                             "--config", wire_config], timeout=900)
-        if status != 0:
-            raise RuntimeError(f"curl wire floor failed ({status}): {err[-2000:]}")
+        wire_config = wire_urls(info, session_file, work, peers_dir)
+        wall, rss = wire_floor(info, session, wire_config)
         result["wire"] = wall
         say(f"latency {args.latency_ms} ms: wire floor {wall:.2f} s")
     finally:

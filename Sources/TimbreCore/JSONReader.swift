@@ -43,22 +43,19 @@ public struct JSONReader {
 
     /// Reads a whole document: `body` reads the top-level value, and only whitespace may follow it.
     public static func read<T>(_ data: Data, _ body: (inout JSONReader) throws -> T) throws -> T {
-        try data.withUnsafeBytes { raw in
-            var reader = JSONReader(raw.bindMemory(to: UInt8.self))
-            let value = try body(&reader)
-            try reader.finish()
-            return value
-        }
+        try data.withUnsafeBytes { try read($0.bindMemory(to: UInt8.self), body) }
     }
 
     public static func read<T>(_ text: String, _ body: (inout JSONReader) throws -> T) throws -> T {
         var text = text
-        return try text.withUTF8 { buffer in
-            var reader = JSONReader(buffer)
-            let value = try body(&reader)
-            try reader.finish()
-            return value
-        }
+        return try text.withUTF8 { try read($0, body) }
+    }
+
+    private static func read<T>(_ bytes: UnsafeBufferPointer<UInt8>, _ body: (inout JSONReader) throws -> T) throws -> T {
+        var reader = JSONReader(bytes)
+        let value = try body(&reader)
+        try reader.finish()
+        return value
     }
 
     /// Only whitespace is left.

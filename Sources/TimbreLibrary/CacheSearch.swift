@@ -21,7 +21,7 @@ extension LibraryCache {
         guard !needle.isEmpty, limit > 0 else { return [] }
         return try CacheError.wrap {
             try pool.read { db in
-                let lists = try Row.fetchAll(db, sql: "SELECT id, name FROM playlist ORDER BY id = 'liked' DESC, sort_order, id")
+                let lists = try Row.fetchAll(db, sql: "SELECT id, name FROM playlist" + Self.playlistOrder)
                 var hits: [SearchMatch] = []
                 var folded: [UInt8] = []
                 for list in lists where hits.count < limit {
@@ -79,6 +79,12 @@ extension LibraryCache {
 enum SQLiteText {
     /// SQLite copies the bytes before the call returns.
     static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+    /// The error SQLite reports for `code` on `db`'s connection, as GRDB's error type.
+    static func error(_ code: Int32, _ db: Database, sql: String) -> DatabaseError {
+        let message = db.sqliteConnection.map { String(cString: sqlite3_errmsg($0)) } ?? "SQLite error \(code)"
+        return DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: sql)
+    }
 
     /// A text column's UTF-8, valid until the next step or reset; empty for NULL.
     static func bytes(_ raw: OpaquePointer, _ column: Int32) -> UnsafeBufferPointer<UInt8> {

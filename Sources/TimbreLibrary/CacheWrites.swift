@@ -167,8 +167,7 @@ private struct ItemInsert {
 
     private func check(_ code: Int32) throws {
         guard code != SQLITE_OK else { return }
-        let message = db.sqliteConnection.map { String(cString: sqlite3_errmsg($0)) } ?? "SQLite error \(code)"
-        throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: statement.sql)
+        throw SQLiteText.error(code, db, sql: statement.sql)
     }
 
     private func bind(_ index: Int32, _ text: String?) -> Int32 {

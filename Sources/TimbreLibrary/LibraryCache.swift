@@ -134,8 +134,15 @@ public final class LibraryCache: Sendable {
     // MARK: Reading
 
     /// Liked Songs first, then the order Spotify returned.
+    static let playlistOrder = " ORDER BY id = 'liked' DESC, sort_order, id"
+
     public func playlists() throws -> [CachedPlaylist] {
-        try CacheError.wrap { try pool.read { db in try Row.fetchAll(db, sql: Self.playlistSelect + " ORDER BY id = 'liked' DESC, sort_order, id").map(Self.playlist) } }
+        try CacheError.wrap { try pool.read { db in try Row.fetchAll(db, sql: Self.playlistSelect + Self.playlistOrder).map(Self.playlist) } }
+    }
+
+    /// When the most recently synced playlist was synced; nil for a cache no sync has filled.
+    public func lastSyncedAt() throws -> Date? {
+        try CacheError.wrap { try pool.read { db in try Date.fetchOne(db, sql: "SELECT MAX(synced_at) FROM playlist") } }
     }
 
     public func playlist(_ ref: PlaylistRef) throws -> CachedPlaylist? {
@@ -219,10 +226,7 @@ public final class LibraryCache: Sendable {
         while true {
             let step = sqlite3_step(raw)
             if step == SQLITE_DONE { return }
-            guard step == SQLITE_ROW else {
-                throw DatabaseError(resultCode: ResultCode(rawValue: step),
-                                    message: db.sqliteConnection.map { String(cString: sqlite3_errmsg($0)) }, sql: statement.sql)
-            }
+            guard step == SQLITE_ROW else { throw SQLiteText.error(step, db, sql: statement.sql) }
             if try !body(raw) { return }
         }
     }

@@ -35,7 +35,7 @@ enum Interface {
         } else {
             status.hint = signedIn ? "no client_id configured: showing the cache" : "not signed in — run `timbre login` to sync; showing the cache"
         }
-        if let last = try? cache.playlists().compactMap(\.syncedAt).max() {
+        if let last = try? cache.lastSyncedAt() {
             let formatter = DateFormatter()
             formatter.dateFormat = "yyyy-MM-dd HH:mm"
             status.lastSync = formatter.string(from: last)

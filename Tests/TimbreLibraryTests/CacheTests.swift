@@ -23,6 +23,7 @@ import TimbreCore
         let mode = try FileManager.default.attributesOfItem(atPath: dir.path("a/b"))[.posixPermissions] as? Int
         #expect(mode == 0o700)
         #expect(try cache.playlists().isEmpty)
+        #expect(try cache.lastSyncedAt() == nil)
         #expect(try cache.items(of: .liked) == nil)
         #expect(try cache.integrityCheck())
         let journal = try cache.pool.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
@@ -45,6 +46,7 @@ import TimbreCore
         #expect(playlists[1].name == hostile)
         #expect(playlists[1].snapshotID == nil && playlists[1].syncedAt == nil, "metadata alone records no snapshot")
         #expect(playlists[2].snapshotID == "s1" && playlists[2].trackCount == 4 && playlists[2].syncedAt != nil)
+        #expect(try cache.lastSyncedAt() == playlists.compactMap(\.syncedAt).max())
         #expect(try cache.items(of: .playlist(SpotifyID(Self.idA)!)) == items, "duplicates and gaps survive")
         #expect(try cache.items(of: .playlist(SpotifyID(Self.idB)!)) == [])
         #expect(try cache.items(of: .playlist(SpotifyID("2222222222222222222222")!)) == nil)
