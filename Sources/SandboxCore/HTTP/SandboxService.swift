@@ -44,8 +44,10 @@ public final class SandboxService: @unchecked Sendable {
     }
 
     struct State {
-        var library: Library
-        var baseURL = "https://127.0.0.1:0"
+        var library: Library { didSet { answers.removeAll() } }
+        var baseURL = "https://127.0.0.1:0" { didSet { answers.removeAll() } }
+        /// Encoded `/v1` answers, until the library (or the base URL in their links) changes.
+        var answers = AnswerCache()
         var accessTokens: [String: Date] = [:]
         var refreshTokens: Set<String> = []
         var revokedRefreshTokens: Set<String> = []
@@ -163,5 +165,28 @@ extension ISODate {
         let base = format(seconds)
         let fraction = Int(milliseconds - seconds * 1_000)
         return String(base.dropLast()) + "." + String(repeating: "0", count: 3 - String(fraction).count) + String(fraction) + "Z"
+    }
+}
+
+/// The bodies of successful `/v1` GETs by path and query. Like a real API's cache, it saves
+/// rendering and encoding the same page again (most of the sandbox's CPU time when several
+/// clients sync the large library in a row); auth, faults, latency and the request log still
+/// apply to every request. Bounded: past `limit` bytes new answers are not kept.
+struct AnswerCache {
+    static let limit = 384 << 20
+    private var bodies: [String: [UInt8]] = [:]
+    private var bytes = 0
+
+    func body(for target: String) -> [UInt8]? { bodies[target] }
+
+    mutating func store(_ body: [UInt8], for target: String) {
+        guard bytes + body.count <= Self.limit, bodies[target] == nil else { return }
+        bodies[target] = body
+        bytes += body.count
+    }
+
+    mutating func removeAll() {
+        bodies.removeAll()
+        bytes = 0
     }
 }

@@ -21,6 +21,10 @@ extension SandboxService {
         if parts.count == 3, parts[2] == "items", configuration.legacy { return .apiError(404, "Service not found") }
         guard request.method == "GET" else { return .apiError(405, "Method not allowed") }
         if let failure = checkBearer(request, now: now) { return failure }
+        let target = request.path + "?" + request.query
+        if emptyItems == nil, let body = withState({ $0.answers.body(for: target) }) {
+            return SandboxResponse(status: 200, headers: [SandboxResponse.jsonType], body: body)
+        }
 
         let parameters = request.parameters
         var filter: FieldFilter?
@@ -50,6 +54,10 @@ extension SandboxService {
         if let value = result.value {
             result.body = (filter.map { $0.apply(to: value) } ?? value).serialized()
             result.value = nil
+        }
+        if result.status == 200, emptyItems == nil, result.headers.count == 1, result.headers[0] == SandboxResponse.jsonType {
+            let body = result.body
+            withState { $0.answers.store(body, for: target) }
         }
         return result
     }
