@@ -26,7 +26,7 @@ public struct FileLogHandler: LogHandler {
         let level = event.level
         let message = event.message
         let meta = merged.isEmpty ? "" : " " + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-        let stamp = ISO8601DateFormatter.string(from: Date(), timeZone: .gmt, formatOptions: [.withInternetDateTime, .withFractionalSeconds])
+        let stamp = ClockText.iso(Date(), milliseconds: true)
         sink.write(Redactor.redact("\(stamp) \(level) \(label): \(message)\(meta)") + "\n")
     }
 }

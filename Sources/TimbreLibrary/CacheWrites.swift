@@ -93,7 +93,7 @@ extension LibraryCache {
                         collaborative = excluded.collaborative, is_public = excluded.is_public, synced_at = excluded.synced_at,
                         unavailable = 0, fingerprint = excluded.fingerprint
                     """).execute(arguments: [meta.id, order, meta.name, meta.ownerID, meta.ownerName, meta.snapshotID, trackCount,
-                                             meta.collaborative, meta.isPublic, date, fingerprint])
+                                             meta.collaborative, meta.isPublic, ClockText.sqlite(date), fingerprint])
                 try db.cachedStatement(sql: "DELETE FROM item WHERE playlist_id = ?").execute(arguments: [meta.id])
                 try ItemInsert.write(items, playlistID: meta.id, db)
                 return items.count
@@ -125,7 +125,7 @@ extension LibraryCache {
         try await CacheError.wrap {
             try await pool.write { db in
                 try db.execute(sql: "INSERT INTO sync_run (started_at, finished_at, status, report) VALUES (?, ?, ?, ?)",
-                               arguments: [startedAt, Date(), report.status.rawValue, report.json.serialized()])
+                               arguments: [ClockText.sqlite(startedAt), ClockText.sqlite(Date()), report.status.rawValue, report.json.serialized()])
             }
         }
     }

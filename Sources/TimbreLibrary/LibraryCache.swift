@@ -67,11 +67,8 @@ public final class LibraryCache: Sendable {
     }
 
     private static func moveAside(_ path: String) throws -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(secondsFromGMT: 0)
-        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
-        var aside = "\(path).corrupt-\(formatter.string(from: Date()))"
+        let stamp = ClockText.iso(Date()).filter { $0 != "-" && $0 != ":" }
+        var aside = "\(path).corrupt-\(stamp)"
         let files = FileManager.default
         if files.fileExists(atPath: aside) { aside += "-\(getpid())-\(Int.random(in: 1000...9999))" }
         do {
@@ -142,7 +139,9 @@ public final class LibraryCache: Sendable {
 
     /// When the most recently synced playlist was synced; nil for a cache no sync has filled.
     public func lastSyncedAt() throws -> Date? {
-        try CacheError.wrap { try pool.read { db in try Date.fetchOne(db, sql: "SELECT MAX(synced_at) FROM playlist") } }
+        try CacheError.wrap {
+            try pool.read { db in try String.fetchOne(db, sql: "SELECT MAX(synced_at) FROM playlist").flatMap(ClockText.parseSQLite) }
+        }
     }
 
     public func playlist(_ ref: PlaylistRef) throws -> CachedPlaylist? {
@@ -155,11 +154,24 @@ public final class LibraryCache: Sendable {
 
     /// The playlist's items ordered by position; nil when the playlist is not in the cache.
     public func items(of ref: PlaylistRef) throws -> [CachedItem]? {
+        try items(of: ref) { $0 }
+    }
+
+    /// The playlist's items ordered by position, each turned into what the caller keeps as it is
+    /// read (no array of `CachedItem` in between: the interface opens 10,000-item playlists);
+    /// nil when the playlist is not in the cache.
+    public func items<T>(of ref: PlaylistRef, _ transform: (CachedItem) throws -> T) throws -> [T]? {
         let key = Self.key(ref)
         return try CacheError.wrap {
             try pool.read { db in
-                guard try Bool.fetchOne(db, sql: "SELECT 1 FROM playlist WHERE id = ?", arguments: [key]) != nil else { return nil }
-                return try Self.fetchItems(db, key)
+                guard let count = try Int.fetchOne(db, sql: "SELECT track_count FROM playlist WHERE id = ?", arguments: [key]) else { return nil }
+                var result: [T] = []
+                result.reserveCapacity(min(max(count, 0), 50_000))  // a hint; Spotify reported it
+                try Self.eachItem(db, of: key) { raw in
+                    result.append(try transform(Self.item(raw)))
+                    return true
+                }
+                return result
             }
         }
     }
@@ -234,7 +246,7 @@ public final class LibraryCache: Sendable {
     private static func playlist(_ row: Row) -> CachedPlaylist {
         CachedPlaylist(id: row["id"], name: row["name"], ownerID: row["owner_id"], ownerName: row["owner_name"],
                        snapshotID: row["snapshot_id"], trackCount: row["track_count"], collaborative: row["collaborative"],
-                       isPublic: row["is_public"], syncedAt: row["synced_at"], unavailable: row["unavailable"])
+                       isPublic: row["is_public"], syncedAt: (row["synced_at"] as String?).flatMap(ClockText.parseSQLite), unavailable: row["unavailable"])
     }
 
     /// The current row of `raw` (columns as in `itemSelect`) as a `CachedItem`.

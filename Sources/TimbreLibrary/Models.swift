@@ -50,7 +50,7 @@ public struct CachedPlaylist: Sendable, Equatable {
             ("track_count", .int(trackCount)),
             ("collaborative", .bool(collaborative)),
             ("public", .bool(isPublic)),
-            ("synced_at", .optional(syncedAt.map(ISOTime.format))),
+            ("synced_at", .optional(syncedAt.map { ClockText.iso($0) })),
         ])
     }
 }
@@ -120,16 +120,3 @@ enum CSV {
     }
 }
 
-/// `2026-11-22T10:00:00Z` (UTC, whole seconds).
-enum ISOTime {
-    static func format(_ date: Date) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(secondsFromGMT: 0) ?? .current
-        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-        func pad(_ value: Int?, _ width: Int = 2) -> String {
-            let text = String(value ?? 0)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
-        }
-        return "\(pad(c.year, 4))-\(pad(c.month))-\(pad(c.day))T\(pad(c.hour)):\(pad(c.minute)):\(pad(c.second))Z"
-    }
-}

@@ -19,7 +19,7 @@ public struct CacheLibrarySource: LibrarySource {
 
     public func tracks(of playlistID: String) throws -> [TrackRow] {
         let ref: PlaylistRef = playlistID == CachedPlaylist.likedID ? .liked : (SpotifyID(playlistID).map(PlaylistRef.playlist) ?? .liked)
-        return try (cache.items(of: ref) ?? []).map(Self.row)
+        return try cache.items(of: ref, Self.row) ?? []
     }
 
     public func search(_ query: String, limit: Int) throws -> [TUIState.SearchHit] {
@@ -250,7 +250,11 @@ public final class TUIApp: @unchecked Sendable {
                 state.status.lastSync = Self.clock()
                 if report.failed > 0 { state.status.lastError = "\(report.failed) playlist(s) failed to sync" }
                 reloadPlaylists()
-                if let opened = state.openedPlaylistID { loadTracks(opened) }
+                // A sync that changed no items leaves the open list as it is (no second copy of a
+                // 10,000-row list while the first is still shown).
+                if report.updated > 0 || report.likedUpdated || report.removed > 0, let opened = state.openedPlaylistID {
+                    loadTracks(opened)
+                }
             case .failed(let message, let offline):
                 syncTask = nil
                 state.status.syncProgress = nil
@@ -262,11 +266,7 @@ public final class TUIApp: @unchecked Sendable {
         return !events.isEmpty
     }
 
-    private static func clock() -> String {
-        let formatter = DateFormatter()
-        formatter.dateFormat = "HH:mm"
-        return formatter.string(from: Date())
-    }
+    private static func clock() -> String { ClockText.localTime(Date()) }
 
     /// Ctrl-C and SIGTERM end the loop; the terminal is restored by `run`.
     private func watchSignals() -> [any DispatchSourceSignal] {

@@ -1,4 +1,5 @@
 import Foundation
+import TimbreCore
 
 /// A playlist as the TUI shows it.
 public struct PlaylistRow: Sendable, Equatable {
@@ -39,8 +40,8 @@ public struct TrackRow: Sendable, Equatable {
     public var duration: String {
         let seconds = durationMS / 1000
         return seconds >= 3600
-            ? String(format: "%d:%02d:%02d", seconds / 3600, (seconds / 60) % 60, seconds % 60)
-            : String(format: "%d:%02d", seconds / 60, seconds % 60)
+            ? "\(seconds / 3600):\(ClockText.pad((seconds / 60) % 60)):\(ClockText.pad(seconds % 60))"
+            : "\(seconds / 60):\(ClockText.pad(seconds % 60))"
     }
 }
 

@@ -54,6 +54,6 @@ struct AppContext {
 
 extension Date {
     var iso8601: String {
-        ISO8601DateFormatter.string(from: self, timeZone: .gmt, formatOptions: [.withInternetDateTime])
+        ClockText.iso(self)
     }
 }

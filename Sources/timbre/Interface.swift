@@ -35,11 +35,7 @@ enum Interface {
         } else {
             status.hint = signedIn ? "no client_id configured: showing the cache" : "not signed in — run `timbre login` to sync; showing the cache"
         }
-        if let last = try? cache.lastSyncedAt() {
-            let formatter = DateFormatter()
-            formatter.dateFormat = "yyyy-MM-dd HH:mm"
-            status.lastSync = formatter.string(from: last)
-        }
+        if let last = try? cache.lastSyncedAt() { status.lastSync = ClockText.localDateTime(last) }
         let app = TUIApp(source: CacheLibrarySource(cache: cache), sync: background, status: status, keys: context.config.keys,
                          environment: context.environment)
         try await app.run()

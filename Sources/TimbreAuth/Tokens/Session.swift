@@ -1,4 +1,5 @@
 import Foundation
+import TimbreCore
 
 /// What timbre remembers between runs besides the refresh token: the access token, its expiry,
 /// and who it belongs to. Stored as the `session` secret (standard tier).
@@ -26,15 +27,27 @@ public struct Session: Codable, Sendable, Equatable {
         expiresAt.timeIntervalSince(now) > margin
     }
 
+    // Dates as `2026-11-22T10:00:00Z` (what `.iso8601` wrote), through ClockText: Foundation's
+    // ISO 8601 strategy loads ICU's calendar and time-zone data for it.
     func encoded() throws -> String {
         let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(ClockText.iso(date))
+        }
         return String(decoding: try encoder.encode(self), as: UTF8.self)
     }
 
     static func decode(_ text: String) -> Session? {
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            let text = try container.decode(String.self)
+            guard text.hasSuffix("Z"), let date = ClockText.parseSQLite(String(text.dropLast())) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "expected an ISO 8601 time in UTC")
+            }
+            return date
+        }
         return try? decoder.decode(Session.self, from: Data(text.utf8))
     }
 }
