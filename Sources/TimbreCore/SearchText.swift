@@ -44,6 +44,30 @@ public enum SearchText {
         return byte < 0x20 ? 0x20 : byte
     }
 
+    /// The index of the needle byte least likely to occur in names (English letter frequencies;
+    /// digits, punctuation and non-ASCII bytes count as rare): the byte a scan looks for first.
+    public static func rarestIndex(_ needle: [UInt8]) -> Int {
+        var best = 0
+        var bestRank = Int.max
+        for (index, byte) in needle.enumerated() {
+            let rank = commonness[Int(byte)]
+            if rank < bestRank {
+                best = index
+                bestRank = rank
+            }
+        }
+        return best
+    }
+
+    /// Higher is more common: space, then letters by their frequency in English text.
+    private static let commonness: [Int] = {
+        var table = [Int](repeating: 0, count: 256)
+        let letters = Array("zqjxkvbpygfwmucldrhsnioate".utf8)
+        for (rank, letter) in letters.enumerated() { table[Int(letter)] = rank + 1 }
+        table[0x20] = letters.count + 1
+        return table
+    }()
+
     /// Byte substring search.
     public static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
         guard !needle.isEmpty else { return true }

@@ -14,6 +14,9 @@ public struct FoldedColumns: Sendable {
     /// Where each row's artist and album begin.
     private var artistStarts: [Int32] = []
     private var albumStarts: [Int32] = []
+    /// Per row, which bytes occur in it (`bit(for:)`): a row missing one of the needle's bytes is
+    /// skipped without reading its text, and a one-letter needle needs no text at all.
+    private var masks: [UInt64] = []
 
     public init() {}
 
@@ -22,6 +25,7 @@ public struct FoldedColumns: Sendable {
         starts.reserveCapacity(rows.count + 1)
         artistStarts.reserveCapacity(rows.count)
         albumStarts.reserveCapacity(rows.count)
+        masks.reserveCapacity(rows.count)
         for row in rows { append(title: row.title, artist: row.artist, album: row.album) }
     }
 
@@ -36,33 +40,91 @@ public struct FoldedColumns: Sendable {
         albumStarts.append(Int32(bytes.count))
         SearchText.append(album, to: &bytes)
         bytes.append(0x1E)
+        let start = Int(starts[starts.count - 1])
         starts.append(Int32(bytes.count))
+        var mask: UInt64 = 0
+        for index in start..<(bytes.count - 1) { mask |= Self.bit(for: bytes[index]) }
+        masks.append(mask)
     }
 
-    /// Rows (ascending) whose folded text contains `needle` (folded). `among`: only these rows,
-    /// kept in their order (the visible rows, for a needle that extends the previous one).
+    /// One bit per folded letter, digit and the space (exact), the other bytes shared among the
+    /// remaining 27 bits; the field separators have none.
+    @inline(__always)
+    static func bit(for byte: UInt8) -> UInt64 {
+        switch byte {
+        case 0x61...0x7A: return 1 << UInt64(byte - 0x61)
+        case 0x30...0x39: return 1 << UInt64(26 + byte - 0x30)
+        case 0x20: return 1 << 36
+        case 0x1E, 0x1F: return 0
+        default: return 1 << UInt64(37 + Int(byte) % 27)
+        }
+    }
+
+    /// Whether `bit(for: byte)` belongs to `byte` alone.
+    private static func bitIsExact(_ byte: UInt8) -> Bool {
+        (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte) || byte == 0x20
+    }
+
+    /// Rows whose folded text contains `needle` (folded), ascending; `among`: only these rows,
+    /// kept in their order (the visible rows, or every row in a sort order).
     public func rows(matching needle: [UInt8], among candidates: [Int]? = nil) -> [Int] {
         guard !needle.isEmpty else { return candidates ?? Array(0..<count) }
+        var wanted: UInt64 = 0
+        for byte in needle { wanted |= Self.bit(for: byte) }
+        // One letter, digit or space: the masks alone answer.
+        if needle.count == 1, Self.bitIsExact(needle[0]) {
+            return masks.withUnsafeBufferPointer { masks in
+                if let candidates { return candidates.filter { masks[$0] & wanted != 0 } }
+                var result: [Int] = []
+                for row in 0..<masks.count where masks[row] & wanted != 0 { result.append(row) }
+                return result
+            }
+        }
+        // A few candidates: look at each (those missing a byte of the needle are skipped unread).
+        if let candidates, candidates.count < count / 8 {
+            return candidates.filter { row in masks[row] & wanted == wanted && rowContains(row, needle) }
+        }
+        let matches = scan(for: needle)
+        guard let candidates else { return matches }
+        var matched = [Bool](repeating: false, count: count)
+        for row in matches { matched[row] = true }
+        return candidates.filter { matched[$0] }
+    }
+
+    private func rowContains(_ row: Int, _ needle: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { buffer in
+            needle.withUnsafeBytes { pin in
+                guard let base = buffer.baseAddress, let pinBase = pin.baseAddress else { return false }
+                let start = Int(starts[row]), end = Int(starts[row + 1]) - 1
+                return SearchText.find(pinBase, pin.count, in: base + start, end - start) != nil
+            }
+        }
+    }
+
+    /// Every row holding `needle`, in one pass over the whole buffer: `memchr` for the needle's
+    /// rarest byte, the rest compared around each hit, and the search resumes at the next row.
+    private func scan(for needle: [UInt8]) -> [Int] {
+        let anchor = SearchText.rarestIndex(needle)
+        let anchorByte = Int32(needle[anchor])
         return bytes.withUnsafeBytes { buffer in
             needle.withUnsafeBytes { pin in
                 guard let base = buffer.baseAddress, let pinBase = pin.baseAddress else { return [] }
                 var result: [Int] = []
-                if let candidates {
-                    for row in candidates {
-                        let start = Int(starts[row]), end = Int(starts[row + 1]) - 1
-                        if SearchText.find(pinBase, pin.count, in: base + start, end - start) != nil { result.append(row) }
-                    }
-                    return result
-                }
-                // One pass: each hit names its row; the search resumes at the next row.
-                var offset = 0
+                var offset = anchor
                 var row = 0
-                while offset < buffer.count, let found = SearchText.find(pinBase, pin.count, in: base + offset, buffer.count - offset) {
-                    let at = offset + found
-                    row = upperRow(for: at, from: row)
-                    result.append(row)
-                    offset = Int(starts[row + 1])
-                    row += 1
+                while offset < buffer.count, let hit = memchr(base + offset, anchorByte, buffer.count - offset) {
+                    let at = base.distance(to: UnsafeRawPointer(hit)) - anchor
+                    guard at + pin.count <= buffer.count else { break }
+                    if memcmp(base + at, pinBase, pin.count) == 0 {
+                        // No needle byte is a separator, so the match lies inside one row.
+                        row = upperRow(for: at, from: row)
+                        result.append(row)
+                        row += 1
+                        guard row < count else { break }
+                        offset = Int(starts[row]) + anchor
+                    } else {
+                        offset = at + anchor + 1
+                    }
                 }
                 return result
             }

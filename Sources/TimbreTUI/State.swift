@@ -257,10 +257,9 @@ public struct TUIState: Sendable {
 
     private mutating func resort() {
         let needle = SearchText.foldedBytes(trackFilter)
-        let matches = trackColumns.rows(matching: needle)
         // Rows arrive in position order: the default sort needs no work.
         if sortField == .position, sortOrder == .asc, tracksInPositionOrder {
-            visibleTracks = matches
+            visibleTracks = trackColumns.rows(matching: needle)
             return
         }
         // Otherwise every row is sorted once per list and order, and each filter keeps the
@@ -268,14 +267,7 @@ public struct TUIState: Sendable {
         if sortedRows?.field != sortField || sortedRows?.order != sortOrder {
             sortedRows = (sortField, sortOrder, sortedIndices())
         }
-        let order = sortedRows?.indices ?? []
-        if needle.isEmpty {
-            visibleTracks = order
-            return
-        }
-        var matched = [Bool](repeating: false, count: tracks.count)
-        for row in matches { matched[row] = true }
-        visibleTracks = order.filter { matched[$0] }
+        visibleTracks = trackColumns.rows(matching: needle, among: sortedRows?.indices ?? [])
     }
 
     /// Every row in the current sort order (ties by position).

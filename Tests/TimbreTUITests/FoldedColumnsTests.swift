@@ -56,8 +56,26 @@ import TimbreCore
             rows.append(Self.row(i, "\(words[i % 8]) \(i)", words[(i / 8) % 8], i % 5 == 0 ? "Album \(i % 97)" : ""))
         }
         let columns = FoldedColumns(rows)
-        for query in ["river 1", "beyonce", "97", "東", "zz"] {
-            #expect(columns.rows(matching: SearchText.foldedBytes(query)) == Self.reference(rows, query), "\(query)")
+        // Single letters and digits (answered by the masks), punctuation and non-ASCII bytes
+        // (masks shared with other bytes), anchors at every position of the needle.
+        let queries = ["river 1", "beyonce", "97", "東", "zz", "r", "7", " ", "ñ", "x 1", "ma", "night 19", "album 9", "ost 2"]
+        // Candidates in a shuffled order, few (each row read) and many (one scan, then the order kept).
+        var generator = SystemRandomNumberGenerator()
+        let shuffled = Array(rows.indices).shuffled(using: &generator)
+        for query in queries {
+            let needle = SearchText.foldedBytes(query)
+            let expected = Self.reference(rows, query)
+            #expect(columns.rows(matching: needle) == expected, "\(query)")
+            let matching = Set(expected)
+            for candidates in [Array(shuffled.prefix(500)), shuffled] {
+                #expect(columns.rows(matching: needle, among: candidates) == candidates.filter { matching.contains($0) }, "\(query)")
+            }
         }
+    }
+
+    @Test func rarestByteAnchorsTheScan() {
+        #expect(SearchText.rarestIndex(Array("the night".utf8)) == 6, "g is rarer than t, h, e, n, i and the space")
+        #expect(SearchText.rarestIndex(Array("zzqx".utf8)) == 0)
+        #expect(SearchText.rarestIndex(Array("a1".utf8)) == 1, "digits count as rare")
     }
 }
