@@ -45,7 +45,7 @@ struct TimbreBench: ParsableCommand {
         for _ in 0..<max(1, iterations) {
             var s = TUIState()
             let t = ContinuousClock.now
-            let libraryCache = try LibraryCache.open(path: cache, warn: warn)
+            let libraryCache = try LibraryCache.open(path: cache, verify: false, warn: warn)  // as `timbre` (the interface) opens it
             let src = CacheLibrarySource(cache: libraryCache)
             s.setPlaylists(try src.playlists())
             if let first = s.selectedPlaylist { s.setTracks(try src.tracks(of: first.id), of: first.id) }
