@@ -55,8 +55,10 @@ public struct TimbreCLI: Sendable {
             """)
     }
 
-    public func run(_ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:], timeout: Duration = .seconds(60)) async throws -> CLIResult {
-        let binary = try SandboxProcess.binaryDirectory().appendingPathComponent("timbre")
+    /// `executable`: another program to run in the same environment (a shell around `timbre`).
+    public func run(_ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:], timeout: Duration = .seconds(60),
+                    executable: String? = nil) async throws -> CLIResult {
+        let binary = try executable.map { URL(fileURLWithPath: $0) } ?? SandboxProcess.binaryDirectory().appendingPathComponent("timbre")
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments

@@ -66,7 +66,7 @@ extension Root {
                 let vault = context.vault()
                 guard try await vault.refreshToken() != nil else { throw AuthError.notSignedIn }
                 let token = try await context.tokens(executor: context.executor(), vault: vault).accessToken()
-                FileHandle.standardOutput.write(Data((token + "\n").utf8))
+                Output.stdout(token + "\n")
             }
         }
     }

@@ -36,7 +36,7 @@ extension Root {
             try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             defer { try? FileManager.default.removeItem(at: home) }
 
-            let say: @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+            let say: @Sendable (String) -> Void = { Output.stderr($0 + "\n") }
             say("Starting the Spotify sandbox (\(library) library)…")
             let sandbox = try DemoSandbox.start(stateDirectory: home.appendingPathComponent("sandbox"), library: library)
             defer { sandbox.stop() }

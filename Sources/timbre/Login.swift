@@ -48,7 +48,7 @@ extension Root {
                 accounts: AccountsClient(executor: executor, accountsURL: context.config.accountsURL, clientID: clientID),
                 apiURL: context.config.apiURL, executor: executor, vault: vault, port: port, timeout: timeout,
                 io: LoginIO(
-                    say: { FileHandle.standardError.write(Data(($0 + "\n").utf8)) },
+                    say: { Output.stderr($0 + "\n") },
                     readLine: { Swift.readLine(strippingNewline: true) },
                     readAll: { FileHandle.standardInput.readDataToEndOfFile() },
                     openBrowser: { Browser.open($0, environment: context.environment) }))
@@ -56,7 +56,7 @@ extension Root {
             let (profile, _) = try await flow.run(mode)
             let name = profile.displayName.map { "\(TerminalText.sanitize($0)) (\(profile.id))" } ?? profile.id
             let place = insecureStorage ? context.paths.credentials : "the keyring"
-            FileHandle.standardError.write(Data("✓ Signed in to Spotify as \(name); credentials stored in \(place).\n".utf8))
+            Output.stderr("✓ Signed in to Spotify as \(name); credentials stored in \(place).\n")
         }
     }
 
@@ -67,7 +67,7 @@ extension Root {
             let context = try AppContext.load()
             let problems = try await context.vault().removeAll()
             for problem in problems { Output.warning(problem) }
-            FileHandle.standardError.write(Data("Signed out: removed timbre's credentials for profile \"\(context.profile)\".\n".utf8))
+            Output.stderr("Signed out: removed timbre's credentials for profile \"\(context.profile)\".\n")
             if context.environment[EnvironmentSecretStore.variable] != nil {
                 Output.warning("TIMBRE_REFRESH_TOKEN is still set in your environment; unset it to stay signed out")
             }

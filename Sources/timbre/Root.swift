@@ -1,5 +1,8 @@
 import ArgumentParser
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import TimbreCore
 
 @main
@@ -20,7 +23,7 @@ struct Root: AsyncParsableCommand {
     func run() async throws {
         // The interface needs a terminal on both ends; otherwise this is a usage error.
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
-            FileHandle.standardError.write(Data((Root.helpMessage() + "\n").utf8))
+            Output.stderr(Root.helpMessage() + "\n")
             throw ExitCode(ExitStatus.usage.rawValue)
         }
         try await Interface.open(try AppContext.load())
@@ -50,7 +53,7 @@ struct Root: AsyncParsableCommand {
                 if !text.isEmpty { print(text) }
                 Foundation.exit(0)
             }
-            FileHandle.standardError.write(Data((text + "\n").utf8))
+            Output.stderr(text + "\n")
             Foundation.exit(ExitStatus.usage.rawValue)
         }
     }
@@ -61,22 +64,45 @@ enum Output {
     static func error(_ error: any UserFacingError) {
         var text = "timbre: \(error.message)\n"
         if let hint = error.hint { text += "  hint: \(hint)\n" }
-        FileHandle.standardError.write(Data(Redactor.redact(text).utf8))
+        write(Redactor.redact(text), to: STDERR_FILENO)
     }
 
     /// Lines of data on stdout.
     static func lines(_ lines: [String], terminator: String = "\n") {
         guard !lines.isEmpty else { return }
-        FileHandle.standardOutput.write(Data((lines.joined(separator: terminator) + terminator).utf8))
+        write(lines.joined(separator: terminator) + terminator, to: STDOUT_FILENO)
     }
 
     static func warning(_ text: String) {
-        FileHandle.standardError.write(Data("timbre: warning: \(text)\n".utf8))
+        write("timbre: warning: \(text)\n", to: STDERR_FILENO)
     }
+
+    static func stdout(_ text: String) { write(text, to: STDOUT_FILENO) }
+    static func stderr(_ text: String) { write(text, to: STDERR_FILENO) }
 
     /// Writes JSON on one line plus a newline.
     static func json(_ value: JSONValue) {
-        FileHandle.standardOutput.write(Data((value.serialized() + "\n").utf8))
+        write(value.serialized() + "\n", to: STDOUT_FILENO)
+    }
+
+    /// All of `text`, retrying short writes. A reader that went away (`timbre sync --json | head
+    /// -c 0`: EPIPE, SIGPIPE being ignored) ends the output quietly; Foundation's
+    /// `FileHandle.write` would stop the process with a crash report instead.
+    static func write(_ text: String, to descriptor: Int32) {
+        var text = text
+        text.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count, let base = bytes.baseAddress {
+                let written = Glibc.write(descriptor, base + offset, bytes.count - offset)
+                if written > 0 {
+                    offset += written
+                } else if written < 0, errno == EINTR {
+                    continue
+                } else {
+                    return
+                }
+            }
+        }
     }
 }
 

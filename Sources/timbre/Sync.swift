@@ -80,12 +80,12 @@ final class ProgressBar: Sendable {
         let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
         let line = "\r\(bar) \(progress.done)/\(progress.total) \(TerminalText.preview(progress.description, limit: 40))\u{1B}[K"
         drawn.withLock { $0 = true }
-        FileHandle.standardError.write(Data(line.utf8))
+        Output.stderr(line)
     }
 
     func finish() {
         guard enabled, drawn.current else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        Output.stderr("\r\u{1B}[K")
     }
 }
 

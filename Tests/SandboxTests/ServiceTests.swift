@@ -235,6 +235,28 @@ import Testing
         #expect(before != nil && after != nil && before != after)
     }
 
+    @Test func keptAnswersStillCheckTokensFaultsAndMutations() throws {
+        let service = Self.make()
+        let (access, _) = Self.signIn(service)
+        let id = Library(size: .small, seed: 42).playlists[0].id
+        let target = "/v1/playlists/\(id)/items?limit=50&fields=total,items(item(name))"
+        let first = Self.get(service, target, token: access)
+        #expect(first.0 == 200 && Self.get(service, target, token: access).1["total"] as? Int == first.1["total"] as? Int)
+        // A fault for that URL still answers, once.
+        let fault = #"{"faults":[{"kind":"status","status":503,"path_contains":"/v1/playlists/\#(id)/items"}]}"#
+        _ = service.handle(SandboxRequest(method: "POST", path: "/__sandbox/faults", query: "", headers: [:], body: Array(fault.utf8)))
+        #expect(Self.get(service, target, token: access).0 == 503)
+        #expect(Self.get(service, target, token: access).0 == 200)
+        // A mutation is seen at once.
+        let append = #"{"playlist":"\#(id)","action":"append"}"#
+        _ = service.handle(SandboxRequest(method: "POST", path: "/__sandbox/mutate", query: "", headers: [:], body: Array(append.utf8)))
+        let total = try #require(first.1["total"] as? Int)
+        #expect(Self.get(service, target, token: access).1["total"] as? Int == total + 1)
+        // An expired token is refused even for a kept answer.
+        _ = service.handle(SandboxRequest(method: "POST", path: "/__sandbox/expire-access-tokens", query: "", headers: [:]))
+        #expect(Self.get(service, target, token: access).0 == 401)
+    }
+
     @Test func requestLogRedactsSecrets() {
         let service = Self.make()
         _ = Self.signIn(service)

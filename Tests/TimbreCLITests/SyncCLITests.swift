@@ -126,6 +126,20 @@ import TimbreTestSupport
         #expect(try await s.cli.run(["playlists", "--json"]).stdout == before)
     }
 
+    @Test func aReaderThatLeavesEarlyIsNoCrash() async throws {
+        let s = try await setUp("small")
+        defer { Task { await s.cleanUp() } }
+        let binary = try SandboxProcess.binaryDirectory().appendingPathComponent("timbre").path
+        // `true` has exited before timbre writes: every write meets a closed pipe (EPIPE, or
+        // SIGPIPE where it is not ignored). Exit 0 or 141 either way; never a crash report.
+        for arguments in ["sync --json", "tracks liked --json", "playlists"] {
+            let result = try await s.cli.run(["-c", "\"$0\" \(arguments) | true; echo \"status=${PIPESTATUS[0]}\"", binary],
+                                             executable: "/bin/bash")
+            #expect(result.stdout.contains("status=0") || result.stdout.contains("status=141"), "\(arguments): \(result.stdout) \(result.stderr)")
+            #expect(!result.stderr.contains("Fatal error") && !result.stderr.contains("crashed"), "\(arguments)")
+        }
+    }
+
     @Test func csvAndTextOutput() async throws {
         let s = try await setUp("small")
         defer { Task { await s.cleanUp() } }
