@@ -143,6 +143,14 @@ def main():
     server.log_path = a.log
     open(a.log, "a").close()
     print(json.dumps({"port": server.server_address[1]}), flush=True)
+    # A test process that ends without stopping its servers (a failed or killed run) leaves them
+    # re-parented: then exit instead of lingering.
+    parent = os.getppid()
+    def watch_parent():
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(0)
+    threading.Thread(target=watch_parent, daemon=True).start()
     server.serve_forever()
 
 if __name__ == "__main__":
