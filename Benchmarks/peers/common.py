@@ -90,6 +90,21 @@ def store_list(db, playlist, position, rows, unavailable=False):
         db.executemany("INSERT INTO items VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
 
 
+def store_entries(db, playlist, position, entries):
+    """A playlist and the rows of its API entries; returns how many rows were stored."""
+    rows = item_rows(playlist["id"], entries)
+    store_list(db, playlist, position, rows)
+    return len(rows)
+
+
+LIKED = {"id": "liked", "name": "Liked Songs", "owner": {"id": "me"}, "snapshot_id": None}
+
+
+def store_liked(db, entries):
+    """Liked Songs, stored like timbre's cache does (id `liked`, first in order)."""
+    return store_entries(db, dict(LIKED, tracks={"total": len(entries)}), -1, entries)
+
+
 def report(name, requests, items, playlists, unavailable):
     print(json.dumps({"peer": name, "requests": requests, "items_written": items, "playlists": playlists,
                       "unavailable": unavailable}))

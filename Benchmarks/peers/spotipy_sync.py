@@ -9,7 +9,6 @@ import spotipy
 
 import common
 
-LIKED = {"id": "liked", "name": "Liked Songs", "owner": {"id": "me"}, "snapshot_id": None}
 
 
 def main():
@@ -19,25 +18,25 @@ def main():
     sp.prefix = session["api_url"].rstrip("/") + "/"
     requests = 0
 
-    playlists = []
-    page = sp.current_user_playlists(limit=common.LIMIT)
-    requests += 1
-    while page:
-        playlists += page["items"]
-        page = sp.next(page) if page.get("next") else None
-        requests += 1 if page else 0
+    def all_entries(first_page):
+        """Every item of a paged list, following `next` one page at a time (one request each)."""
+        nonlocal requests
+        entries = []
+        page = first_page
+        requests += 1
+        while page:
+            entries += page["items"]
+            page = sp.next(page) if page.get("next") else None
+            requests += 1 if page else 0
+        return entries
+
+    playlists = all_entries(sp.current_user_playlists(limit=common.LIMIT))
 
     items = unavailable = 0
     for position, playlist in enumerate(playlists):
-        entries = []
         try:
-            page = sp.playlist_items(playlist["id"], fields=common.ENTRY_FIELDS, limit=common.LIMIT,
-                                     additional_types=("track", "episode"))
-            requests += 1
-            while page:
-                entries += page["items"]
-                page = sp.next(page) if page.get("next") else None
-                requests += 1 if page else 0
+            entries = all_entries(sp.playlist_items(playlist["id"], fields=common.ENTRY_FIELDS, limit=common.LIMIT,
+                                                    additional_types=("track", "episode")))
         except spotipy.SpotifyException as error:
             if error.http_status != 403:
                 raise
@@ -45,21 +44,9 @@ def main():
             unavailable += 1
             common.store_list(db, playlist, position, [], unavailable=True)
             continue
-        rows = common.item_rows(playlist["id"], entries)
-        items += len(rows)
-        common.store_list(db, playlist, position, rows)
+        items += common.store_entries(db, playlist, position, entries)
 
-    entries = []
-    page = sp.current_user_saved_tracks(limit=common.LIMIT)
-    requests += 1
-    while page:
-        entries += page["items"]
-        page = sp.next(page) if page.get("next") else None
-        requests += 1 if page else 0
-    liked = dict(LIKED, tracks={"total": len(entries)})
-    rows = common.item_rows("liked", entries)
-    items += len(rows)
-    common.store_list(db, liked, -1, rows)
+    items += common.store_liked(db, all_entries(sp.current_user_saved_tracks(limit=common.LIMIT)))
     common.report("spotipy", requests, items, len(playlists), unavailable)
 
 

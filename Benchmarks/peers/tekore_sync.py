@@ -16,7 +16,6 @@ from tekore._sender import Request
 
 import common
 
-LIKED = {"id": "liked", "name": "Liked Songs", "owner": {"id": "me"}, "snapshot_id": None}
 
 
 async def main():
@@ -59,13 +58,8 @@ async def main():
             unavailable += 1
             common.store_list(db, playlist, position, [], unavailable=True)
             continue
-        rows = common.item_rows(playlist["id"], entries)
-        items += len(rows)
-        common.store_list(db, playlist, position, rows)
-    liked_entries = lists[-1]
-    rows = common.item_rows("liked", liked_entries)
-    items += len(rows)
-    common.store_list(db, dict(LIKED, tracks={"total": len(liked_entries)}), -1, rows)
+        items += common.store_entries(db, playlist, position, entries)
+    items += common.store_liked(db, lists[-1])
     await client.aclose()
     common.report("tekore", counter["requests"], items, len(playlists), unavailable)
 

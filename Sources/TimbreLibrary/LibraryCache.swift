@@ -165,13 +165,7 @@ public final class LibraryCache: Sendable {
         return try CacheError.wrap {
             try pool.read { db in
                 guard let count = try Int.fetchOne(db, sql: "SELECT track_count FROM playlist WHERE id = ?", arguments: [key]) else { return nil }
-                var result: [T] = []
-                result.reserveCapacity(min(max(count, 0), 50_000))  // a hint; Spotify reported it
-                try Self.eachItem(db, of: key) { raw in
-                    result.append(try transform(Self.item(raw)))
-                    return true
-                }
-                return result
+                return try Self.fetchItems(db, key, expected: count, transform)
             }
         }
     }
@@ -184,7 +178,7 @@ public final class LibraryCache: Sendable {
                 guard let playlist = try Row.fetchOne(db, sql: Self.playlistSelect + " WHERE id = ?", arguments: [key]).map(Self.playlist) else {
                     return nil
                 }
-                return (playlist, try Self.fetchItems(db, key))
+                return (playlist, try Self.fetchItems(db, key, expected: playlist.trackCount) { $0 })
             }
         }
     }
@@ -213,13 +207,14 @@ public final class LibraryCache: Sendable {
 
     /// A playlist's items, read column by column from SQLite (no `Row` per item: the interface
     /// reads thousands of them before its first frame).
-    private static func fetchItems(_ db: Database, _ key: String) throws -> [CachedItem] {
-        var items: [CachedItem] = []
+    private static func fetchItems<T>(_ db: Database, _ key: String, expected: Int, _ transform: (CachedItem) throws -> T) throws -> [T] {
+        var result: [T] = []
+        result.reserveCapacity(min(max(expected, 0), 50_000))  // a hint: the count Spotify reported
         try eachItem(db, of: key) { raw in
-            items.append(item(raw))
+            result.append(try transform(item(raw)))
             return true
         }
-        return items
+        return result
     }
 
     static let itemSelect = """

@@ -38,24 +38,13 @@ public struct TimbreCLI: Sendable {
     }
 
     /// config.toml that points timbre at a sandbox and pins its root.
-    public func configure(for sandbox: SandboxProcess, pin: String? = nil, redirectPort: Int = 0, extra: String = "") throws {
-        try writeConfig("""
+    public func configure(for sandbox: SandboxProcess, pin: String? = nil, redirectPort: Int = 0) throws {
+        try writeConfig(sandbox.info.configTOML(pins: pin.map { [$0] }, top: """
             client_id = "\(sandbox.info.clientID)"
             redirect_port = \(redirectPort)
-            accounts_url = "\(sandbox.info.accountsURL)"
-            api_url = "\(sandbox.info.apiURL)"
-            \(extra)
-            [tls]
-            ca_file = "\(sandbox.info.caFile)"
-
-            [[tls.pin]]
-            host = "127.0.0.1"
-            pins = ["\(pin ?? sandbox.info.pins.root)"]
-            scope = "\(pin == nil ? "root" : "any")"
-            """)
+            """))
     }
 
-    /// `executable`: another program to run in the same environment (a shell around `timbre`).
     public func run(_ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:], timeout: Duration = .seconds(60),
                     executable: String? = nil) async throws -> CLIResult {
         let binary = try executable.map { URL(fileURLWithPath: $0) } ?? SandboxProcess.binaryDirectory().appendingPathComponent("timbre")

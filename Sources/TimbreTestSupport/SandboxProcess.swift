@@ -25,6 +25,25 @@ public struct SandboxInfo: Decodable, Sendable {
         case baseURL = "base_url", accountsURL = "accounts_url", apiURL = "api_url", caFile = "ca_file"
         case clientID = "client_id", userID = "user_id", requestLog = "request_log"
     }
+
+    /// The endpoints and `[tls]` part of a config.toml for this sandbox: its CA trusted, one pin
+    /// rule for 127.0.0.1 (`pins`: default its root, with scope `root`). `top`: lines that go
+    /// before the `[tls]` table (client id, redirect port, …).
+    public func configTOML(pins: [String]? = nil, scope: String? = nil, top: String = "") -> String {
+        let pinList = (pins ?? [self.pins.root]).map { "\"\($0)\"" }.joined(separator: ", ")
+        return """
+            \(top)
+            accounts_url = "\(accountsURL)"
+            api_url = "\(apiURL)"
+            [tls]
+            ca_file = "\(caFile)"
+
+            [[tls.pin]]
+            host = "127.0.0.1"
+            pins = [\(pinList)]
+            scope = "\(scope ?? (pins == nil ? "root" : "any"))"
+            """
+    }
 }
 
 /// One entry of the sandbox's request log.

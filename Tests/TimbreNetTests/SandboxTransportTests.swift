@@ -9,16 +9,7 @@ import TimbreTestSupport
 /// text, the way a user would set it up.
 @Suite struct SandboxTransportTests {
     private func transport(_ sandbox: SandboxProcess, pins: [String], scope: String = "any", observer: TrustObserver? = nil) throws -> RequestExecutor {
-        let config = try Config.parse("""
-            accounts_url = "\(sandbox.info.accountsURL)"
-            api_url = "\(sandbox.info.apiURL)"
-            [tls]
-            ca_file = "\(sandbox.info.caFile)"
-            [[tls.pin]]
-            host = "127.0.0.1"
-            pins = [\(pins.map { "\"\($0)\"" }.joined(separator: ", "))]
-            scope = "\(scope)"
-            """)
+        let config = try Config.parse(sandbox.info.configTOML(pins: pins, scope: scope))
         return RequestExecutor(transport: CurlTransport(settings: TransportSettings(config: config), observer: observer),
                                policy: RetryPolicy(baseDelay: .milliseconds(20), maxDelay: .milliseconds(100)))
     }

@@ -67,16 +67,7 @@ final class Harness: @unchecked Sendable {
     static func start(_ size: LibrarySize = .small, _ arguments: [String] = []) async throws -> Harness {
         let sandbox = try await SandboxProcess.start(library: size, extraArguments: arguments)
         let (access, refresh) = try await sandbox.signIn()
-        let config = try Config.parse("""
-            accounts_url = "\(sandbox.info.accountsURL)"
-            api_url = "\(sandbox.info.apiURL)"
-            [tls]
-            ca_file = "\(sandbox.info.caFile)"
-            [[tls.pin]]
-            host = "127.0.0.1"
-            pins = ["\(sandbox.info.pins.root)"]
-            scope = "root"
-            """)
+        let config = try Config.parse(sandbox.info.configTOML())
         let executor = RequestExecutor(transport: CurlTransport(settings: TransportSettings(config: config)),
                                        policy: RetryPolicy(baseDelay: .milliseconds(20), maxDelay: .milliseconds(100)))
         let store = MemoryStore()
