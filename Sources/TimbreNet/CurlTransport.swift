@@ -112,6 +112,10 @@ final class CurlMultiLoop: @unchecked Sendable {
         self.multi = multi
         _ = tcurl_multi_set_long(multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX)
         _ = tcurl_multi_set_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, RateBudget.defaultMaxConcurrent)
+        // curl's default cache keeps 4 connections per easy handle *currently added*: when the task
+        // pool is briefly slow to hand over the next requests, finished connections were closed and
+        // the next burst paid new TLS handshakes (224 per large sync instead of 16).
+        _ = tcurl_multi_set_long(multi, CURLMOPT_MAXCONNECTS, RateBudget.defaultMaxConcurrent * 2)
         let thread = Thread { [self] in run() }
         thread.name = "timbre-curl"
         thread.start()

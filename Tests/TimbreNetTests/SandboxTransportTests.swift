@@ -65,6 +65,27 @@ import TimbreTestSupport
         #expect(statuses.count == 5, "429, 503, 503, reset, 200: \(statuses)")
     }
 
+    /// Bursts with quiet gaps between them (a sync waiting on its writer, say) reuse the connections
+    /// of the first burst: curl's default connection cache shrank with the transfers in flight and
+    /// closed them, and every burst paid new TLS handshakes.
+    @Test func burstsReuseTheirConnections() async throws {
+        let sandbox = try await SandboxProcess.start()
+        defer { Task { await sandbox.stop() } }
+        let (token, _) = try await sandbox.signIn()
+        let recorder = TrustEventRecorder()
+        let executor = try transport(sandbox, pins: [sandbox.info.pins.root], scope: "root", observer: recorder)
+        let width = RateBudget.defaultMaxConcurrent
+        for _ in 0..<8 {
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<width { group.addTask { try await executor.send(me(sandbox, token: token)).status } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses == Array(repeating: 200, count: width))
+        }
+        let handshakes = recorder.events.filter { if case .pinMatched = $0 { true } else { false } }.count
+        #expect(handshakes >= 1 && handshakes <= width, "\(handshakes) TLS handshakes for 8 bursts of \(width) requests")
+    }
+
     @Test func expiredTokenSurfacesAsSignInRequired() async throws {
         let sandbox = try await SandboxProcess.start()
         defer { Task { await sandbox.stop() } }
