@@ -146,6 +146,38 @@ public struct JSONReader {
         return nil
     }
 
+    /// Appends a string value's text to `out` as UTF-8 (escapes decoded, invalid UTF-8 replaced by
+    /// U+FFFD, exactly what `readString` returns) without making a `String` for plain ASCII text;
+    /// false, with the value skipped, for null or any other type.
+    public mutating func appendString(to out: inout [UInt8]) throws -> Bool {
+        guard try peek() == .string else {
+            try skipValue()
+            return false
+        }
+        let (start, end, escaped) = try scanString()
+        let text = UnsafeBufferPointer(rebasing: bytes[start..<end])
+        var high: UInt8 = 0
+        for byte in text { high |= byte }
+        if !escaped, high < 0x80 {
+            out.append(contentsOf: text)
+        } else {
+            out.append(contentsOf: decode(start, end, escaped: escaped).utf8)
+        }
+        return true
+    }
+
+    /// Whether the next value is the string `literal` (the value is consumed either way).
+    public mutating func stringEquals(_ literal: StaticString) throws -> Bool {
+        guard try peek() == .string else {
+            try skipValue()
+            return false
+        }
+        let (start, end, escaped) = try scanString()
+        let expected = UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount)
+        if escaped { return decode(start, end, escaped: true).utf8.elementsEqual(expected) }
+        return UnsafeBufferPointer(rebasing: bytes[start..<end]).elementsEqual(expected)
+    }
+
     /// An integer, or nil (and the value skipped) for null, another type, a fraction or an
     /// integer too large for `Int`.
     public mutating func int() throws -> Int? {

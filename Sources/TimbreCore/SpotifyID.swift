@@ -6,14 +6,21 @@ public struct SpotifyID: Hashable, Sendable, Comparable, CustomStringConvertible
     public let rawValue: String
 
     public init?(_ text: String) {
-        guard text.utf8.count == 22, text.utf8.allSatisfy({ SpotifyID.isBase62($0) }) else { return nil }
+        guard text.utf8.count == 22, text.utf8.allSatisfy(Self.isBase62) else { return nil }
         rawValue = text
+    }
+
+    /// Whether `utf8` would make a valid ID (for text that is not a `String` yet).
+    @inlinable
+    public static func isValid(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        utf8.count == 22 && utf8.allSatisfy(isBase62)
     }
 
     public var description: String { rawValue }
     public static func < (a: SpotifyID, b: SpotifyID) -> Bool { a.rawValue < b.rawValue }
 
-    static func isBase62(_ byte: UInt8) -> Bool {
+    @inlinable
+    public static func isBase62(_ byte: UInt8) -> Bool {
         (48...57).contains(byte) || (65...90).contains(byte) || (97...122).contains(byte)
     }
 }

@@ -30,7 +30,7 @@ extension JSONReadable {
 /// unexpected type reads as missing rather than failing the page. Only a body that is not JSON at
 /// all (or not a paging object) is a decoding error.
 enum API {
-    /// A paging object (`/me/playlists`, `/me/tracks`, `/playlists/{id}/items|tracks`).
+    /// A paging object of playlists (`/me/playlists`); pages of entries are `EntryPage`s.
     struct Page<Element: JSONReadable>: JSONReadable {
         /// nil: an element that was not an object; it keeps its position.
         var items: [Element?]
@@ -147,105 +147,6 @@ enum API {
         }
     }
 
-    /// A track, local file or episode (the object under `item` or `track`).
-    struct Item: JSONReadable {
-        var id: String?
-        var uri: String?
-        var name: String?
-        var type: String?
-        var durationMS: Int?
-        var isLocal: Bool?
-        var artists: [String]?
-        var album: String?
-        var show: String?
-
-        static func read(_ reader: inout JSONReader) throws -> Item? {
-            var item = Item()
-            let isObject = try object(&reader) { reader, key in
-                if reader.key(key, is: "id") {
-                    item.id = try reader.string()
-                } else if reader.key(key, is: "uri") {
-                    item.uri = try reader.string()
-                } else if reader.key(key, is: "name") {
-                    item.name = try reader.string()
-                } else if reader.key(key, is: "type") {
-                    item.type = try reader.string()
-                } else if reader.key(key, is: "duration_ms") {
-                    item.durationMS = try reader.int()
-                } else if reader.key(key, is: "is_local") {
-                    item.isLocal = try reader.bool()
-                } else if reader.key(key, is: "artists") {
-                    item.artists = try names(&reader)
-                } else if reader.key(key, is: "album") {
-                    item.album = try name(&reader)
-                } else if reader.key(key, is: "show") {
-                    item.show = try name(&reader)
-                } else {
-                    try reader.skipValue()
-                }
-            }
-            return isObject ? item : nil
-        }
-
-        /// `{"name": "…", …}` → the name; nil when missing or not an object.
-        private static func name(_ reader: inout JSONReader) throws -> String? {
-            var name: String?
-            _ = try object(&reader) { reader, key in
-                if reader.key(key, is: "name") { name = try reader.string() } else { try reader.skipValue() }
-            }
-            return name
-        }
-
-        /// `[{"name": …}, …]` → the names that are strings; nil when not an array.
-        private static func names(_ reader: inout JSONReader) throws -> [String]? {
-            guard try reader.peek() == .array else {
-                try reader.skipValue()
-                return nil
-            }
-            var names: [String] = []
-            var more = try reader.enterArray()
-            while more {
-                if let name = try name(&reader) { names.append(name) }
-                more = try reader.nextElement()
-            }
-            return names
-        }
-    }
-
-    /// One entry of a playlist page (`item` in 2026, `track` before) or of `/me/tracks` (`track`).
-    struct Entry: JSONReadable {
-        var addedAt: String?
-        var isLocal: Bool?
-        /// nil: the entry's `item`/`track` is null or missing.
-        var item: Item?
-
-        init(addedAt: String? = nil, isLocal: Bool? = nil, item: Item? = nil) {
-            self.addedAt = addedAt
-            self.isLocal = isLocal
-            self.item = item
-        }
-
-        static func read(_ reader: inout JSONReader) throws -> Entry? {
-            var entry = Entry()
-            var track: Item?
-            let isObject = try object(&reader) { reader, key in
-                if reader.key(key, is: "added_at") {
-                    entry.addedAt = try reader.string()
-                } else if reader.key(key, is: "is_local") {
-                    entry.isLocal = try reader.bool()
-                } else if reader.key(key, is: "item") {
-                    entry.item = try Item.read(&reader)
-                } else if reader.key(key, is: "track") {
-                    track = try Item.read(&reader)
-                } else {
-                    try reader.skipValue()
-                }
-            }
-            entry.item = entry.item ?? track
-            return isObject ? entry : nil
-        }
-    }
-
     /// A whole response body as `T`; a body that is not JSON, or not a `T` object, throws.
     static func decode<T: JSONReadable>(_ data: Data, as type: T.Type) throws -> T {
         try JSONReader.read(data) { reader in
@@ -256,37 +157,5 @@ enum API {
 
     static func decodePage<Element>(_ data: Data, as: Element.Type) throws -> Page<Element> {
         try decode(data, as: Page<Element>.self)
-    }
-}
-
-/// What one API entry becomes in the cache.
-enum DecodedEntry: Sendable, Equatable {
-    case item(CachedItem)
-    /// `item: null` (or missing): omitted, its position stays unused.
-    case null
-    /// Present but unusable (an id that is not 22 base62 characters, no URI): skipped with a warning.
-    case malformed(String)
-}
-
-extension API.Entry {
-    func decoded(position: Int) -> DecodedEntry {
-        guard let item else { return .null }
-        let name = item.name ?? ""
-        let duration = max(0, item.durationMS ?? 0)
-        if item.type == "episode" {
-            guard let id = item.id, SpotifyID(id) != nil else { return .malformed("episode id \(item.id.map { "'\($0)'" } ?? "missing")") }
-            let show = item.show ?? item.album
-            return .item(CachedItem(position: position, kind: .episode, id: id, uri: item.uri ?? "spotify:episode:\(id)", name: name,
-                                    artists: show.map { [$0] } ?? [], album: show, durationMS: duration, addedAt: addedAt))
-        }
-        let artists = item.artists ?? []
-        if isLocal == true || item.isLocal == true {
-            guard let uri = item.uri, uri.hasPrefix("spotify:local:") else { return .malformed("local file without a spotify:local: URI") }
-            return .item(CachedItem(position: position, kind: .local, id: nil, uri: uri, name: name, artists: artists,
-                                    album: item.album, durationMS: duration, addedAt: addedAt))
-        }
-        guard let id = item.id, SpotifyID(id) != nil else { return .malformed("track id \(item.id.map { "'\($0)'" } ?? "missing")") }
-        return .item(CachedItem(position: position, kind: .track, id: id, uri: item.uri ?? "spotify:track:\(id)", name: name,
-                                artists: artists, album: item.album, durationMS: duration, addedAt: addedAt))
     }
 }

@@ -79,6 +79,12 @@ extension LibraryCache {
     @discardableResult
     func replaceItems(of meta: PlaylistMeta, trackCount: Int, items: [CachedItem], fingerprint: String? = nil,
                       sortOrder: Int? = nil, at date: Date = Date()) async throws -> Int {
+        try await replaceItems(of: meta, trackCount: trackCount, items: ItemRows(items), fingerprint: fingerprint, sortOrder: sortOrder, at: date)
+    }
+
+    @discardableResult
+    func replaceItems(of meta: PlaylistMeta, trackCount: Int, items: ItemRows, fingerprint: String? = nil,
+                      sortOrder: Int? = nil, at date: Date = Date()) async throws -> Int {
         try await CacheError.wrap {
             try await pool.write { db in
                 let order = try sortOrder
@@ -131,16 +137,16 @@ extension LibraryCache {
     }
 }
 
-/// The item INSERT with its columns bound straight to SQLite: GRDB's argument arrays box every
-/// value, and a full sync writes ~200,000 rows (that boxing was a tenth of its CPU time). Rows go
-/// in 64 per statement: each execution of an INSERT opens and closes cursors, checks the
-/// foreign key's parent and finishes the statement, and per row that was a third of the sync's CPU
-/// time. Used only inside a GRDB write, on statements GRDB prepared and caches.
+/// The item INSERT with its columns bound straight to SQLite from `ItemRows`' buffer: GRDB's
+/// argument arrays box every value, and a full sync writes ~200,000 rows. Rows go in 64 per
+/// statement: each execution of an INSERT opens and closes cursors, checks the foreign key's
+/// parent and finishes the statement, and per row that was a third of the sync's CPU time. Used
+/// only inside a GRDB write, on statements GRDB prepared and caches.
 private struct ItemInsert {
     static let batchSize = 64
-    private static let columns = 10
+    private static let columns: Int32 = 10
     private static func sql(rows: Int) -> String {
-        let row = "(" + Array(repeating: "?", count: columns).joined(separator: ", ") + ")"
+        let row = "(" + Array(repeating: "?", count: Int(columns)).joined(separator: ", ") + ")"
         return "INSERT INTO item (playlist_id, position, kind, spotify_id, uri, name, artists, album, duration_ms, added_at) VALUES "
             + Array(repeating: row, count: rows).joined(separator: ", ")
     }
@@ -150,80 +156,74 @@ private struct ItemInsert {
     let statement: Statement
     let db: Database
 
-    /// Full batches through one statement, the rest row by row.
-    static func write(_ items: [CachedItem], playlistID: String, _ db: Database) throws {
-        var start = items.startIndex
-        if items.count >= batchSize {
-            let batch = ItemInsert(statement: try db.cachedStatement(sql: batchSQL), db: db)
-            while items.endIndex - start >= batchSize {
-                try batch.run(playlistID: playlistID, items[start..<(start + batchSize)])
-                start += batchSize
-            }
-        }
-        guard start < items.endIndex else { return }
-        let single = ItemInsert(statement: try db.cachedStatement(sql: singleSQL), db: db)
-        for index in start..<items.endIndex {
-            try single.run(playlistID: playlistID, items[index...index])
-        }
-    }
-
-    /// Binds every text of the batch from one buffer (SQLite's static binding: no copy per value,
-    /// the buffer outlives the step) and runs the statement once.
-    private func run(playlistID: String, _ rows: ArraySlice<CachedItem>) throws {
-        let raw = statement.sqliteStatement
-        var arena: [UInt8] = []
-        arena.reserveCapacity(rows.count * 192)
-        // Per row: playlist id, kind, id, uri, name, artists, album, added at — (start, count), or
-        // start -1 for NULL.
-        var spans: [(start: Int, count: Int)] = []
-        spans.reserveCapacity(rows.count * 8)
-        func add(_ text: String?) {
-            guard let text else { return spans.append((-1, 0)) }
-            let start = arena.count
-            arena.append(contentsOf: text.utf8)
-            spans.append((start, arena.count - start))
-        }
-        for item in rows {
-            add(playlistID)
-            add(item.kind.rawValue)
-            add(item.id)
-            add(item.uri)
-            add(item.name)
-            add(JSONValue.array(item.artists.map(JSONValue.string)).serialized())
-            add(item.album)
-            add(item.addedAt)
-        }
-        sqlite3_reset(raw)
-        try arena.withUnsafeBufferPointer { buffer in
-            let base = buffer.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }
-            func bind(_ index: Int32, _ span: (start: Int, count: Int)) -> Int32 {
-                guard span.start >= 0 else { return sqlite3_bind_null(raw, index) }
-                guard let base, span.count > 0 else { return sqlite3_bind_text(raw, index, "", 0, SQLiteText.transient) }
-                return sqlite3_bind_text(raw, index, base + span.start, Int32(span.count), nil)
-            }
-            // Reset and unbound whatever happens: the text pointers die with the buffer.
-            defer {
-                sqlite3_reset(raw)
-                sqlite3_clear_bindings(raw)
-            }
-            var column: Int32 = 0
-            var span = 0
-            for item in rows {
-                for (offset, textColumn) in Self.textColumns.enumerated() {
-                    try check(bind(column + textColumn, spans[span + offset]))
+    /// Full batches through one statement, the rest row by row. Texts are bound without a copy
+    /// (SQLite's static binding): the buffers outlive every step, and the statement is reset and
+    /// unbound before they go.
+    static func write(_ items: ItemRows, playlistID: String, _ db: Database) throws {
+        let playlist = Array(playlistID.utf8)
+        try items.bytes.withUnsafeBufferPointer { texts in
+            try playlist.withUnsafeBufferPointer { playlist in
+                var start = 0
+                let rows = items.rows
+                if rows.count >= batchSize {
+                    let batch = ItemInsert(statement: try db.cachedStatement(sql: batchSQL), db: db)
+                    while rows.count - start >= batchSize {
+                        try batch.run(rows[start..<(start + batchSize)], texts: texts, playlist: playlist)
+                        start += batchSize
+                    }
                 }
-                try check(sqlite3_bind_int64(raw, column + 2, Int64(item.position)))
-                try check(sqlite3_bind_int64(raw, column + 9, Int64(item.durationMS)))
-                column += Int32(Self.columns)
-                span += Self.textColumns.count
+                guard start < rows.count else { return }
+                let single = ItemInsert(statement: try db.cachedStatement(sql: singleSQL), db: db)
+                for index in start..<rows.count {
+                    try single.run(rows[index...index], texts: texts, playlist: playlist)
+                }
             }
-            let step = sqlite3_step(raw)
-            if step != SQLITE_DONE { try check(step) }
         }
     }
 
-    /// The 1-based columns that take text, in the order `run` lays them out.
-    private static let textColumns: [Int32] = [1, 3, 4, 5, 6, 7, 8, 10]
+    private func run(_ rows: ArraySlice<ItemRows.Row>, texts: UnsafeBufferPointer<UInt8>, playlist: UnsafeBufferPointer<UInt8>) throws {
+        let raw = statement.sqliteStatement
+        sqlite3_reset(raw)
+        // Reset and unbound whatever happens: the text pointers belong to the caller.
+        defer {
+            sqlite3_reset(raw)
+            sqlite3_clear_bindings(raw)
+        }
+        func bind(_ index: Int32, _ bytes: UnsafeBufferPointer<UInt8>) throws {
+            guard let base = bytes.baseAddress, !bytes.isEmpty else { return try check(sqlite3_bind_text(raw, index, "", 0, SQLiteText.transient)) }
+            try check(sqlite3_bind_text(raw, index, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self), Int32(bytes.count), nil))
+        }
+        func bind(_ index: Int32, _ text: ItemRows.Text) throws {
+            guard !text.isNull else { return try check(sqlite3_bind_null(raw, index)) }
+            try bind(index, UnsafeBufferPointer(rebasing: texts[text.start..<(text.start + text.count)]))
+        }
+        var column: Int32 = 0
+        for row in rows {
+            try bind(column + 1, playlist)
+            try check(sqlite3_bind_int64(raw, column + 2, Int64(row.position)))
+            let kind = Self.kindText(row.kind)
+            try bind(column + 3, UnsafeBufferPointer(start: kind.utf8Start, count: kind.utf8CodeUnitCount))
+            try bind(column + 4, row.id)
+            try bind(column + 5, row.uri)
+            try bind(column + 6, row.name)
+            try bind(column + 7, row.artists)
+            try bind(column + 8, row.album)
+            try check(sqlite3_bind_int64(raw, column + 9, Int64(row.durationMS)))
+            try bind(column + 10, row.addedAt)
+            column += Self.columns
+        }
+        let step = sqlite3_step(raw)
+        if step != SQLITE_DONE { try check(step) }
+    }
+
+    /// Static text: the binding may point at it.
+    private static func kindText(_ kind: ItemKind) -> StaticString {
+        switch kind {
+        case .track: "track"
+        case .local: "local"
+        case .episode: "episode"
+        }
+    }
 
     private func check(_ code: Int32) throws {
         guard code != SQLITE_OK else { return }

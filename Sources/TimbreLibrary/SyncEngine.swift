@@ -184,7 +184,7 @@ public final class SyncEngine: Sendable {
                 return stored == nil ? .failed : .unchanged
             }
 
-            let (items, malformed) = Self.decode(fetched.pages)
+            let (items, malformed) = Self.rows(of: fetched.pages)
             if let stored, stored.itemCount > 0, items.isEmpty,
                !(fetched.total == 0 && meta.total == 0 && stored.snapshotID != meta.snapshotID) {
                 warnings.withLock { $0.append("\(label): Spotify sent an empty list; the \(stored.itemCount) cached items were kept") }
@@ -206,8 +206,8 @@ public final class SyncEngine: Sendable {
             while true {
                 attempt += 1
                 let first = try await fetcher.likedFirstPage()
-                let total = first.total ?? first.items.count
-                let fingerprint = Self.fingerprint(first)
+                let total = first.total ?? first.entries
+                let fingerprint = first.fingerprint
                 if !options.force, attempt == 1, let stored, stored.fingerprint == fingerprint, stored.trackCount == total {
                     return .unchanged
                 }
@@ -217,7 +217,7 @@ public final class SyncEngine: Sendable {
                     warnings.withLock { $0.append("Liked Songs: Spotify reported \(fetched.total) songs but sent \(fetched.count); the cached copy was kept") }
                     return stored == nil ? .failed : .unchanged
                 }
-                let (items, malformed) = Self.decode(fetched.pages)
+                let (items, malformed) = Self.rows(of: fetched.pages)
                 if let stored, stored.itemCount > 0, items.isEmpty, !(fetched.total == 0 && stored.fingerprint != fingerprint) {
                     warnings.withLock { $0.append("Liked Songs: Spotify sent an empty list; the \(stored.itemCount) cached songs were kept") }
                     return .unchanged
@@ -242,28 +242,18 @@ public final class SyncEngine: Sendable {
 
     // MARK: Helpers
 
-    static func decode(_ entries: [API.Entry?]) -> (items: [CachedItem], malformed: [String]) {
-        decode([entries])
-    }
-
     /// The cache rows of a list's pages; positions count across pages.
-    static func decode(_ pages: [[API.Entry?]]) -> (items: [CachedItem], malformed: [String]) {
-        var items: [CachedItem] = []
+    static func rows(of pages: [EntryPage]) -> (items: ItemRows, malformed: [String]) {
+        var rows = ItemRows()
+        rows.reserveCapacity(bytes: pages.reduce(0) { $0 + $1.rows.bytes.count }, rows: pages.reduce(0) { $0 + $1.rows.count })
         var malformed: [String] = []
-        items.reserveCapacity(pages.reduce(0) { $0 + $1.count })
         var position = 0
         for page in pages {
-            for entry in page {
-                defer { position += 1 }
-                guard let entry else { malformed.append("an entry that is not an object"); continue }
-                switch entry.decoded(position: position) {
-                case .item(let item): items.append(item)
-                case .null: break
-                case .malformed(let reason): malformed.append(reason)
-                }
-            }
+            rows.append(page.rows, positionOffset: position)
+            malformed += page.malformed
+            position += page.entries
         }
-        return (items, malformed)
+        return (rows, malformed)
     }
 
     static func meta(_ object: API.Playlist, warnings: Locked<[String]>) -> PlaylistMeta? {
@@ -274,23 +264,6 @@ public final class SyncEngine: Sendable {
         return PlaylistMeta(id: id, name: object.name ?? "", ownerID: object.owner?.id ?? "", ownerName: object.owner?.displayName,
                             snapshotID: object.snapshotID, total: max(0, object.total ?? 0), collaborative: object.collaborative ?? false,
                             isPublic: object.isPublic ?? false)
-    }
-
-    /// Liked Songs has no snapshot id: its first page and total stand in for one (likes are added
-    /// at the top, so any new like changes the first page).
-    static func fingerprint(_ page: API.Page<API.Entry>) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        func mix(_ text: String) {
-            for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
-            hash = (hash ^ 0x1F) &* 0x0000_0100_0000_01B3
-        }
-        mix(String(page.total ?? -1))
-        for entry in page.items {
-            mix(entry?.addedAt ?? "-")
-            mix(entry?.item?.uri ?? "-")
-            mix(entry?.item?.name ?? "-")
-        }
-        return String(hash, radix: 16)
     }
 
     /// Errors that end the run: the user must sign in again, the connection is not trusted, or we

@@ -20,9 +20,10 @@ struct MalformedResponse: Error, CustomStringConvertible {
 /// The entries of one list (a playlist's items or Liked Songs), in order, with the totals the
 /// pages reported.
 struct FetchedList: Sendable {
-    /// Page by page, in order: joining them would copy every entry once more.
-    var pages: [[API.Entry?]]
-    var count: Int { pages.reduce(0) { $0 + $1.count } }
+    /// Page by page, in order.
+    var pages: [EntryPage]
+    /// Entries, usable or not.
+    var count: Int { pages.reduce(0) { $0 + $1.entries } }
     /// The first page's total.
     var total: Int
     /// Every page reported the same total and the entries add up to it.
@@ -41,11 +42,15 @@ struct Fetcher: Sendable {
 
     /// GET and decode, resending once when the body does not decode.
     func getDecoded<T: JSONReadable>(_ path: String, as type: T.Type) async throws -> T {
+        try await getDecoded(path) { try API.decode($0, as: T.self) }
+    }
+
+    func getDecoded<T>(_ path: String, _ decode: (Data) throws -> T) async throws -> T {
         var attempts = 0
         while true {
             let response = try await client.get(path)
             do {
-                return try API.decode(response.body, as: T.self)
+                return try decode(response.body)
             } catch {
                 attempts += 1
                 if attempts >= 2 { throw MalformedResponse(path: Self.describe(path)) }
@@ -64,14 +69,15 @@ struct Fetcher: Sendable {
         try await getDecoded("playlists/\(id.rawValue)?fields=\(Self.playlistFields)", as: API.Playlist.self)
     }
 
-    func likedFirstPage() async throws -> API.Page<API.Entry> {
-        try await getDecoded(Self.likedPath(offset: 0), as: API.Page<API.Entry>.self)
+    /// Liked Songs' first page, with its fingerprint.
+    func likedFirstPage() async throws -> EntryPage {
+        try await getDecoded(Self.likedPath(offset: 0)) { try EntryPage.decode($0, fingerprint: true) }
     }
 
     /// Liked Songs after the first page.
-    func likedRest(first: API.Page<API.Entry>) async throws -> FetchedList {
+    func likedRest(first: EntryPage) async throws -> FetchedList {
         try await entryPages(limit: 50, first: first) { offset, limit in
-            try await getDecoded(Self.likedPath(offset: offset, limit: limit), as: API.Page<API.Entry>.self)
+            try await getDecoded(Self.likedPath(offset: offset, limit: limit), as: EntryPage.self)
         }
     }
 
@@ -86,8 +92,8 @@ struct Fetcher: Sendable {
     }
 
     /// `size` entries from `offset`, in one request or, after the limit fell back, in several.
-    private func itemsChunk(_ id: String, offset: Int, size: Int) async throws -> API.Page<API.Entry> {
-        var entries: [API.Entry?] = []
+    private func itemsChunk(_ id: String, offset: Int, size: Int) async throws -> EntryPage {
+        var chunk = EntryPage()
         var total: Int?
         var consistent = true
         var position = offset
@@ -95,16 +101,17 @@ struct Fetcher: Sendable {
             let (page, used) = try await itemsPage(id, offset: position, limit: min(offset + size - position, state.current.itemsLimit))
             if let total, page.total != total { consistent = false }
             total = total ?? page.total
-            entries += page.items
-            if page.items.count < used { break }
+            chunk.append(page)
+            if page.entries < used { break }
             position += used
         }
         // A page whose pieces disagree reports no total, which marks the list inconsistent.
-        return API.Page(items: entries, total: consistent ? total : -1)
+        chunk.total = consistent ? total : -1
+        return chunk
     }
 
     /// One items page and the limit it was fetched with.
-    private func itemsPage(_ id: String, offset: Int, limit: Int) async throws -> (API.Page<API.Entry>, Int) {
+    private func itemsPage(_ id: String, offset: Int, limit: Int) async throws -> (EntryPage, Int) {
         var limit = limit
         var legacy = state.current.legacy
         var fallbackFrom: (any Error)?
@@ -112,7 +119,7 @@ struct Fetcher: Sendable {
             let path = "playlists/\(id)/\(legacy ? "tracks" : "items")?offset=\(offset)&limit=\(limit)"
                 + "&additional_types=track,episode&fields=\(Self.entryFields)"
             do {
-                let page = try await getDecoded(path, as: API.Page<API.Entry>.self)
+                let page = try await getDecoded(path, as: EntryPage.self)
                 if fallbackFrom != nil { state.withLock { $0.legacy = true } }
                 return (page, limit)
             } catch let error as SpotifyError {
@@ -143,9 +150,9 @@ struct Fetcher: Sendable {
 
     /// Every page of a list: the first one tells the total, the others are requested at once.
     private func entryPages(
-        limit: Int, first: API.Page<API.Entry>?, page: @escaping @Sendable (Int, Int) async throws -> API.Page<API.Entry>
+        limit: Int, first: EntryPage?, page: @escaping @Sendable (Int, Int) async throws -> EntryPage
     ) async throws -> FetchedList {
-        let firstPage: API.Page<API.Entry>
+        let firstPage: EntryPage
         if let first { firstPage = first } else { firstPage = try await page(0, limit) }
         return try await collect(limit: limit, firstPage: firstPage, page: page)
     }
@@ -165,17 +172,17 @@ struct Fetcher: Sendable {
         return (pages.keys.sorted().flatMap { pages[$0] ?? [] }, total)
     }
 
-    private func collect(limit: Int, firstPage: API.Page<API.Entry>,
-                         page: @escaping @Sendable (Int, Int) async throws -> API.Page<API.Entry>) async throws -> FetchedList {
-        let total = firstPage.total ?? firstPage.items.count
-        var pages: [Int: API.Page<API.Entry>] = [0: firstPage]
-        try await withThrowingTaskGroup(of: (Int, API.Page<API.Entry>).self) { group in
+    private func collect(limit: Int, firstPage: EntryPage,
+                         page: @escaping @Sendable (Int, Int) async throws -> EntryPage) async throws -> FetchedList {
+        let total = firstPage.total ?? firstPage.entries
+        var pages: [Int: EntryPage] = [0: firstPage]
+        try await withThrowingTaskGroup(of: (Int, EntryPage).self) { group in
             for offset in stride(from: limit, to: total, by: limit) {
                 group.addTask { (offset, try await page(offset, limit)) }
             }
             for try await (offset, result) in group { pages[offset] = result }
         }
-        var ordered: [[API.Entry?]] = []
+        var ordered: [EntryPage] = []
         ordered.reserveCapacity(pages.count)
         var count = 0
         var consistent = firstPage.total != nil
@@ -183,8 +190,8 @@ struct Fetcher: Sendable {
             guard let result = pages.removeValue(forKey: offset) else { continue }
             if offset != count { consistent = false }
             if result.total != total { consistent = false }
-            count += result.items.count
-            ordered.append(result.items)
+            count += result.entries
+            ordered.append(result)
         }
         if count != total { consistent = false }
         return FetchedList(pages: ordered, total: total, consistent: consistent)

@@ -4,12 +4,13 @@ import TimbreCore
 @testable import TimbreLibrary
 
 @Suite struct DecodingTests {
-    private func page(_ json: String) throws -> API.Page<API.Entry> {
-        try API.decodePage(Data(json.utf8), as: API.Entry.self)
+    private func page(_ json: String, fingerprint: Bool = false) throws -> EntryPage {
+        try EntryPage.decode(Data(json.utf8), fingerprint: fingerprint)
     }
 
     private func items(_ json: String) throws -> (items: [CachedItem], malformed: [String]) {
-        SyncEngine.decode(try page(json).items)
+        let (rows, malformed) = SyncEngine.rows(of: [try page(json)])
+        return (rows.items, malformed)
     }
 
     static let track = #"{"id":"4uLU6hMCjMI75M1A2tKUQC","uri":"spotify:track:4uLU6hMCjMI75M1A2tKUQC","name":"Song","type":"track","duration_ms":213000,"is_local":false,"artists":[{"name":"A"},{"name":"B"}],"album":{"name":"Album","images":null},"popularity":7,"brand_new_field":{"x":1}}"#
@@ -57,7 +58,7 @@ import TimbreCore
         let odd = #"{"items":[{"added_at":12,"item":{"id":"4uLU6hMCjMI75M1A2tKUQC","name":null,"type":"track","duration_ms":"long","artists":null,"album":null}}],"total":"many"}"#
         let decoded = try page(odd)
         #expect(decoded.total == nil)
-        let item = SyncEngine.decode(decoded.items).items.first
+        let item = decoded.rows.items.first
         #expect(item?.name == "" && item?.artists == [] && item?.album == nil && item?.durationMS == 0 && item?.addedAt == nil)
         #expect(item?.uri == "spotify:track:4uLU6hMCjMI75M1A2tKUQC")
     }
@@ -69,6 +70,60 @@ import TimbreCore
             let json = Self.track.replacingOccurrences(of: #""name":"Song""#, with: #""name":\#(encoded)"#)
             #expect(try items(#"{"items":[{"item":\#(json)}],"total":1}"#).items.first?.name == name)
         }
+    }
+
+    @Test func positionsCountAcrossPagesAndMalformedEntries() throws {
+        let first = try page(#"{"items":[{"item":\#(Self.track)},null,{"item":null}],"total":5}"#)
+        let second = try page(#"{"items":[{"item":{"id":"short","type":"track"}},{"track":\#(Self.track)}],"total":5}"#)
+        #expect(first.entries == 3 && second.entries == 2)
+        let (rows, malformed) = SyncEngine.rows(of: [first, second])
+        #expect(rows.items.map(\.position) == [0, 4])
+        #expect(malformed == ["an entry that is not an object", "track id 'short'"])
+    }
+
+    @Test func aRepeatedFieldKeepsItsLastValue() throws {
+        let json = #"{"items":[{"item":{"id":"nope"}}],"items":[{"item":{"name":"x","name":"Song","id":"4uLU6hMCjMI75M1A2tKUQC","artists":[{"name":"A"},{"name":null},7,{"name":"B","name":"C"}],"album":{"name":"One","name":"Two"}}}],"total":1}"#
+        let decoded = try page(json)
+        #expect(decoded.malformed.isEmpty)
+        #expect(decoded.rows.items.map(\.name) == ["Song"])
+        #expect(decoded.rows.items.first?.artists == ["A", "C"])
+        #expect(decoded.rows.items.first?.album == "Two")
+    }
+
+    @Test func textIsRepairedLikeReadString() throws {
+        // Invalid UTF-8 and a lone surrogate escape become U+FFFD, as `JSONReader.readString` does.
+        var body = Array(#"{"items":[{"item":{"id":"4uLU6hMCjMI75M1A2tKUQC","name":"a"#.utf8)
+        body += [0xFF, 0xC3]
+        body += Array(#"b","album":{"name":"\ud800x \u00e9"}}}],"total":1}"#.utf8)
+        let item = try EntryPage.decode(Data(body)).rows.items.first
+        #expect(item?.name == "a\u{FFFD}\u{FFFD}b")
+        #expect(item?.album == "\u{FFFD}x é")
+    }
+
+    @Test func storedArtistsAreTheJSONThatJSONValueWrites() {
+        let names = ["plain", "'); DROP TABLE item;--", "\u{1B}]0;pwned\u{07}", "\u{9B}2J", "a\"b\\c\nd\u{7F}", "\u{2028}\u{2029}", "👩‍👩‍👧 日本", ""]
+        let item = CachedItem(position: 0, kind: .track, id: "4uLU6hMCjMI75M1A2tKUQC", uri: "u", name: "n", artists: names, album: nil,
+                              durationMS: 1, addedAt: nil)
+        let rows = ItemRows([item])
+        #expect(rows.string(rows.rows[0].artists) == JSONValue.array(names.map(JSONValue.string)).serialized())
+        #expect(rows.items == [item])
+    }
+
+    /// The Liked Songs fingerprint is the one earlier versions stored: an unchanged Liked Songs
+    /// is not fetched again after an upgrade.
+    @Test func likedFingerprintIsStable() throws {
+        let json = #"{"items":[{"added_at":"2024-01-01T00:00:00Z","track":\#(Self.track)},7,{"added_at":null,"track":null},{"track":{"id":"bad","name":"Sch\u00f6n","uri":"spotify:track:bad"}}],"total":4}"#
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        func mix(_ text: String) {
+            for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+            hash = (hash ^ 0x1F) &* 0x0000_0100_0000_01B3
+        }
+        for text in ["4", "2024-01-01T00:00:00Z", "spotify:track:4uLU6hMCjMI75M1A2tKUQC", "Song", "-", "-", "-", "-", "-", "-", "-", "spotify:track:bad", "Schön"] {
+            mix(text)
+        }
+        #expect(try page(json, fingerprint: true).fingerprint == String(hash, radix: 16))
+        #expect(try page(json).fingerprint == nil)
+        #expect(try page(json.replacingOccurrences(of: "Song", with: "Song!"), fingerprint: true).fingerprint != String(hash, radix: 16))
     }
 
     @Test func brokenJSONIsAnError() {

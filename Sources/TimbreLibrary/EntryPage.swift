@@ -1,0 +1,245 @@
+import Foundation
+import TimbreCore
+
+/// One page of entries — `/playlists/{id}/items` (`item`, 2026), `/playlists/{id}/tracks` and
+/// `/me/tracks` (`track`) — read straight into cache rows, no `String` per field. Lenient like the
+/// rest of `API`: unknown fields are skipped and a field of an unexpected type reads as missing;
+/// only a body that is not JSON, or has no `items` array, fails the page.
+struct EntryPage: JSONReadable {
+    /// The page's usable entries, positioned from 0 within the page.
+    var rows = ItemRows()
+    /// Entries on the page, usable or not: the next page's positions start after them.
+    var entries = 0
+    var total: Int?
+    var next: String?
+    /// Why entries were skipped: not an object, an id that is not 22 base62 characters, a local
+    /// file without its `spotify:local:` URI. (`item: null` is not malformed: it leaves a gap.)
+    var malformed: [String] = []
+    /// Liked Songs has no snapshot id: its first page and total stand in for one (likes are added
+    /// at the top, so any new like changes the first page). Set when read with `fingerprint: true`.
+    var fingerprint: String?
+
+    static func read(_ reader: inout JSONReader) throws -> EntryPage? {
+        try read(&reader, fingerprint: false)
+    }
+
+    /// A whole response body; one that is not JSON, or not a paging object, throws.
+    static func decode(_ data: Data, fingerprint: Bool = false) throws -> EntryPage {
+        try JSONReader.read(data) { reader in
+            guard let page = try read(&reader, fingerprint: fingerprint) else { throw API.MalformedPage() }
+            return page
+        }
+    }
+
+    static func read(_ reader: inout JSONReader, fingerprint: Bool) throws -> EntryPage? {
+        var page = EntryPage()
+        var sawItems = false
+        var digest: [UInt8]?
+        var scratch: [UInt8] = []
+        let isObject = try object(&reader) { reader, key in
+            if reader.key(key, is: "items") {
+                guard try reader.peek() == .array else {
+                    try reader.skipValue()
+                    return
+                }
+                // A repeated `items` replaces the earlier one, as any JSON object member does.
+                sawItems = true
+                page.rows = ItemRows()
+                page.entries = 0
+                page.malformed = []
+                digest = fingerprint ? [] : nil
+                var more = try reader.enterArray()
+                while more {
+                    try page.readEntry(&reader, position: page.entries, digest: &digest, scratch: &scratch)
+                    page.entries += 1
+                    more = try reader.nextElement()
+                }
+            } else if reader.key(key, is: "total") {
+                page.total = try reader.int()
+            } else if reader.key(key, is: "next") {
+                page.next = try reader.string()
+            } else {
+                try reader.skipValue()
+            }
+        }
+        guard isObject else { return nil }
+        // `items` is the one field a page cannot do without.
+        guard sawItems else { throw API.MalformedPage() }
+        if fingerprint { page.fingerprint = Self.fingerprint(total: page.total, digest: digest ?? []) }
+        return page
+    }
+
+    /// FNV-1a over the total and each entry's added-at, URI and name, each text followed by 0x1F.
+    private static func fingerprint(total: Int?, digest: [UInt8]) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        func mix(_ byte: UInt8) { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        String(total ?? -1).utf8.forEach(mix)
+        mix(EntryPage.separator)
+        digest.forEach(mix)
+        return String(hash, radix: 16)
+    }
+
+    private static let separator: UInt8 = 0x1F
+
+    /// `other`'s entries after these (a chunk fetched in several pieces).
+    mutating func append(_ other: EntryPage) {
+        rows.append(other.rows, positionOffset: entries)
+        entries += other.entries
+        malformed += other.malformed
+    }
+
+    // MARK: Entries
+
+    /// The object under an entry's `item` or `track`; texts already in `rows`.
+    private struct Fields {
+        var id: ItemRows.Text?
+        var uri: ItemRows.Text?
+        var name: ItemRows.Text?
+        var isEpisode = false
+        var durationMS: Int?
+        var isLocal: Bool?
+        /// A JSON array of the artists' names.
+        var artists: ItemRows.Text?
+        var album: ItemRows.Text?
+        var show: ItemRows.Text?
+    }
+
+    private mutating func readEntry(_ reader: inout JSONReader, position: Int, digest: inout [UInt8]?, scratch: inout [UInt8]) throws {
+        let mark = rows.mark
+        var addedAt: ItemRows.Text?
+        var entryIsLocal: Bool?
+        var item: Fields?
+        var track: Fields?
+        let isObject = try Self.object(&reader) { reader, key in
+            if reader.key(key, is: "added_at") {
+                addedAt = try rows.text { try reader.appendString(to: &$0) }
+            } else if reader.key(key, is: "is_local") {
+                entryIsLocal = try reader.bool()
+            } else if reader.key(key, is: "item") {
+                item = try Self.readFields(&reader, into: &rows, scratch: &scratch)
+            } else if reader.key(key, is: "track") {
+                track = try Self.readFields(&reader, into: &rows, scratch: &scratch)
+            } else {
+                try reader.skipValue()
+            }
+        }
+        guard isObject else {
+            malformed.append("an entry that is not an object")
+            digest?.append(contentsOf: [UInt8(ascii: "-"), Self.separator, UInt8(ascii: "-"), Self.separator, UInt8(ascii: "-"), Self.separator])
+            return
+        }
+        let chosen = item ?? track
+        if digest != nil {
+            for text in [addedAt, chosen?.uri, chosen?.name] {
+                if let text { digest?.append(contentsOf: rows.bytes(of: text)) } else { digest?.append(UInt8(ascii: "-")) }
+                digest?.append(Self.separator)
+            }
+        }
+        // `item: null` (or missing): omitted, its position stays unused.
+        guard let chosen else { return rows.rollBack(to: mark) }
+        if let reason = addRow(chosen, position: position, addedAt: addedAt ?? .null, entryIsLocal: entryIsLocal) {
+            malformed.append(reason)
+            rows.rollBack(to: mark)
+        }
+    }
+
+    /// Adds the entry's row; returns why it cannot be stored instead, when it cannot.
+    private mutating func addRow(_ item: Fields, position: Int, addedAt: ItemRows.Text, entryIsLocal: Bool?) -> String? {
+        func quoted(_ id: ItemRows.Text?) -> String { id.flatMap { rows.string($0) }.map { "'\($0)'" } ?? "missing" }
+        let name = item.name ?? rows.append("")
+        let duration = max(0, item.durationMS ?? 0)
+        if item.isEpisode {
+            guard let id = item.id, rows.isSpotifyID(id) else { return "episode id \(quoted(item.id))" }
+            let show = item.show ?? item.album
+            let uri = item.uri ?? rows.append("spotify:episode:", id)
+            let artists = show.map { rows.appendArray(of: $0) } ?? rows.appendArray([])
+            rows.add(ItemRows.Row(position: position, kind: .episode, durationMS: duration, id: id, uri: uri, name: name,
+                                  artists: artists, album: show ?? .null, addedAt: addedAt))
+            return nil
+        }
+        let artists = item.artists ?? rows.appendArray([])
+        if entryIsLocal == true || item.isLocal == true {
+            guard let uri = item.uri, rows.hasPrefix(uri, "spotify:local:") else {
+                return "local file without a spotify:local: URI"
+            }
+            rows.add(ItemRows.Row(position: position, kind: .local, durationMS: duration, id: .null, uri: uri, name: name,
+                                  artists: artists, album: item.album ?? .null, addedAt: addedAt))
+            return nil
+        }
+        guard let id = item.id, rows.isSpotifyID(id) else { return "track id \(quoted(item.id))" }
+        let uri = item.uri ?? rows.append("spotify:track:", id)
+        rows.add(ItemRows.Row(position: position, kind: .track, durationMS: duration, id: id, uri: uri, name: name,
+                              artists: artists, album: item.album ?? .null, addedAt: addedAt))
+        return nil
+    }
+
+    /// A track, local file or episode object; nil (value skipped) when it is not an object.
+    private static func readFields(_ reader: inout JSONReader, into rows: inout ItemRows, scratch: inout [UInt8]) throws -> Fields? {
+        var item = Fields()
+        let isObject = try object(&reader) { reader, key in
+            if reader.key(key, is: "id") {
+                item.id = try rows.text { try reader.appendString(to: &$0) }
+            } else if reader.key(key, is: "uri") {
+                item.uri = try rows.text { try reader.appendString(to: &$0) }
+            } else if reader.key(key, is: "name") {
+                item.name = try rows.text { try reader.appendString(to: &$0) }
+            } else if reader.key(key, is: "type") {
+                item.isEpisode = try reader.stringEquals("episode")
+            } else if reader.key(key, is: "duration_ms") {
+                item.durationMS = try reader.int()
+            } else if reader.key(key, is: "is_local") {
+                item.isLocal = try reader.bool()
+            } else if reader.key(key, is: "artists") {
+                item.artists = try names(&reader, into: &rows, scratch: &scratch)
+            } else if reader.key(key, is: "album") {
+                item.album = try name(&reader, into: &rows, scratch: &scratch)
+            } else if reader.key(key, is: "show") {
+                item.show = try name(&reader, into: &rows, scratch: &scratch)
+            } else {
+                try reader.skipValue()
+            }
+        }
+        return isObject ? item : nil
+    }
+
+    /// `{"name": "…", …}` → the name into `rows`; nil when missing or not an object.
+    private static func name(_ reader: inout JSONReader, into rows: inout ItemRows, scratch: inout [UInt8]) throws -> ItemRows.Text? {
+        guard try name(&reader, into: &scratch) else { return nil }
+        return rows.text { $0.append(contentsOf: scratch); return true }
+    }
+
+    /// `{"name": "…", …}` → the name in `scratch` (replacing what it held); false when missing or
+    /// not an object.
+    private static func name(_ reader: inout JSONReader, into scratch: inout [UInt8]) throws -> Bool {
+        var found = false
+        _ = try object(&reader) { reader, key in
+            guard reader.key(key, is: "name") else { return try reader.skipValue() }
+            scratch.removeAll(keepingCapacity: true)
+            found = try reader.appendString(to: &scratch)
+        }
+        return found
+    }
+
+    /// `[{"name": …}, …]` → a JSON array of the names that are strings; nil when not an array.
+    private static func names(_ reader: inout JSONReader, into rows: inout ItemRows, scratch: inout [UInt8]) throws -> ItemRows.Text? {
+        guard try reader.peek() == .array else {
+            try reader.skipValue()
+            return nil
+        }
+        return try rows.text { out in
+            out.append(UInt8(ascii: "["))
+            var first = true
+            var more = try reader.enterArray()
+            while more {
+                if try name(&reader, into: &scratch) {
+                    if !first { out.append(UInt8(ascii: ",")) }
+                    first = false
+                    scratch.withUnsafeBufferPointer { JSONValue.appendQuoted($0, to: &out) }
+                }
+                more = try reader.nextElement()
+            }
+            out.append(UInt8(ascii: "]"))
+            return true
+        }
+    }
+}
