@@ -169,6 +169,10 @@ final class CurlTransfer: @unchecked Sendable {
             let name = String(decoding: Self.trimmed(line[..<colon]).map(Self.asciiLowercased), as: UTF8.self)
             let value = String(decoding: Self.trimmed(line[(colon + 1)...]), as: UTF8.self)
             if let existing = headers[name] { headers[name] = existing + ", " + value } else { headers[name] = value }
+            // One allocation for the body instead of a dozen growing copies.
+            if name == "content-length", let length = Int(value), length > 0, body.isEmpty {
+                body.reserveCapacity(min(length, settings.maxResponseBytes))
+            }
         }
         return count
     }

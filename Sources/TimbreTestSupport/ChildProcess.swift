@@ -1,4 +1,5 @@
 import Foundation
+import TimbreCore
 
 /// Test helper processes that announce themselves with one line on stdout (a port, a bus address).
 public enum ChildProcess {
@@ -33,24 +34,9 @@ extension ChildProcess {
     public static func run(_ argv: [String], mergeStderr: Bool = false) throws -> (output: String, status: Int32) {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("spawn-\(UUID().uuidString)").path
         defer { unlink(output) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        if mergeStderr {
-            posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        } else {
-            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        }
-        var cArgs = argv.map { strdup($0) } + [nil]
-        defer { cArgs.forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, argv[0], &actions, nil, &cArgs, environ)
-        guard spawned == 0 else { throw EarlyExit(description: "cannot start \(argv[0]): \(String(cString: strerror(spawned)))") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        let exitStatus: Int32 = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-        return ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "", exitStatus)
+        let pid: pid_t
+        do { pid = try Spawn.start(argv, stdoutPath: output, mergeStderr: mergeStderr) } catch { throw EarlyExit(description: error.description) }
+        let status = Spawn.wait(pid)
+        return ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "", status)
     }
 }

@@ -16,7 +16,15 @@ import TimbreTestSupport
         func keys(_ keys: String...) throws { _ = try run(["send-keys"] + keys) }
         func type(_ text: String) throws { _ = try run(["send-keys", "-l", text]) }
         func title() throws -> String { try run(["display-message", "-p", "#{pane_title}"]).trimmingCharacters(in: .whitespacesAndNewlines) }
-        func kill() { _ = try? run(["kill-server"]) }
+        /// Ends the server and waits until it is gone (a new session started meanwhile would join
+        /// the dying server and vanish with it).
+        func kill() {
+            _ = try? run(["kill-server"])
+            let deadline = ContinuousClock.now + .seconds(5)
+            while ContinuousClock.now < deadline, (try? ChildProcess.run(["/usr/bin/tmux", "-L", socket, "list-sessions"]).status) == 0 {
+                usleep(20_000)
+            }
+        }
 
         /// Waits until the screen contains `text` (the interface redraws asynchronously).
         func waitFor(_ text: String, timeout: Duration = .seconds(10)) async throws -> String {
@@ -146,7 +154,7 @@ import TimbreTestSupport
         func start(_ extra: [String]) async throws -> String {
             let env = ["LANG=C.UTF-8", "TERM=tmux-256color"] + extra + ["XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "HOME", "PATH"]
                 .compactMap { key in cli.environment[key].map { "\(key)=\($0)" } }
-            _ = try tmux.run(["kill-server"])
+            tmux.kill()
             // `env -u`: the tmux server inherits this process's environment, and `swift test` may
             // itself run with NO_COLOR set.
             _ = try tmux.run(["new-session", "-d", "-x", "100", "-y", "30", "env -u NO_COLOR " + env.map { "'\($0)'" }.joined(separator: " ") + " '\(bin)'; sleep 30"])

@@ -1,4 +1,5 @@
 import Foundation
+import TimbreCore
 
 /// Opens the sign-in page: `$BROWSER` (the first of a colon-separated list; `%s` is replaced by
 /// the URL, otherwise the URL is the last argument), else `xdg-open`, else nothing (the caller
@@ -23,13 +24,9 @@ public enum Browser {
     /// Starts the browser and does not wait for it. Returns false when none could be started.
     public static func open(_ url: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
         guard let command = command(for: url, environment: environment) else { return false }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: command[0])
-        process.arguments = Array(command.dropFirst())
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch { return false }
+        // Not `Process`: the browser would inherit the task pool's blocked signals (see `Spawn`).
+        guard let pid = try? Spawn.start(command) else { return false }
+        Spawn.reapWhenDone(pid)
         return true
     }
 
