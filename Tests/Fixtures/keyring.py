@@ -129,4 +129,7 @@ def fake_bus(mode):
 
 
 if __name__ == "__main__":
+    # Started from Swift's task pool, this process (and the bus daemons it starts) would inherit
+    # blocked SIGTERM/SIGINT: terminate() would not end them.
+    signal.pthread_sigmask(signal.SIG_SETMASK, set())
     sys.exit(main(sys.argv))

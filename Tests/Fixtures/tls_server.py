@@ -154,4 +154,7 @@ def main():
     server.serve_forever()
 
 if __name__ == "__main__":
+    # Started from Swift's task pool, this process would inherit blocked SIGTERM/SIGINT.
+    import signal
+    signal.pthread_sigmask(signal.SIG_SETMASK, set())
     main()
