@@ -74,14 +74,15 @@ extension LibraryCache {
         }
     }
 
-    /// Replaces a playlist's items together with its snapshot, count and sync time: readers see the
-    /// old complete list or the new one. Returns the number of items written.
+    /// `replaceItems` for callers that hold values rather than decoded rows.
     @discardableResult
     func replaceItems(of meta: PlaylistMeta, trackCount: Int, items: [CachedItem], fingerprint: String? = nil,
                       sortOrder: Int? = nil, at date: Date = Date()) async throws -> Int {
         try await replaceItems(of: meta, trackCount: trackCount, items: ItemRows(items), fingerprint: fingerprint, sortOrder: sortOrder, at: date)
     }
 
+    /// Replaces a playlist's items together with its snapshot, count and sync time: readers see the
+    /// old complete list or the new one. Returns the number of items written.
     @discardableResult
     func replaceItems(of meta: PlaylistMeta, trackCount: Int, items: ItemRows, fingerprint: String? = nil,
                       sortOrder: Int? = nil, at date: Date = Date()) async throws -> Int {
