@@ -74,9 +74,9 @@ public indirect enum JSONValue: Sendable, Equatable {
         defer { out.append(UInt8(ascii: "\"")) }
         guard needsEscaping(utf8) else { return out.append(contentsOf: utf8) }
         func escape(_ value: UInt32) {
-            let digits = Array("0123456789abcdef".utf8)
+            let digits: StaticString = "0123456789abcdef"
             out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u")])
-            for shift in stride(from: 12, through: 0, by: -4) { out.append(digits[Int(value >> UInt32(shift) & 0xF)]) }
+            for shift in stride(from: 12, through: 0, by: -4) { out.append(digits.utf8Start[Int(value >> UInt32(shift) & 0xF)]) }
         }
         var i = 0
         while i < utf8.count {

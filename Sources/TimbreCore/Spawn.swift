@@ -4,7 +4,8 @@ import Foundation
 /// inherits that thread's blocked signal mask (SIGINT, SIGTERM, SIGHUP, SIGCHLD… are blocked on
 /// the pool's threads) and keeps it across `exec`: it can be neither interrupted nor terminated,
 /// and a tmux server started that way ignored `kill-server`. Foundation's `Process` passes the mask
-/// on, so programs timbre starts go through here.
+/// on: use this for programs started from async code (the browser). `Process` stays where a pipe
+/// is needed and the caller is on the main thread (the demo's sandbox).
 public enum Spawn {
     public struct Failure: Error, CustomStringConvertible {
         public let description: String

@@ -154,8 +154,4 @@ enum API {
             return value
         }
     }
-
-    static func decodePage<Element>(_ data: Data, as: Element.Type) throws -> Page<Element> {
-        try decode(data, as: Page<Element>.self)
-    }
 }

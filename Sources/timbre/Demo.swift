@@ -110,6 +110,7 @@ struct DemoSandbox {
         let own = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
         let binary = own.deletingLastPathComponent().appendingPathComponent("timbre-sandbox")
         guard FileManager.default.isExecutableFile(atPath: binary.path) else { throw Missing(path: binary.path) }
+        // Called from the command's main-thread start, whose signal mask is clean (see `Spawn`).
         let process = Process()
         process.executableURL = binary
         process.arguments = ["serve", "--state-dir", stateDirectory.path, "--port", "0", "--library", library]

@@ -3,9 +3,10 @@ import Testing
 @testable import TimbreCore
 
 @Suite struct SpawnTests {
-    private func signalState(of pidLine: String) -> [String: String] {
+    /// `Name: value` lines of /proc/PID/status.
+    private func statusFields(_ status: String) -> [String: String] {
         var fields: [String: String] = [:]
-        for line in pidLine.split(separator: "\n") {
+        for line in status.split(separator: "\n") {
             let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
             if parts.count == 2 { fields[parts[0]] = parts[1] }
         }
@@ -19,7 +20,7 @@ import Testing
         defer { unlink(output) }
         let pid = try Spawn.start(["/bin/sh", "-c", "grep -E '^Sig(Blk|Ign)' /proc/self/status; exit 3"], stdoutPath: output)
         #expect(Spawn.wait(pid) == 3)
-        let fields = signalState(of: (try? String(contentsOfFile: output, encoding: .utf8)) ?? "")
+        let fields = statusFields( (try? String(contentsOfFile: output, encoding: .utf8)) ?? "")
         #expect(fields["SigBlk"] == "0000000000000000", "\(fields)")
         // Signals 1–31; glibc keeps two real-time signals of its own (32, 33) out of reach.
         let ignored = UInt64(fields["SigIgn"] ?? "", radix: 16)

@@ -134,7 +134,7 @@ import TimbreCore
     @Test func playlistObjectsInBothShapes() throws {
         let modern = #"{"collaborative":false,"description":null,"id":"37i9dQZF1DXcBWIGoYBM5M","images":null,"items":{"href":"h","total":50},"name":"N","owner":{"id":"alice.k","display_name":null},"public":true,"snapshot_id":"s1","type":"playlist"}"#
         let legacy = #"{"collaborative":true,"id":"37i9dQZF1DXcBWIGoYBM5M","images":[],"name":"N","owner":{"id":"u"},"public":null,"snapshot_id":"s2","tracks":{"href":"h","total":7}}"#
-        let list = try API.decodePage(Data(#"{"items":[\#(modern),\#(legacy)],"total":2,"next":null}"#.utf8), as: API.Playlist.self)
+        let list = try API.decode(Data(#"{"items":[\#(modern),\#(legacy)],"total":2,"next":null}"#.utf8), as: API.Page<API.Playlist>.self)
         let warnings = Locked<[String]>([])
         let metas = list.items.compactMap { $0.flatMap { SyncEngine.meta($0, warnings: warnings) } }
         #expect(metas == [
