@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 import TimbreCore
 @testable import TimbreLibrary
@@ -75,6 +76,41 @@ import TimbreCore
         // The statement is reusable after a failure.
         try await cache.replaceItems(of: Self.meta(Self.idA, snapshot: "s4"), trackCount: 1, items: [Self.track(5)])
         #expect(try cache.items(of: .playlist(SpotifyID(Self.idA)!))?.map(\.position) == [5])
+    }
+
+    @Test func aCacheFromTheFirstSchemaKeepsItsItemsAndRules() async throws {
+        let dir = try TempDir()
+        let path = dir.path("library.sqlite")
+        // A cache as the first release left it: only the v1 migration, rows written by plain SQL.
+        do {
+            let old = try DatabasePool(path: path)
+            try LibraryCache.migrator.migrate(old, upTo: "v1: playlists, items, sync runs")
+            try await old.write { db in
+                try db.execute(sql: """
+                    INSERT INTO playlist (id, sort_order, name, owner_id, snapshot_id, track_count, collaborative, is_public, synced_at)
+                        VALUES (?, 0, 'Old', 'me', 's1', 2, 0, 1, '2026-01-01 00:00:00.000');
+                    INSERT INTO item VALUES (?, 0, 'track', '4uLU6hMCjMI75M1A2tKUQC', 'spotify:track:4uLU6hMCjMI75M1A2tKUQC', 'Song', '["A","B"]', 'Al', 1000, NULL);
+                    INSERT INTO item VALUES (?, 3, 'local', NULL, 'spotify:local:x', 'Mine', '[]', NULL, 5, '2024-01-01T00:00:00Z');
+                    """, arguments: [Self.idA, Self.idA, Self.idA])
+            }
+            try old.close()
+        }
+        let cache = try LibraryCache.open(path: path, verify: true, warn: { _ in Issue.record("an upgraded cache is not damaged") })
+        let items = try #require(try cache.items(of: .playlist(SpotifyID(Self.idA)!)))
+        #expect(items.map(\.position) == [0, 3])
+        #expect(items.map(\.kind) == [.track, .local] && items[0].artists == ["A", "B"] && items[1].addedAt == "2024-01-01T00:00:00Z")
+        #expect(try cache.playlist(.playlist(SpotifyID(Self.idA)!))?.snapshotID == "s1", "an upgrade forces no refetch")
+        // The rules still hold on the rebuilt table: kind, position, primary key, cascade.
+        for bad in ["'song', 9", "'track', -1", "'track', 0"] {
+            await #expect(throws: (any Error).self, "\(bad)") {
+                try await cache.pool.write { db in
+                    try db.execute(sql: "INSERT INTO item (playlist_id, kind, position, uri, name, artists, duration_ms) VALUES (?, \(bad), 'u', 'n', '[]', 1)",
+                                   arguments: [Self.idA])
+                }
+            }
+        }
+        try await cache.remove([Self.idA])
+        #expect(try await cache.pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item") } == 0)
     }
 
     @Test func searchFindsItemsInPlaylistOrderWithoutLoadingThem() async throws {
