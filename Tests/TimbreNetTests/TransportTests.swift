@@ -17,6 +17,37 @@ import TimbreCore
         #expect(ports.count == 1, "keep-alive: all ten requests on one connection, saw \(ports.count)")
     }
 
+    /// The loop is woken only when it sleeps, and never sleeps with work waiting.
+    @Test func theLoopIsWokenOnlyWhenAsleep() {
+        var inbox = CurlMultiLoop.Inbox()
+        let busyPost = inbox.post { _ in }
+        #expect(!busyPost, "a busy loop needs no wakeup")
+        let sleeps = inbox.fallAsleep()
+        #expect(sleeps, "nothing waiting: it may sleep")
+        let firstPost = inbox.post { $0.stopping = true }
+        #expect(firstPost, "the first post after it fell asleep wakes it")
+        let secondPost = inbox.post { _ in }
+        #expect(!secondPost, "one wakeup is enough")
+        let sleepsWithWork = inbox.fallAsleep()
+        #expect(!sleepsWithWork, "work is waiting: it must not sleep")
+        let taken = inbox.take()
+        #expect(taken.stopping)
+    }
+
+    /// Requests sent one at a time, each after the loop went idle: a lost wakeup would leave each
+    /// waiting for the loop's one-second poll timeout (20 s here); a generous bound catches that.
+    @Test func anIdleLoopStartsEachNewRequest() async throws {
+        let server = try await TestTLSServer.start(pki: pki)
+        let transport = CurlTransport(settings: settings(pki, pins: [pki.leaf]))
+        let clock = ContinuousClock()
+        let started = clock.now
+        for _ in 0..<20 {
+            try await Task.sleep(for: .milliseconds(20))
+            #expect(try await transport.send(HTTPRequest(url: server.url("/ok"))).status == 200)
+        }
+        #expect(clock.now - started < .seconds(10), "20 idle-gap requests took \(clock.now - started)")
+    }
+
     @Test func concurrentRequestsOverlapOnTheServer() async throws {
         let server = try await TestTLSServer.start(pki: pki)
         let transport = CurlTransport(settings: settings(pki, pins: [pki.leaf]))
