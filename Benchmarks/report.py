@@ -184,9 +184,9 @@ wire floor ask 50 directly. Two playlists are not the user's, so their items ans
   root. Peers use an access token from the sandbox's token endpoint (refresh grant of a token from
   `/__sandbox/mint-refresh-token`) and trust the sandbox CA (`REQUESTS_CA_BUNDLE` for spotipy, an
   `ssl` context for tekore/httpx). Code: `Benchmarks/peers/`. The sandbox keeps each encoded
-  `/v1` answer until the library changes (as a real API's cache would), so a client's first run
-  also warms the sandbox for its own URLs; every client gets the same treatment, and the medians
-  are of mostly warm runs.
+  `/v1` answer until the library changes (as a real API's cache would), and clients word their
+  URLs differently, so every client first does one untimed sync that warms the sandbox for its
+  own URLs; the timed runs that follow are all warm.
   - **spotipy** (`spotipy_sync.py`): `current_user_playlists`, `playlist_items(limit=50)` and
     `current_user_saved_tracks`, following `next` one page at a time.
   - **tekore** (`tekore_sync.py`): `tk.Spotify(asynchronous=True)` over `httpx.AsyncClient`; first

@@ -95,7 +95,7 @@ enum CurlGlobal {
 }
 
 /// Owns the `CURLM*` and the thread that drives it. Other threads only hand it work through
-/// `submit`/`cancel`, which wake it with `curl_multi_wakeup`.
+/// `submit`/`cancel`, which wake it with `curl_multi_wakeup` when it sleeps.
 final class CurlMultiLoop: @unchecked Sendable {
     /// Work handed to the loop by other threads.
     struct Inbox {
