@@ -26,10 +26,15 @@ import TimbreCore
     @Test func rateLimitPausesEveryConcurrentRequest() async throws {
         let server = try await TestTLSServer.start(pki: pki)
         let executor = executor(server)
-        // One request is answered 429 with Retry-After: 1; the others start just after it and
-        // must not reach the server until the pause is over.
+        // One request is answered 429 with Retry-After: 1; the others start once the executor has
+        // seen that answer (not after a fixed sleep: on a loaded machine the 429 can take longer
+        // to come back) and must not reach the server until the pause is over.
         let limited = Task { try await executor.send(HTTPRequest(url: server.url("/flaky?key=p&fail=1&status=429&retry_after=1"))) }
-        try await Task.sleep(for: .milliseconds(300))
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(10)
+        while await executor.budget.remainingPause == nil, clock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<4 { group.addTask { _ = try await executor.send(HTTPRequest(url: server.url("/ok"))) } }
             try await group.waitForAll()
