@@ -33,13 +33,7 @@ extension LibraryCache {
                         Self.appendArtists(SQLiteText.bytes(raw, 5), to: &folded)
                         folded.append(0x1F)
                         SearchText.append(bytes: SQLiteText.bytes(raw, 6), to: &folded)
-                        let found = folded.withUnsafeBytes { hay in
-                            needle.withUnsafeBytes { pin in
-                                guard let h = hay.baseAddress, let n = pin.baseAddress else { return false }
-                                return SearchText.find(n, pin.count, in: h, hay.count) != nil
-                            }
-                        }
-                        if found { hits.append(SearchMatch(playlistID: id, playlistName: list["name"], item: Self.item(raw))) }
+                        if SearchText.contains(folded, needle) { hits.append(SearchMatch(playlistID: id, playlistName: list["name"], item: Self.item(raw))) }
                         return hits.count < limit
                     }
                 }

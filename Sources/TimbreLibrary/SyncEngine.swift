@@ -244,16 +244,10 @@ public final class SyncEngine: Sendable {
 
     /// The cache rows of a list's pages; positions count across pages.
     static func rows(of pages: [EntryPage]) -> (items: ItemRows, malformed: [String]) {
-        var rows = ItemRows()
-        rows.reserveCapacity(bytes: pages.reduce(0) { $0 + $1.rows.bytes.count }, rows: pages.reduce(0) { $0 + $1.rows.count })
-        var malformed: [String] = []
-        var position = 0
-        for page in pages {
-            rows.append(page.rows, positionOffset: position)
-            malformed += page.malformed
-            position += page.entries
-        }
-        return (rows, malformed)
+        var list = EntryPage()
+        list.rows.reserveCapacity(bytes: pages.reduce(0) { $0 + $1.rows.bytes.count }, rows: pages.reduce(0) { $0 + $1.rows.count })
+        for page in pages { list.append(page) }
+        return (list.rows, list.malformed)
     }
 
     static func meta(_ object: API.Playlist, warnings: Locked<[String]>) -> PlaylistMeta? {

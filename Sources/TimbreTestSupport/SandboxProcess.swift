@@ -219,7 +219,6 @@ public final class SandboxProcess: @unchecked Sendable {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let bodyURL = scratch.appendingPathComponent("body")
         let headerURL = scratch.appendingPathComponent("headers")
-        let statusURL = scratch.appendingPathComponent("status")
         var all = ["/usr/bin/curl", "-s", "--max-time", "30", "-o", bodyURL.path, "-D", headerURL.path, "-w", "%{http_code}"]
         if let caFile { all += ["--cacert", caFile] }
         // posix_spawn + waitpid on its own thread: Foundation's Process sometimes never reaped curl.
@@ -228,8 +227,7 @@ public final class SandboxProcess: @unchecked Sendable {
             Thread { continuation.resume(returning: Result { try ChildProcess.run(argv) }) }.start()
         }
         let (statusText, exitCode) = try result.get()
-        try statusText.write(to: statusURL, atomically: true, encoding: .utf8)
-        let status = Int((try? String(contentsOf: statusURL, encoding: .utf8)) ?? "") ?? 0
+        let status = Int(statusText) ?? 0
         return CurlResult(
             exitCode: exitCode, status: status,
             headers: (try? String(contentsOf: headerURL, encoding: .utf8)) ?? "",
