@@ -4,7 +4,7 @@
 # (spotipy, tekore, a curl wire floor) against it in the same run, and writes docs/PERFORMANCE.md.
 #   scripts/bench.sh [--iterations N] [--library small|medium|large] [--out FILE]
 # Needs: swift, python3, curl, tmux; `pip install spotipy tekore` for the peers
-# (a peer whose package is missing is reported as not run). Takes about 15–30 minutes on 2 cores.
+# (a peer whose package is missing is reported as not run). Takes 9–15 minutes on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 iterations=3
