@@ -268,6 +268,17 @@ import Testing
         #expect(!text.contains("SECRETVALUE"))
         #expect(text.contains("access_token=REDACTED"))
     }
+
+    @Test func redactionHidesSecretNamesHoweverTheyAreSpelled() {
+        let plain = "offset=0&limit=50&fields=items(added_at,item(id,name))"
+        #expect(FormEncoding.redacted(plain) == plain)
+        #expect(FormEncoding.redacted("") == "")
+        #expect(FormEncoding.redacted("code=abc&state=xyz") == "code=REDACTED&state=xyz")
+        #expect(FormEncoding.redacted("a=1&access%5Ftoken=SECRET&b") == "a=1&access%5Ftoken=REDACTED&b")
+        #expect(FormEncoding.redacted("refresh_token=R1&&client_secret=S2") == "refresh_token=REDACTED&&client_secret=REDACTED")
+        #expect(FormEncoding.redacted("code") == "code")  // a name without a value has nothing to hide
+        #expect(FormEncoding.redacted("codex=1&my+code=2") == "codex=1&my+code=2")
+    }
 }
 
 typealias JSONObject = [String: Any]
