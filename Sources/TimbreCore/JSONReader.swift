@@ -105,7 +105,7 @@ public struct JSONReader {
     public mutating func readKey() throws -> Key {
         skipSpace()
         guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a key") }
-        let (start, end, escaped) = try scanString()
+        let (start, end, escaped, _) = try scanString()
         skipSpace()
         guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':' after a key") }
         index += 1
@@ -135,7 +135,7 @@ public struct JSONReader {
     public mutating func readString() throws -> String {
         skipSpace()
         guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a string") }
-        let (start, end, escaped) = try scanString()
+        let (start, end, escaped, _) = try scanString()
         return decode(start, end, escaped: escaped)
     }
 
@@ -154,12 +154,9 @@ public struct JSONReader {
             try skipValue()
             return false
         }
-        let (start, end, escaped) = try scanString()
-        let text = UnsafeBufferPointer(rebasing: bytes[start..<end])
-        var high: UInt8 = 0
-        for byte in text { high |= byte }
-        if !escaped, high < 0x80 {
-            out.append(contentsOf: text)
+        let (start, end, escaped, ascii) = try scanString()
+        if !escaped, ascii {
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<end]))
         } else {
             out.append(contentsOf: decode(start, end, escaped: escaped).utf8)
         }
@@ -172,7 +169,7 @@ public struct JSONReader {
             try skipValue()
             return false
         }
-        let (start, end, escaped) = try scanString()
+        let (start, end, escaped, _) = try scanString()
         let expected = UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount)
         if escaped { return decode(start, end, escaped: true).utf8.elementsEqual(expected) }
         return UnsafeBufferPointer(rebasing: bytes[start..<end]).elementsEqual(expected)
@@ -305,16 +302,28 @@ public struct JSONReader {
         index += count
     }
 
-    /// Moves past a string (index at its opening quote); returns its contents' range.
-    private mutating func scanString() throws -> (start: Int, end: Int, escaped: Bool) {
+    /// Moves past a string (index at its opening quote); returns its contents' range, whether it
+    /// holds escapes and whether every byte is ASCII. Eight bytes at a time while none of them is
+    /// a quote, a backslash or a control character: most strings in a page are 10–40 bytes.
+    private mutating func scanString() throws -> (start: Int, end: Int, escaped: Bool, ascii: Bool) {
         index += 1
         let start = index
         var escaped = false
+        var high: UInt64 = 0
+        if let base = bytes.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while index + 8 <= bytes.count {
+                let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                if Self.hasSpecialByte(word) { break }
+                high |= word
+                index += 8
+            }
+        }
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 index += 1
-                return (start, index - 1, escaped)
+                return (start, index - 1, escaped, high & 0x8080_8080_8080_8080 == 0)
             }
             if byte == UInt8(ascii: "\\") {
                 escaped = true
@@ -332,9 +341,21 @@ public struct JSONReader {
                 continue
             }
             if byte < 0x20 { throw fail("control character in a string") }
+            high |= UInt64(byte)
             index += 1
         }
         throw fail("unterminated string")
+    }
+
+    /// Whether any of the eight bytes is `"`, `\` or below 0x20 (the bytes that end the fast
+    /// path of `scanString`). Bytes of 0x80 and above never match.
+    @inline(__always)
+    static func hasSpecialByte(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        func hasZero(_ x: UInt64) -> Bool { (x &- ones) & ~x & highs != 0 }
+        let quote = word ^ (ones &* 0x22), backslash = word ^ (ones &* 0x5C)
+        let control = (word &- ones &* 0x20) & ~word & highs != 0
+        return hasZero(quote) || hasZero(backslash) || control
     }
 
     /// Moves past a number, checking its grammar; returns where it started and whether it is a

@@ -111,6 +111,39 @@ import TimbreCore
         try JSONReader.read(fine) { try $0.skipValue() }
     }
 
+    /// Strings are scanned eight bytes at a time: a quote, backslash, control character or
+    /// non-ASCII byte at every offset of the words (and at the end of the input) must read the same.
+    @Test func everyOffsetOfAStringReadsTheSame() throws {
+        let specials = ["\\\"", "\\\\", "\\n", "\\u00e9", "é", "日", "\u{7F}", "~"]
+        for length in 0..<20 {
+            for special in specials {
+                for at in 0...length {
+                    var chars = Array(repeating: "a", count: length)
+                    chars.insert(special, at: at)
+                    let body = chars.joined()
+                    let text = "[\"" + body + "\", 1]"
+                    let expected = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [Any])
+                    let read = try JSONReader.read(text) { reader -> (String, [UInt8]) in
+                        _ = try reader.enterArray()
+                        var copy = reader
+                        let string = try reader.readString()
+                        var bytes: [UInt8] = []
+                        #expect(try copy.appendString(to: &bytes))
+                        _ = try reader.nextElement()
+                        _ = try reader.int()
+                        _ = try reader.nextElement()
+                        return (string, bytes)
+                    }
+                    #expect(read.0 == expected[0] as? String, "\(text)")
+                    #expect(String(decoding: read.1, as: UTF8.self) == read.0, "\(text)")
+                }
+            }
+            let raw = Array(repeating: "b", count: length).joined()
+            #expect(throws: JSONReader.SyntaxError.self) { try JSONReader.read("\"" + raw + "\u{1}" + raw + "\"") { try $0.skipValue() } }
+            #expect(throws: JSONReader.SyntaxError.self) { try JSONReader.read("\"" + raw) { try $0.skipValue() } }
+        }
+    }
+
     @Test func errorsSayWhere() {
         do {
             _ = try parse(#"{"a": [1, 2 3]}"#)
