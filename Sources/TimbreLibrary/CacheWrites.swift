@@ -33,7 +33,7 @@ extension LibraryCache {
             try await pool.read { db in
                 let rows = try Row.fetchAll(db, sql: """
                     SELECT p.id, p.snapshot_id, p.track_count, p.fingerprint, p.unavailable, p.sort_order,
-                           (SELECT COUNT(*) FROM item i WHERE i.playlist_id = p.id) AS item_count
+                           (SELECT COUNT(*) FROM item i WHERE i.list = p.items_key) AS item_count
                     FROM playlist p
                     """)
                 var result: [String: StoredState] = [:]
@@ -101,8 +101,13 @@ extension LibraryCache {
                         unavailable = 0, fingerprint = excluded.fingerprint
                     """).execute(arguments: [meta.id, order, meta.name, meta.ownerID, meta.ownerName, meta.snapshotID, trackCount,
                                              meta.collaborative, meta.isPublic, ClockText.sqlite(date), fingerprint])
-                try db.cachedStatement(sql: "DELETE FROM item WHERE playlist_id = ?").execute(arguments: [meta.id])
-                try ItemInsert.write(items, playlistID: meta.id, db)
+                // The old rows go, and the new ones are appended under a number larger than any
+                // list's so far (see migration v3).
+                try db.cachedStatement(sql: "DELETE FROM item WHERE list = (SELECT items_key FROM playlist WHERE id = ?)")
+                    .execute(arguments: [meta.id])
+                let list = try Int64.fetchOne(db.cachedStatement(sql: "SELECT COALESCE(MAX(items_key), 0) + 1 FROM playlist")) ?? 1
+                try db.cachedStatement(sql: "UPDATE playlist SET items_key = ? WHERE id = ?").execute(arguments: [list, meta.id])
+                try ItemInsert.write(items, list: list, db)
                 return items.count
             }
         }
@@ -148,7 +153,7 @@ private struct ItemInsert {
     private static let columns: Int32 = 10
     private static func sql(rows: Int) -> String {
         let row = "(" + Array(repeating: "?", count: Int(columns)).joined(separator: ", ") + ")"
-        return "INSERT INTO item (playlist_id, position, kind, spotify_id, uri, name, artists, album, duration_ms, added_at) VALUES "
+        return "INSERT INTO item (list, position, kind, spotify_id, uri, name, artists, album, duration_ms, added_at) VALUES "
             + Array(repeating: row, count: rows).joined(separator: ", ")
     }
     private static let batchSQL = sql(rows: batchSize)
@@ -160,29 +165,26 @@ private struct ItemInsert {
     /// Full batches through one statement, the rest row by row. Texts are bound without a copy
     /// (SQLite's static binding): the buffers outlive every step, and the statement is reset and
     /// unbound before they go.
-    static func write(_ items: ItemRows, playlistID: String, _ db: Database) throws {
-        let playlist = Array(playlistID.utf8)
+    static func write(_ items: ItemRows, list: Int64, _ db: Database) throws {
         try items.bytes.withUnsafeBufferPointer { texts in
-            try playlist.withUnsafeBufferPointer { playlist in
-                var start = 0
-                let rows = items.rows
-                if rows.count >= batchSize {
-                    let batch = ItemInsert(statement: try db.cachedStatement(sql: batchSQL), db: db)
-                    while rows.count - start >= batchSize {
-                        try batch.run(rows[start..<(start + batchSize)], texts: texts, playlist: playlist)
-                        start += batchSize
-                    }
+            var start = 0
+            let rows = items.rows
+            if rows.count >= batchSize {
+                let batch = ItemInsert(statement: try db.cachedStatement(sql: batchSQL), db: db)
+                while rows.count - start >= batchSize {
+                    try batch.run(rows[start..<(start + batchSize)], texts: texts, list: list)
+                    start += batchSize
                 }
-                guard start < rows.count else { return }
-                let single = ItemInsert(statement: try db.cachedStatement(sql: singleSQL), db: db)
-                for index in start..<rows.count {
-                    try single.run(rows[index...index], texts: texts, playlist: playlist)
-                }
+            }
+            guard start < rows.count else { return }
+            let single = ItemInsert(statement: try db.cachedStatement(sql: singleSQL), db: db)
+            for index in start..<rows.count {
+                try single.run(rows[index...index], texts: texts, list: list)
             }
         }
     }
 
-    private func run(_ rows: ArraySlice<ItemRows.Row>, texts: UnsafeBufferPointer<UInt8>, playlist: UnsafeBufferPointer<UInt8>) throws {
+    private func run(_ rows: ArraySlice<ItemRows.Row>, texts: UnsafeBufferPointer<UInt8>, list: Int64) throws {
         let raw = statement.sqliteStatement
         sqlite3_reset(raw)
         // Reset and unbound whatever happens: the text pointers belong to the caller.
@@ -200,7 +202,7 @@ private struct ItemInsert {
         }
         var column: Int32 = 0
         for row in rows {
-            try bind(column + 1, playlist)
+            try check(sqlite3_bind_int64(raw, column + 1, list))
             try check(sqlite3_bind_int64(raw, column + 2, Int64(row.position)))
             let kind = Self.kindText(row.kind)
             try bind(column + 3, UnsafeBufferPointer(start: kind.utf8Start, count: kind.utf8CodeUnitCount))

@@ -54,8 +54,11 @@ import TimbreCore
 
         // Removing a playlist removes its items (foreign key cascade).
         try await cache.remove([Self.idA])
-        let orphans = try await cache.pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item WHERE playlist_id = ?", arguments: [Self.idA]) }
+        let orphans = try await cache.pool.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item i WHERE NOT EXISTS (SELECT 1 FROM playlist p WHERE p.items_key = i.list)")
+        }
         #expect(orphans == 0)
+        #expect(try await cache.pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item") } == 1, "only Liked Songs' item is left")
     }
 
     @Test func aRejectedRowLeavesThePlaylistAsItWas() async throws {
@@ -76,6 +79,30 @@ import TimbreCore
         // The statement is reusable after a failure.
         try await cache.replaceItems(of: Self.meta(Self.idA, snapshot: "s4"), trackCount: 1, items: [Self.track(5)])
         #expect(try cache.items(of: .playlist(SpotifyID(Self.idA)!))?.map(\.position) == [5])
+    }
+
+    @Test func eachWriteOfAListAppendsUnderALargerKeyAndLeavesTheOthersAlone() async throws {
+        let dir = try TempDir()
+        let cache = try LibraryCache.open(path: dir.path("library.sqlite"), warn: { _ in })
+        try await cache.updateMetadata([(Self.meta(Self.idA), 0), (Self.meta(Self.idB), 1)])
+        func key(_ id: String) async throws -> Int64? {
+            try await cache.pool.read { db in try Int64.fetchOne(db, sql: "SELECT items_key FROM playlist WHERE id = ?", arguments: [id]) }
+        }
+        #expect(try await key(Self.idA) == nil, "no key before the first write")
+        try await cache.replaceItems(of: Self.meta(Self.idA), trackCount: 2, items: [Self.track(0), Self.track(1)])
+        try await cache.replaceItems(of: Self.meta(Self.idB), trackCount: 1, items: [Self.track(0, name: "B")])
+        let first = try #require(try await key(Self.idA))
+        let other = try #require(try await key(Self.idB))
+        try await cache.replaceItems(of: Self.meta(Self.idA, snapshot: "s2"), trackCount: 1, items: [Self.track(7)])
+        let second = try #require(try await key(Self.idA))
+        #expect(second > max(first, other), "a rewritten list goes after every other")
+        #expect(try cache.items(of: .playlist(SpotifyID(Self.idA)!))?.map(\.position) == [7])
+        #expect(try cache.items(of: .playlist(SpotifyID(Self.idB)!))?.map(\.name) == ["B"])
+        let counts = try await cache.pool.read { db in try Row.fetchAll(db, sql: "SELECT list, COUNT(*) AS n FROM item GROUP BY list ORDER BY list") }
+        #expect(counts.map { $0["list"] as Int64 } == [other, second] && counts.map { $0["n"] as Int } == [1, 1], "the old rows are gone")
+        // An empty list keeps its key and holds nothing.
+        try await cache.replaceItems(of: Self.meta(Self.idB, snapshot: "s3"), trackCount: 0, items: [])
+        #expect(try cache.items(of: .playlist(SpotifyID(Self.idB)!)) == [])
     }
 
     @Test func aCacheFromTheFirstSchemaKeepsItsItemsAndRules() async throws {
@@ -104,8 +131,10 @@ import TimbreCore
         for bad in ["'song', 9", "'track', -1", "'track', 0"] {
             await #expect(throws: (any Error).self, "\(bad)") {
                 try await cache.pool.write { db in
-                    try db.execute(sql: "INSERT INTO item (playlist_id, kind, position, uri, name, artists, duration_ms) VALUES (?, \(bad), 'u', 'n', '[]', 1)",
-                                   arguments: [Self.idA])
+                    try db.execute(sql: """
+                        INSERT INTO item (list, kind, position, uri, name, artists, duration_ms)
+                        VALUES ((SELECT items_key FROM playlist WHERE id = ?), \(bad), 'u', 'n', '[]', 1)
+                        """, arguments: [Self.idA])
                 }
             }
         }
