@@ -350,7 +350,7 @@ public struct JSONReader {
     /// Whether any of the eight bytes is `"`, `\` or below 0x20 (the bytes that end the fast
     /// path of `scanString`). Bytes of 0x80 and above never match.
     @inline(__always)
-    static func hasSpecialByte(_ word: UInt64) -> Bool {
+    private static func hasSpecialByte(_ word: UInt64) -> Bool {
         let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
         func hasZero(_ x: UInt64) -> Bool { (x &- ones) & ~x & highs != 0 }
         let quote = word ^ (ones &* 0x22), backslash = word ^ (ones &* 0x5C)

@@ -87,7 +87,7 @@ public enum FormEncoding {
         return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
     }
 
-    static let secretNames: Set<String> = ["code", "refresh_token", "code_verifier", "access_token", "client_secret"]
+    private static let secretNames: Set<String> = ["code", "refresh_token", "code_verifier", "access_token", "client_secret"]
 
     /// The query with secret-bearing parameters' values replaced, for logs. Every request is
     /// logged, and most queries hold no secret: those come back as they are, and a name is only
