@@ -33,7 +33,7 @@ extension LibraryCache {
             try await pool.read { db in
                 let rows = try Row.fetchAll(db, sql: """
                     SELECT p.id, p.snapshot_id, p.track_count, p.fingerprint, p.unavailable, p.sort_order,
-                           (SELECT COUNT(*) FROM item i WHERE i.list = p.items_key) AS item_count
+                           (SELECT COUNT(*) FROM item i WHERE i.key >= (p.items_key << 24) AND i.key < ((p.items_key + 1) << 24)) AS item_count
                     FROM playlist p
                     """)
                 var result: [String: StoredState] = [:]
@@ -101,10 +101,8 @@ extension LibraryCache {
                         unavailable = 0, fingerprint = excluded.fingerprint
                     """).execute(arguments: [meta.id, order, meta.name, meta.ownerID, meta.ownerName, meta.snapshotID, trackCount,
                                              meta.collaborative, meta.isPublic, ClockText.sqlite(date), fingerprint])
-                // The old rows go, and the new ones are appended under a number larger than any
-                // list's so far (see migration v3).
-                try db.cachedStatement(sql: "DELETE FROM item WHERE list = (SELECT items_key FROM playlist WHERE id = ?)")
-                    .execute(arguments: [meta.id])
+                // The new rows are appended under a list number larger than any so far (see
+                // migrations v3 and v4); moving the playlist to it deletes the old rows (trigger).
                 let list = try Int64.fetchOne(db.cachedStatement(sql: "SELECT COALESCE(MAX(items_key), 0) + 1 FROM playlist")) ?? 1
                 try db.cachedStatement(sql: "UPDATE playlist SET items_key = ? WHERE id = ?").execute(arguments: [list, meta.id])
                 try ItemInsert.write(items, list: list, db)
@@ -150,10 +148,10 @@ extension LibraryCache {
 /// only inside a GRDB write, on statements GRDB prepared and caches.
 private struct ItemInsert {
     static let batchSize = 64
-    private static let columns: Int32 = 10
+    private static let columns: Int32 = 9
     private static func sql(rows: Int) -> String {
         let row = "(" + Array(repeating: "?", count: Int(columns)).joined(separator: ", ") + ")"
-        return "INSERT INTO item (list, position, kind, spotify_id, uri, name, artists, album, duration_ms, added_at) VALUES "
+        return "INSERT INTO item (key, kind, spotify_id, uri, name, artists, album, duration_ms, added_at) VALUES "
             + Array(repeating: row, count: rows).joined(separator: ", ")
     }
     private static let batchSQL = sql(rows: batchSize)
@@ -202,17 +200,17 @@ private struct ItemInsert {
         }
         var column: Int32 = 0
         for row in rows {
-            try check(sqlite3_bind_int64(raw, column + 1, list))
-            try check(sqlite3_bind_int64(raw, column + 2, Int64(row.position)))
+            guard let key = ItemKey.key(list: list, position: row.position) else { throw CacheError.positionOutOfRange(row.position) }
+            try check(sqlite3_bind_int64(raw, column + 1, key))
             let kind = Self.kindText(row.kind)
-            try bind(column + 3, UnsafeBufferPointer(start: kind.utf8Start, count: kind.utf8CodeUnitCount))
-            try bind(column + 4, row.id)
-            try bind(column + 5, row.uri)
-            try bind(column + 6, row.name)
-            try bind(column + 7, row.artists)
-            try bind(column + 8, row.album)
-            try check(sqlite3_bind_int64(raw, column + 9, Int64(row.durationMS)))
-            try bind(column + 10, row.addedAt)
+            try bind(column + 2, UnsafeBufferPointer(start: kind.utf8Start, count: kind.utf8CodeUnitCount))
+            try bind(column + 3, row.id)
+            try bind(column + 4, row.uri)
+            try bind(column + 5, row.name)
+            try bind(column + 6, row.artists)
+            try bind(column + 7, row.album)
+            try check(sqlite3_bind_int64(raw, column + 8, Int64(row.durationMS)))
+            try bind(column + 9, row.addedAt)
             column += Self.columns
         }
         let step = sqlite3_step(raw)
@@ -231,5 +229,19 @@ private struct ItemInsert {
     private func check(_ code: Int32) throws {
         guard code != SQLITE_OK else { return }
         throw SQLiteText.error(code, db, sql: Self.singleSQL)
+    }
+}
+
+/// An item's key: its list number in the high bits, its position in the low 24 (migration v4).
+/// A list's rows are the keys from `list << 24` up to the next list's first key.
+enum ItemKey {
+    static let positionBits: Int64 = 24
+    /// Positions a list can hold: 16,777,216 (Spotify caps a playlist at 10,000 items).
+    static let positions = 1 << 24
+
+    /// Nil for a position the low bits cannot hold.
+    static func key(list: Int64, position: Int) -> Int64? {
+        guard (0..<positions).contains(position) else { return nil }
+        return list << positionBits | Int64(position)
     }
 }

@@ -53,6 +53,10 @@ public final class LibraryCache: Sendable {
         // Another process (sync or the TUI) may hold the write lock for a while.
         configuration.busyMode = .timeout(10)
         configuration.label = "timbre.cache"
+        // A damaged page is an error, not the end of a list: a range of item keys ends where the
+        // keys run past it, and without this check a scribbled leaf can read as that end (the
+        // cost did not show in a full scan of 203,743 items).
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA cell_size_check = ON") }
         let pool = try DatabasePool(path: path, configuration: configuration)
         try migrator.migrate(pool)
         chmod(path, 0o600)
@@ -180,6 +184,42 @@ public final class LibraryCache: Sendable {
                 ALTER TABLE item_v3 RENAME TO item;
                 """)
         }
+        // v3's items were a WITHOUT ROWID table keyed by (list, position) with a foreign key to
+        // the playlist: every row paid a descent of the key's tree, comparisons of two columns,
+        // and a lookup of its parent. Now the key is one integer, `list << 24 | position`, and it
+        // is the table's rowid: SQLite appends ascending rowids without a search, and a list's
+        // rows are one range of keys. `list` and `position` are computed from the key; the
+        // cascade the foreign key gave is two triggers on the playlist. The same 203,743 rows
+        // insert in 0.20 s of CPU instead of 0.27 s (SQLite from C, same statements).
+        migrator.registerMigration("v4: items keyed by one integer, list and position computed from it") { db in
+            try db.execute(sql: """
+                CREATE TABLE item_v4 (
+                    key INTEGER PRIMARY KEY CHECK (key >= 0),
+                    kind TEXT NOT NULL CHECK (kind = 'track' OR kind = 'local' OR kind = 'episode'),
+                    spotify_id TEXT,
+                    uri TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    artists TEXT NOT NULL,
+                    album TEXT,
+                    duration_ms INTEGER NOT NULL,
+                    added_at TEXT,
+                    list INTEGER GENERATED ALWAYS AS (key >> 24) VIRTUAL,
+                    position INTEGER GENERATED ALWAYS AS (key & 16777215) VIRTUAL
+                );
+                INSERT INTO item_v4 (key, kind, spotify_id, uri, name, artists, album, duration_ms, added_at)
+                    SELECT (list << 24) | position, kind, spotify_id, uri, name, artists, album, duration_ms, added_at
+                    FROM item ORDER BY list, position;
+                DROP TABLE item;
+                ALTER TABLE item_v4 RENAME TO item;
+                CREATE TRIGGER item_follows_deleted_playlist AFTER DELETE ON playlist WHEN old.items_key IS NOT NULL BEGIN
+                    DELETE FROM item WHERE key >= (old.items_key << 24) AND key < ((old.items_key + 1) << 24);
+                END;
+                CREATE TRIGGER item_follows_new_list AFTER UPDATE OF items_key ON playlist
+                    WHEN old.items_key IS NOT NULL AND old.items_key IS NOT new.items_key BEGIN
+                    DELETE FROM item WHERE key >= (old.items_key << 24) AND key < ((old.items_key + 1) << 24);
+                END;
+                """)
+        }
         return migrator
     }
 
@@ -274,7 +314,8 @@ public final class LibraryCache: Sendable {
 
     static let itemSelect = """
         SELECT position, kind, spotify_id, uri, name, artists, album, duration_ms, added_at
-        FROM item WHERE list = (SELECT items_key FROM playlist WHERE id = ?) ORDER BY position
+        FROM item, (SELECT items_key << 24 AS low FROM playlist WHERE id = ?) AS list
+        WHERE key >= list.low AND key < list.low + \(ItemKey.positions) ORDER BY key
         """
 
     /// Steps through a playlist's items in position order; `body` reads the current row of the
@@ -319,6 +360,8 @@ public enum CacheError: UserFacingError, Equatable {
     case database(String)
     /// Found damaged while in use (the interface does not move a file it is showing).
     case damaged(path: String)
+    /// An item position an item key cannot hold (nothing of the list was stored).
+    case positionOutOfRange(Int)
 
     public var message: String {
         switch self {
@@ -326,6 +369,7 @@ public enum CacheError: UserFacingError, Equatable {
         case .cannotOpen(let path, let detail): return "cannot open the cache \(path): \(TerminalText.preview(detail))"
         case .database(let detail): return "the cache could not be read or written: \(TerminalText.preview(detail))"
         case .damaged(let path): return "the cache at \(path) is damaged, so it was not synced"
+        case .positionOutOfRange(let position): return "item position \(position) is outside what the cache can hold (0…\(ItemKey.positions - 1))"
         }
     }
 
@@ -337,6 +381,7 @@ public enum CacheError: UserFacingError, Equatable {
             return "the cache file is damaged: run `timbre sync`, which moves it aside and rebuilds it"
         case .database: return "the cache can be rebuilt: delete it and run `timbre sync`"
         case .damaged: return "quit and run `timbre sync`: it moves the damaged file aside and rebuilds the cache"
+        case .positionOutOfRange: return "the cached copy of that list was kept; please report the list's size"
         }
     }
 

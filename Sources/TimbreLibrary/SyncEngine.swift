@@ -193,8 +193,14 @@ public final class SyncEngine: Sendable {
             if !malformed.isEmpty {
                 warnings.withLock { $0.append("\(label): skipped \(malformed.count) item(s) with a malformed id") }
             }
-            let written = try await cache.replaceItems(of: meta, trackCount: fetched.total, items: items)
-            return .updated(items: written)
+            do {
+                let written = try await cache.replaceItems(of: meta, trackCount: fetched.total, items: items)
+                return .updated(items: written)
+            } catch let error as CacheError {
+                guard case .positionOutOfRange = error else { throw error }
+                warnings.withLock { $0.append("\(label) could not be stored: \(error.message)") }
+                return .failed
+            }
         }
     }
 

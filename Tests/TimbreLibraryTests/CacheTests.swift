@@ -52,7 +52,7 @@ import TimbreCore
         #expect(try cache.items(of: .playlist(SpotifyID(Self.idB)!)) == [])
         #expect(try cache.items(of: .playlist(SpotifyID("2222222222222222222222")!)) == nil)
 
-        // Removing a playlist removes its items (foreign key cascade).
+        // Removing a playlist removes its items (a trigger: the cascade of migration v4).
         try await cache.remove([Self.idA])
         let orphans = try await cache.pool.read { db in
             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item i WHERE NOT EXISTS (SELECT 1 FROM playlist p WHERE p.items_key = i.list)")
@@ -75,7 +75,14 @@ import TimbreCore
         let rejected = await #expect(throws: CacheError.self) {
             try await cache.replaceItems(of: Self.meta(Self.idA, snapshot: "s3"), trackCount: 1, items: [Self.track(-1)])
         }
-        #expect(rejected?.message.contains("CHECK constraint failed") == true, "\(String(describing: rejected))")
+        #expect(rejected == .positionOutOfRange(-1), "\(String(describing: rejected))")
+        #expect(rejected?.message.contains("outside what the cache can hold") == true)
+        // Nor does a position the key's low bits cannot hold (it would land in the next list).
+        let tooFar = await #expect(throws: CacheError.self) {
+            try await cache.replaceItems(of: Self.meta(Self.idA, snapshot: "s3"), trackCount: 1, items: [Self.track(ItemKey.positions)])
+        }
+        #expect(tooFar == .positionOutOfRange(ItemKey.positions))
+        #expect(try cache.items(of: .playlist(SpotifyID(Self.idA)!)) == good)
         // The statement is reusable after a failure.
         try await cache.replaceItems(of: Self.meta(Self.idA, snapshot: "s4"), trackCount: 1, items: [Self.track(5)])
         #expect(try cache.items(of: .playlist(SpotifyID(Self.idA)!))?.map(\.position) == [5])
@@ -127,17 +134,26 @@ import TimbreCore
         #expect(items.map(\.position) == [0, 3])
         #expect(items.map(\.kind) == [.track, .local] && items[0].artists == ["A", "B"] && items[1].addedAt == "2024-01-01T00:00:00Z")
         #expect(try cache.playlist(.playlist(SpotifyID(Self.idA)!))?.snapshotID == "s1", "an upgrade forces no refetch")
-        // The rules still hold on the rebuilt table: kind, position, primary key, cascade.
-        for bad in ["'song', 9", "'track', -1", "'track', 0"] {
+        // The rules still hold on the rebuilt table: kind, key (not negative, unique), and the
+        // list and position computed from it; a list's rows go with its playlist or its new list.
+        let list = try #require(try await cache.pool.read { db in
+            try Int64.fetchOne(db, sql: "SELECT items_key FROM playlist WHERE id = ?", arguments: [Self.idA])
+        })
+        let computed = try cache.pool.read { db in try Row.fetchAll(db, sql: "SELECT key, list, position FROM item ORDER BY key") }
+        #expect(computed.map { $0["list"] as Int64 } == [list, list] && computed.map { $0["position"] as Int } == [0, 3])
+        #expect(computed.map { $0["key"] as Int64 } == [list << 24, list << 24 | 3])
+        for bad in ["\(list << 24 | 9), 'song'", "-1, 'track'", "\(list << 24), 'track'"] {
             await #expect(throws: (any Error).self, "\(bad)") {
                 try await cache.pool.write { db in
-                    try db.execute(sql: """
-                        INSERT INTO item (list, kind, position, uri, name, artists, duration_ms)
-                        VALUES ((SELECT items_key FROM playlist WHERE id = ?), \(bad), 'u', 'n', '[]', 1)
-                        """, arguments: [Self.idA])
+                    try db.execute(sql: "INSERT INTO item (key, kind, uri, name, artists, duration_ms) VALUES (\(bad), 'u', 'n', '[]', 1)")
                 }
             }
         }
+        try await cache.pool.write { db in
+            try db.execute(sql: "INSERT INTO item (key, kind, uri, name, artists, duration_ms) VALUES (\((list + 1) << 24), 'track', 'u', 'n', '[]', 1)")
+        }
+        try await cache.pool.write { db in try db.execute(sql: "UPDATE playlist SET items_key = ? WHERE id = ?", arguments: [list + 1, Self.idA]) }
+        #expect(try cache.items(of: .playlist(SpotifyID(Self.idA)!))?.map(\.name) == ["n"], "the old list's rows went with the old number")
         try await cache.remove([Self.idA])
         #expect(try await cache.pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item") } == 0)
     }
