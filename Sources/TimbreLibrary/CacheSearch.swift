@@ -24,23 +24,39 @@ extension LibraryCache {
                 let lists = try Row.fetchAll(db, sql: "SELECT id, name FROM playlist" + Self.playlistOrder)
                 var hits: [SearchMatch] = []
                 var folded: [UInt8] = []
-                for list in lists where hits.count < limit {
-                    let id: String = list["id"]
-                    try Self.eachItem(db, of: id) { raw in
+                var found: [(list: Int, key: Int64)] = []
+                for (index, list) in lists.enumerated() where found.count < limit {
+                    // Only the three searched columns are read while scanning; hits are read whole afterwards.
+                    try Self.eachItem(db, of: list["id"], sql: Self.searchSelect) { raw in
                         folded.removeAll(keepingCapacity: true)
-                        SearchText.append(bytes: SQLiteText.bytes(raw, 4), to: &folded)
+                        SearchText.append(bytes: SQLiteText.bytes(raw, 1), to: &folded)
                         folded.append(0x1F)
-                        Self.appendArtists(SQLiteText.bytes(raw, 5), to: &folded)
+                        Self.appendArtists(SQLiteText.bytes(raw, 2), to: &folded)
                         folded.append(0x1F)
-                        SearchText.append(bytes: SQLiteText.bytes(raw, 6), to: &folded)
-                        if SearchText.contains(folded, needle) { hits.append(SearchMatch(playlistID: id, playlistName: list["name"], item: Self.item(raw))) }
-                        return hits.count < limit
+                        SearchText.append(bytes: SQLiteText.bytes(raw, 3), to: &folded)
+                        if SearchText.contains(folded, needle) { found.append((index, sqlite3_column_int64(raw, 0))) }
+                        return found.count < limit
                     }
                 }
-                return hits
+                let whole = try db.cachedStatement(sql: Self.itemByKey)
+                return try found.map { hit in
+                    try whole.withItem(key: hit.key) { raw in
+                        SearchMatch(playlistID: lists[hit.list]["id"], playlistName: lists[hit.list]["name"], item: Self.item(raw))
+                    }
+                }
             }
         }
     }
+
+    /// A list's keys and searched columns, in position order (bound like `itemSelect`).
+    static let searchSelect = """
+        SELECT key, name, artists, album
+        FROM item, (SELECT items_key << 24 AS low FROM playlist WHERE id = ?) AS list
+        WHERE key >= list.low AND key < list.low + \(ItemKey.positions) ORDER BY key
+        """
+
+    /// One item by key, columns as in `itemSelect`.
+    static let itemByKey = "SELECT position, kind, spotify_id, uri, name, artists, album, duration_ms, added_at FROM item WHERE key = ?"
 
     /// The artists column (a JSON array of names) folded as the interface shows it: "A, B".
     private static func appendArtists(_ json: UnsafeBufferPointer<UInt8>, to folded: inout [UInt8]) {
@@ -50,7 +66,28 @@ extension LibraryCache {
             SearchText.append(names.joined(separator: ", "), to: &folded)
             return
         }
-        // ["A","B"] without escapes: the names are the bytes between quotes.
+        // ["A","B"] without escapes: the names are the bytes between quotes. ASCII names are folded
+        // straight into `folded`; a name with anything else folds the whole "A, B" through
+        // Foundation, as the interface does.
+        let mark = folded.count
+        var nameStart: Int?
+        var first = true
+        for index in json.indices where json[index] == UInt8(ascii: "\"") {
+            guard let start = nameStart else {
+                nameStart = index + 1
+                continue
+            }
+            nameStart = nil
+            if !first { folded += [UInt8(ascii: ","), UInt8(ascii: " ")] }
+            first = false
+            if !SearchText.appendASCII(UnsafeBufferPointer(rebasing: json[start..<index]), to: &folded) {
+                folded.removeSubrange(mark...)
+                return appendJoined(json, to: &folded)
+            }
+        }
+    }
+
+    private static func appendJoined(_ json: UnsafeBufferPointer<UInt8>, to folded: inout [UInt8]) {
         var text: [UInt8] = []
         var inString = false
         var first = true
@@ -84,5 +121,19 @@ enum SQLiteText {
     static func bytes(_ raw: OpaquePointer, _ column: Int32) -> UnsafeBufferPointer<UInt8> {
         guard let pointer = sqlite3_column_text(raw, column) else { return UnsafeBufferPointer(start: nil, count: 0) }
         return UnsafeBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(raw, column)))
+    }
+}
+
+private extension Statement {
+    /// Steps this one-row statement for `key` and hands `body` the row (the key was just read, so
+    /// a missing row is an error).
+    func withItem<T>(key: Int64, _ body: (OpaquePointer) throws -> T) throws -> T {
+        let raw = sqliteStatement
+        sqlite3_reset(raw)
+        defer { sqlite3_reset(raw) }
+        sqlite3_bind_int64(raw, 1, key)
+        let step = sqlite3_step(raw)
+        guard step == SQLITE_ROW else { throw CacheError.database("item \(key) vanished during a search (SQLite \(step))") }
+        return try body(raw)
     }
 }

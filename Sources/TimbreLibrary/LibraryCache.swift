@@ -321,9 +321,9 @@ public final class LibraryCache: Sendable {
         """
 
     /// Steps through a playlist's items in position order; `body` reads the current row of the
-    /// statement (columns as in `itemSelect`) and returns false to stop.
-    static func eachItem(_ db: Database, of key: String, _ body: (OpaquePointer) throws -> Bool) throws {
-        let statement = try db.cachedStatement(sql: itemSelect)
+    /// statement (columns as in `sql`, `itemSelect` unless given) and returns false to stop.
+    static func eachItem(_ db: Database, of key: String, sql: String = itemSelect, _ body: (OpaquePointer) throws -> Bool) throws {
+        let statement = try db.cachedStatement(sql: sql)
         let raw = statement.sqliteStatement
         sqlite3_reset(raw)
         defer { sqlite3_reset(raw) }

@@ -169,7 +169,9 @@ import TimbreCore
         try await cache.replaceItems(of: Self.meta(Self.idA, name: "First"), trackCount: 3, items: [
             item(0, "Halo", ["Beyoncé"]), item(2, "Run", ["A \"quoted\" band", "B, C"], "Río Abajo"), item(5, "'); DROP TABLE item;--", []),
         ])
-        try await cache.replaceItems(of: Self.meta(Self.idB, name: "Second"), trackCount: 2, items: [item(1, "River", ["Leon"]), item(3, "Halo (live)", ["BEYONCE"])])
+        try await cache.replaceItems(of: Self.meta(Self.idB, name: "Second"), trackCount: 5, items: [
+            item(1, "River", ["Leon"]), item(3, "Halo (live)", ["BEYONCE"]), item(4, "Song", ["Alpha", "Beta Band"]), item(6, "Tune", ["ÜBER", "Over"]),
+        ])
         try await cache.replaceItems(of: PlaylistMeta(id: "liked", name: "Liked Songs", ownerID: "me", ownerName: nil, snapshotID: nil, total: 1,
                                                       collaborative: false, isPublic: false), trackCount: 1, items: [item(7, "Halo", ["beyonce"])], sortOrder: -1)
         func found(_ query: String, limit: Int = 10) throws -> [String] {
@@ -179,6 +181,8 @@ import TimbreCore
         #expect(try found("beyonce", limit: 2) == ["Liked Songs#7", "First#0"])
         #expect(try found("\"quoted\" band, b") == ["First#2"], "artists are matched as shown: joined with \", \"")
         #expect(try found("rio abajo") == ["First#2"], "albums, diacritics folded")
+        #expect(try found("alpha, beta b") == ["Second#4"] && found("a, beta") == ["Second#4"], "ASCII artists joined as shown")
+        #expect(try found("uber, over") == ["Second#6"], "a name with diacritics in the list")
         #expect(try found("drop table") == ["First#5"])
         #expect(try found("zzqx").isEmpty)
         let hit = try #require(try cache.search(SearchText.foldedBytes("run"), limit: 1).first)
