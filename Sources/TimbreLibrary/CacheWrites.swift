@@ -158,31 +158,30 @@ private struct ItemInsert {
         return "INSERT INTO item (key, kind, spotify_id, uri, name, artists, album, duration_ms, added_at) VALUES "
             + Array(repeating: row, count: rows).joined(separator: ", ")
     }
-    private static let batchSQL = sql(rows: batchSize)
-    private static let singleSQL = sql(rows: 1)
+    /// `sqlFor[n]` inserts n rows (n in 1...batchSize).
+    private static let sqlFor: [String] = (0...batchSize).map { $0 == 0 ? "" : sql(rows: $0) }
 
     let statement: Statement
     let db: Database
 
-    /// Full batches through one statement, the rest row by row. Texts are bound without a copy
-    /// (SQLite's static binding): the buffers outlive every step, and the statement is reset and
-    /// unbound before they go.
+    /// Full batches through one statement, the rest through one statement of its size (a list
+    /// of 481 items: seven of 64 and one of 33, not 33 single-row inserts). Texts are bound
+    /// without a copy (SQLite's static binding): the buffers outlive every step, and the
+    /// statement is reset and unbound before they go.
     static func write(_ items: ItemRows, list: Int64, _ db: Database) throws {
         try items.bytes.withUnsafeBufferPointer { texts in
             var start = 0
             let rows = items.rows
             if rows.count >= batchSize {
-                let batch = ItemInsert(statement: try db.cachedStatement(sql: batchSQL), db: db)
+                let batch = ItemInsert(statement: try db.cachedStatement(sql: sqlFor[batchSize]), db: db)
                 while rows.count - start >= batchSize {
                     try batch.run(rows[start..<(start + batchSize)], texts: texts, list: list)
                     start += batchSize
                 }
             }
             guard start < rows.count else { return }
-            let single = ItemInsert(statement: try db.cachedStatement(sql: singleSQL), db: db)
-            for index in start..<rows.count {
-                try single.run(rows[index...index], texts: texts, list: list)
-            }
+            let rest = ItemInsert(statement: try db.cachedStatement(sql: sqlFor[rows.count - start]), db: db)
+            try rest.run(rows[start...], texts: texts, list: list)
         }
     }
 
@@ -232,7 +231,7 @@ private struct ItemInsert {
 
     private func check(_ code: Int32) throws {
         guard code != SQLITE_OK else { return }
-        throw SQLiteText.error(code, db, sql: Self.singleSQL)
+        throw SQLiteText.error(code, db, sql: Self.sqlFor[1])
     }
 }
 

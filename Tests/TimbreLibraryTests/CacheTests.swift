@@ -112,6 +112,16 @@ import TimbreCore
         #expect(try cache.items(of: .playlist(SpotifyID(Self.idB)!)) == [])
     }
 
+    /// Rows go in statements of 64 and one of whatever is left: every size around those edges.
+    @Test(arguments: [1, 2, 63, 64, 65, 127, 128, 129, 481])
+    func everyListSizeIsWrittenWhole(_ size: Int) async throws {
+        let dir = try TempDir()
+        let cache = try LibraryCache.open(path: dir.path("library.sqlite"), warn: { _ in })
+        let items = (0..<size).map { Self.track($0, name: "Song \($0)") }
+        #expect(try await cache.replaceItems(of: Self.meta(Self.idA), trackCount: size, items: items) == size)
+        #expect(try cache.items(of: .playlist(SpotifyID(Self.idA)!)) == items)
+    }
+
     @Test func aCacheFromTheFirstSchemaKeepsItsItemsAndRules() async throws {
         let dir = try TempDir()
         let path = dir.path("library.sqlite")
