@@ -40,7 +40,7 @@ extension LibraryCache {
                 }
                 let whole = try db.cachedStatement(sql: Self.itemByKey)
                 return try found.map { hit in
-                    try whole.withItem(key: hit.key) { raw in
+                    try whole.withItem(key: hit.key, db) { raw in
                         SearchMatch(playlistID: lists[hit.list]["id"], playlistName: lists[hit.list]["name"], item: Self.item(raw))
                     }
                 }
@@ -125,15 +125,19 @@ enum SQLiteText {
 }
 
 private extension Statement {
-    /// Steps this one-row statement for `key` and hands `body` the row (the key was just read, so
-    /// a missing row is an error).
-    func withItem<T>(key: Int64, _ body: (OpaquePointer) throws -> T) throws -> T {
+    /// Steps this one-row statement for `key` and hands `body` the row. The key was read in the
+    /// same transaction, so no row means a damaged file, reported as SQLite words it.
+    func withItem<T>(key: Int64, _ db: Database, _ body: (OpaquePointer) throws -> T) throws -> T {
         let raw = sqliteStatement
         sqlite3_reset(raw)
         defer { sqlite3_reset(raw) }
         sqlite3_bind_int64(raw, 1, key)
         let step = sqlite3_step(raw)
-        guard step == SQLITE_ROW else { throw CacheError.database("item \(key) vanished during a search (SQLite \(step))") }
+        guard step == SQLITE_ROW else {
+            guard step == SQLITE_DONE else { throw SQLiteText.error(step, db, sql: LibraryCache.itemByKey) }
+            throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "database disk image is malformed (an item the search found is missing)",
+                                sql: LibraryCache.itemByKey)
+        }
         return try body(raw)
     }
 }

@@ -109,6 +109,10 @@ extension LibraryCache {
                 // migrations v3 and v4); moving the playlist to it deletes the old rows (trigger).
                 let list = try Int64.fetchOne(db.cachedStatement(sql: "SELECT COALESCE(MAX(items_key), 0) + 1 FROM playlist")) ?? 1
                 try db.cachedStatement(sql: "UPDATE playlist SET items_key = ? WHERE id = ?").execute(arguments: [list, meta.id])
+                // Nothing can own the new range yet; a stray row there (a file edited by hand) would
+                // otherwise fail every later write of a list.
+                try db.cachedStatement(sql: "DELETE FROM item WHERE key >= ? AND key < ?")
+                    .execute(arguments: [list << ItemKey.positionBits, (list + 1) << ItemKey.positionBits])
                 try ItemInsert.write(items, list: list, db)
                 return items.count
             }

@@ -208,9 +208,14 @@ public final class LibraryCache: Sendable {
                     list INTEGER GENERATED ALWAYS AS (key >> 24) VIRTUAL,
                     position INTEGER GENERATED ALWAYS AS (key & 16777215) VIRTUAL
                 );
+                -- A list with a position the key cannot hold (none was ever written: Spotify caps a
+                -- playlist at 10,000) is not carried over; forgetting its snapshot makes the next
+                -- sync fetch it again.
+                UPDATE playlist SET snapshot_id = NULL, fingerprint = NULL
+                    WHERE items_key IN (SELECT list FROM item WHERE position >= 16777216);
                 INSERT INTO item_v4 (key, kind, spotify_id, uri, name, artists, album, duration_ms, added_at)
                     SELECT (list << 24) | position, kind, spotify_id, uri, name, artists, album, duration_ms, added_at
-                    FROM item ORDER BY list, position;
+                    FROM item WHERE list NOT IN (SELECT list FROM item WHERE position >= 16777216) ORDER BY list, position;
                 DROP TABLE item;
                 ALTER TABLE item_v4 RENAME TO item;
                 CREATE TRIGGER item_follows_deleted_playlist AFTER DELETE ON playlist WHEN old.items_key IS NOT NULL BEGIN
@@ -383,7 +388,7 @@ public enum CacheError: UserFacingError, Equatable {
             return "the cache file is damaged: run `timbre sync`, which moves it aside and rebuilds it"
         case .database: return "the cache can be rebuilt: delete it and run `timbre sync`"
         case .damaged: return "quit and run `timbre sync`: it moves the damaged file aside and rebuilds the cache"
-        case .positionOutOfRange: return "the cached copy of that list was kept; please report the list's size"
+        case .positionOutOfRange: return "nothing of that list was changed in the cache; please report the list's size"
         }
     }
 

@@ -239,6 +239,9 @@ public final class SyncEngine: Sendable {
                 let written = try await cache.replaceItems(of: meta, trackCount: fetched.total, items: items, fingerprint: fingerprint, sortOrder: -1)
                 return .updated(items: written)
             }
+        } catch CacheError.positionOutOfRange(let position) {
+            warnings.withLock { $0.append("Liked Songs could not be stored: \(CacheError.positionOutOfRange(position).message)") }
+            return .failed
         } catch {
             if Self.isFatal(error) || error is CacheError { throw error }
             warnings.withLock { $0.append("Liked Songs could not be synced: \(Self.describe(error))") }

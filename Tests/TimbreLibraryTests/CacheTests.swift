@@ -107,6 +107,15 @@ import TimbreCore
         #expect(try cache.items(of: .playlist(SpotifyID(Self.idB)!))?.map(\.name) == ["B"])
         let counts = try await cache.pool.read { db in try Row.fetchAll(db, sql: "SELECT list, COUNT(*) AS n FROM item GROUP BY list ORDER BY list") }
         #expect(counts.map { $0["list"] as Int64 } == [other, second] && counts.map { $0["n"] as Int } == [1, 1], "the old rows are gone")
+        // A stray row where the next list will go (a file edited by hand) does not block it.
+        let next = try #require(try await key(Self.idA)) + 1
+        try await cache.pool.write { db in
+            try db.execute(sql: "INSERT INTO item (key, kind, uri, name, artists, duration_ms) VALUES (?, 'track', 'u', 'stray', '[]', 1)", arguments: [next << 24])
+        }
+        try await cache.replaceItems(of: Self.meta(Self.idA, snapshot: "s3"), trackCount: 1, items: [Self.track(0, name: "A again")])
+        #expect(try cache.items(of: .playlist(SpotifyID(Self.idA)!))?.map(\.name) == ["A again"])
+        // New caches get 8 KB pages.
+        #expect(try await cache.pool.read { db in try Int.fetchOne(db, sql: "PRAGMA page_size") } == 8192)
         // An empty list keeps its key and holds nothing.
         try await cache.replaceItems(of: Self.meta(Self.idB, snapshot: "s3"), trackCount: 0, items: [])
         #expect(try cache.items(of: .playlist(SpotifyID(Self.idB)!)) == [])
@@ -135,7 +144,10 @@ import TimbreCore
                         VALUES (?, 0, 'Old', 'me', 's1', 2, 0, 1, '2026-01-01 00:00:00.000');
                     INSERT INTO item VALUES (?, 0, 'track', '4uLU6hMCjMI75M1A2tKUQC', 'spotify:track:4uLU6hMCjMI75M1A2tKUQC', 'Song', '["A","B"]', 'Al', 1000, NULL);
                     INSERT INTO item VALUES (?, 3, 'local', NULL, 'spotify:local:x', 'Mine', '[]', NULL, 5, '2024-01-01T00:00:00Z');
-                    """, arguments: [Self.idA, Self.idA, Self.idA])
+                    INSERT INTO playlist (id, sort_order, name, owner_id, snapshot_id, track_count, collaborative, is_public, synced_at)
+                        VALUES (?, 1, 'Huge', 'me', 's9', 1, 0, 1, '2026-01-01 00:00:00.000');
+                    INSERT INTO item VALUES (?, 16777216, 'track', '4uLU6hMCjMI75M1A2tKUQC', 'spotify:track:4uLU6hMCjMI75M1A2tKUQC', 'Far', '[]', NULL, 1, NULL);
+                    """, arguments: [Self.idA, Self.idA, Self.idA, Self.idB, Self.idB])
             }
             try old.close()
         }
@@ -144,6 +156,10 @@ import TimbreCore
         #expect(items.map(\.position) == [0, 3])
         #expect(items.map(\.kind) == [.track, .local] && items[0].artists == ["A", "B"] && items[1].addedAt == "2024-01-01T00:00:00Z")
         #expect(try cache.playlist(.playlist(SpotifyID(Self.idA)!))?.snapshotID == "s1", "an upgrade forces no refetch")
+        // A position the new key cannot hold: that list is not carried over, and is fetched again.
+        #expect(try cache.items(of: .playlist(SpotifyID(Self.idB)!)) == [])
+        #expect(try cache.playlist(.playlist(SpotifyID(Self.idB)!))?.snapshotID == nil)
+        try await cache.remove([Self.idB])
         // The rules still hold on the rebuilt table: kind, key (not negative, unique), and the
         // list and position computed from it; a list's rows go with its playlist or its new list.
         let list = try #require(try await cache.pool.read { db in
