@@ -285,7 +285,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin-dir", required=True)
     ap.add_argument("--library", default="large")
-    ap.add_argument("--iterations", type=int, default=3)
+    ap.add_argument("--iterations", type=int, default=5)
     ap.add_argument("--out")
     ap.add_argument("--command", default="scripts/bench.sh")
     ap.add_argument("--smoke", action="store_true")

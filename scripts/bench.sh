@@ -7,7 +7,7 @@
 # (a peer whose package is missing is reported as not run). Takes 9–15 minutes on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-iterations=3
+iterations=5
 library=large
 out=docs/PERFORMANCE.md
 while [ $# -gt 0 ]; do
@@ -19,7 +19,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 command="scripts/bench.sh"
-[ "$iterations" != 3 ] && command+=" --iterations $iterations"
+[ "$iterations" != 5 ] && command+=" --iterations $iterations"
 [ "$library" != large ] && command+=" --library $library"
 [ "$out" != docs/PERFORMANCE.md ] && command+=" --out $out"
 
