@@ -49,11 +49,7 @@ extension LibraryCache {
     }
 
     /// A list's keys and searched columns, in position order (bound like `itemSelect`).
-    static let searchSelect = """
-        SELECT key, name, artists, album
-        FROM item, (SELECT items_key << 24 AS low FROM playlist WHERE id = ?) AS list
-        WHERE key >= list.low AND key < list.low + \(ItemKey.positions) ORDER BY key
-        """
+    static let searchSelect = "SELECT key, name, artists, album " + ItemKey.rowsOfPlaylist
 
     /// One item by key, columns as in `itemSelect`.
     static let itemByKey = "SELECT position, kind, spotify_id, uri, name, artists, album, duration_ms, added_at FROM item WHERE key = ?"

@@ -33,7 +33,7 @@ extension LibraryCache {
             try await pool.read { db in
                 let rows = try Row.fetchAll(db, sql: """
                     SELECT p.id, p.snapshot_id, p.track_count, p.fingerprint, p.unavailable, p.sort_order,
-                           (SELECT COUNT(*) FROM item i WHERE i.key >= (p.items_key << 24) AND i.key < ((p.items_key + 1) << 24)) AS item_count
+                           (SELECT COUNT(*) FROM item i WHERE \(ItemKey.range("i.key", ofList: "p.items_key"))) AS item_count
                     FROM playlist p
                     """)
                 var result: [String: StoredState] = [:]
@@ -245,6 +245,18 @@ enum ItemKey {
     static let positionBits: Int64 = 24
     /// Positions a list can hold: 16,777,216 (Spotify caps a playlist at 10,000 items).
     static let positions = 1 << 24
+
+    /// SQL: `key` lies in the range of list `list` (both SQL expressions).
+    static func range(_ key: String, ofList list: String) -> String {
+        "\(key) >= (\(list) << \(positionBits)) AND \(key) < ((\(list) + 1) << \(positionBits))"
+    }
+
+    /// SQL: `FROM … WHERE … ORDER BY` for the rows of the playlist whose id is bound to `?`, in
+    /// position order; SQLite reads them as one range of rowids.
+    static let rowsOfPlaylist = """
+        FROM item, (SELECT items_key << \(positionBits) AS low FROM playlist WHERE id = ?) AS list
+        WHERE key >= list.low AND key < list.low + \(positions) ORDER BY key
+        """
 
     /// Nil for a position the low bits cannot hold.
     static func key(list: Int64, position: Int) -> Int64? {

@@ -319,11 +319,7 @@ public final class LibraryCache: Sendable {
         return result
     }
 
-    static let itemSelect = """
-        SELECT position, kind, spotify_id, uri, name, artists, album, duration_ms, added_at
-        FROM item, (SELECT items_key << 24 AS low FROM playlist WHERE id = ?) AS list
-        WHERE key >= list.low AND key < list.low + \(ItemKey.positions) ORDER BY key
-        """
+    static let itemSelect = "SELECT position, kind, spotify_id, uri, name, artists, album, duration_ms, added_at " + ItemKey.rowsOfPlaylist
 
     /// Steps through a playlist's items in position order; `body` reads the current row of the
     /// statement (columns as in `sql`, `itemSelect` unless given) and returns false to stop.

@@ -121,6 +121,21 @@ import TimbreCore
         #expect(try cache.items(of: .playlist(SpotifyID(Self.idB)!)) == [])
     }
 
+    /// A list is one range of the item table's rowids for every reader: no scan, no sort.
+    @Test func listsAreReadAsOneRangeOfKeys() async throws {
+        let dir = try TempDir()
+        let cache = try LibraryCache.open(path: dir.path("library.sqlite"), warn: { _ in })
+        let plans = try await cache.pool.read { db in
+            try [LibraryCache.itemSelect, LibraryCache.searchSelect].map { sql in
+                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: [Self.idA]).map { $0["detail"] as String }
+            }
+        }
+        for plan in plans {
+            #expect(plan.contains { $0.contains("SEARCH item USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)") }, "\(plan)")
+            #expect(!plan.contains { $0.contains("SCAN item") || $0.contains("TEMP B-TREE") }, "\(plan)")
+        }
+    }
+
     /// Rows go in statements of 64 and one of whatever is left: every size around those edges.
     @Test(arguments: [1, 2, 63, 64, 65, 127, 128, 129, 481])
     func everyListSizeIsWrittenWhole(_ size: Int) async throws {
