@@ -82,13 +82,13 @@ extension LibraryCache {
     @discardableResult
     func replaceItems(of meta: PlaylistMeta, trackCount: Int, items: [CachedItem], fingerprint: String? = nil,
                       sortOrder: Int? = nil, at date: Date = Date()) async throws -> Int {
-        try await replaceItems(of: meta, trackCount: trackCount, items: ItemRows(items), fingerprint: fingerprint, sortOrder: sortOrder, at: date)
+        try await replaceItems(of: meta, trackCount: trackCount, items: ItemList(ItemRows(items)), fingerprint: fingerprint, sortOrder: sortOrder, at: date)
     }
 
     /// Replaces a playlist's items together with its snapshot, count and sync time: readers see the
     /// old complete list or the new one. Returns the number of items written.
     @discardableResult
-    func replaceItems(of meta: PlaylistMeta, trackCount: Int, items: ItemRows, fingerprint: String? = nil,
+    func replaceItems(of meta: PlaylistMeta, trackCount: Int, items: ItemList, fingerprint: String? = nil,
                       sortOrder: Int? = nil, at date: Date = Date()) async throws -> Int {
         try await CacheError.wrap {
             try await pool.write { db in
@@ -113,7 +113,9 @@ extension LibraryCache {
                 // otherwise fail every later write of a list.
                 try db.cachedStatement(sql: "DELETE FROM item WHERE key >= ? AND key < ?")
                     .execute(arguments: [list << ItemKey.positionBits, (list + 1) << ItemKey.positionBits])
-                try ItemInsert.write(items, list: list, db)
+                for chunk in items.chunks {
+                    try ItemInsert.write(chunk.rows, positionOffset: chunk.positionOffset, list: list, db)
+                }
                 return items.count
             }
         }
@@ -168,28 +170,28 @@ private struct ItemInsert {
     let statement: Statement
     let db: Database
 
-    /// Full batches through one statement, the rest through one statement of its size (a list
-    /// of 481 items: seven of 64 and one of 33, not 33 single-row inserts). Texts are bound
-    /// without a copy (SQLite's static binding): the buffers outlive every step, and the
-    /// statement is reset and unbound before they go.
-    static func write(_ items: ItemRows, list: Int64, _ db: Database) throws {
+    /// One page's rows (positions moved by `positionOffset`): full batches through one
+    /// statement, the rest through one statement of its size (a page of 50: one statement of 50,
+    /// not 50 single-row inserts). Texts are bound without a copy (SQLite's static binding): the
+    /// buffers outlive every step, and the statement is reset and unbound before they go.
+    static func write(_ items: ItemRows, positionOffset: Int, list: Int64, _ db: Database) throws {
         try items.bytes.withUnsafeBufferPointer { texts in
             var start = 0
             let rows = items.rows
             if rows.count >= batchSize {
                 let batch = ItemInsert(statement: try db.cachedStatement(sql: sqlFor[batchSize]), db: db)
                 while rows.count - start >= batchSize {
-                    try batch.run(rows[start..<(start + batchSize)], texts: texts, list: list)
+                    try batch.run(rows[start..<(start + batchSize)], texts: texts, positionOffset: positionOffset, list: list)
                     start += batchSize
                 }
             }
             guard start < rows.count else { return }
             let rest = ItemInsert(statement: try db.cachedStatement(sql: sqlFor[rows.count - start]), db: db)
-            try rest.run(rows[start...], texts: texts, list: list)
+            try rest.run(rows[start...], texts: texts, positionOffset: positionOffset, list: list)
         }
     }
 
-    private func run(_ rows: ArraySlice<ItemRows.Row>, texts: UnsafeBufferPointer<UInt8>, list: Int64) throws {
+    private func run(_ rows: ArraySlice<ItemRows.Row>, texts: UnsafeBufferPointer<UInt8>, positionOffset: Int, list: Int64) throws {
         let raw = statement.sqliteStatement
         sqlite3_reset(raw)
         // Reset and unbound whatever happens: the text pointers belong to the caller.
@@ -207,7 +209,8 @@ private struct ItemInsert {
         }
         var column: Int32 = 0
         for row in rows {
-            guard let key = ItemKey.key(list: list, position: row.position) else { throw CacheError.positionOutOfRange(row.position) }
+            let position = row.position + positionOffset
+            guard let key = ItemKey.key(list: list, position: position) else { throw CacheError.positionOutOfRange(position) }
             try check(sqlite3_bind_int64(raw, column + 1, key))
             let kind = Self.kindText(row.kind)
             try bind(column + 2, UnsafeBufferPointer(start: kind.utf8Start, count: kind.utf8CodeUnitCount))

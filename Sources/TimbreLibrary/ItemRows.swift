@@ -144,3 +144,37 @@ struct ItemRows: Sendable {
         rows.reserveCapacity(rowCount)
     }
 }
+
+/// A list's rows as its pages brought them: each page's `ItemRows` with the position its first
+/// entry has in the list. Stored as they are; merging the pages into one buffer first copied every
+/// text of a full sync once more.
+struct ItemList: Sendable {
+    private(set) var chunks: [(rows: ItemRows, positionOffset: Int)] = []
+    private(set) var count = 0
+
+    var isEmpty: Bool { count == 0 }
+
+    init() {}
+
+    init(_ rows: ItemRows) {
+        append(rows, positionOffset: 0)
+    }
+
+    mutating func append(_ rows: ItemRows, positionOffset: Int) {
+        guard !rows.isEmpty else { return }
+        chunks.append((rows, positionOffset))
+        count += rows.count
+    }
+
+    /// The rows as `CachedItem`s at their list positions (tests, and callers that need values).
+    var items: [CachedItem] {
+        chunks.flatMap { chunk in
+            chunk.rows.items.map { item in
+                var item = item
+                item.position += chunk.positionOffset
+                return item
+            }
+        }
+    }
+}
+

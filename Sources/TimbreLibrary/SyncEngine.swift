@@ -252,11 +252,16 @@ public final class SyncEngine: Sendable {
     // MARK: Helpers
 
     /// The cache rows of a list's pages; positions count across pages.
-    static func rows(of pages: [EntryPage]) -> (items: ItemRows, malformed: [String]) {
-        var list = EntryPage()
-        list.rows.reserveCapacity(bytes: pages.reduce(0) { $0 + $1.rows.bytes.count }, rows: pages.reduce(0) { $0 + $1.rows.count })
-        for page in pages { list.append(page) }
-        return (list.rows, list.malformed)
+    static func rows(of pages: [EntryPage]) -> (items: ItemList, malformed: [String]) {
+        var list = ItemList()
+        var malformed: [String] = []
+        var entries = 0
+        for page in pages {
+            list.append(page.rows, positionOffset: entries)
+            entries += page.entries
+            malformed += page.malformed
+        }
+        return (list, malformed)
     }
 
     static func meta(_ object: API.Playlist, warnings: Locked<[String]>) -> PlaylistMeta? {
