@@ -52,7 +52,7 @@ extension LibraryCache {
     static let searchSelect = "SELECT key, name, artists, album " + ItemKey.rowsOfPlaylist
 
     /// One item by key, columns as in `itemSelect`.
-    static let itemByKey = "SELECT position, kind, spotify_id, uri, name, artists, album, duration_ms, added_at FROM item WHERE key = ?"
+    static let itemByKey = itemColumns + "FROM item WHERE key = ?"
 
     /// The artists column (a JSON array of names) folded as the interface shows it: "A, B".
     private static func appendArtists(_ json: UnsafeBufferPointer<UInt8>, to folded: inout [UInt8]) {

@@ -319,7 +319,10 @@ public final class LibraryCache: Sendable {
         return result
     }
 
-    static let itemSelect = "SELECT position, kind, spotify_id, uri, name, artists, album, duration_ms, added_at " + ItemKey.rowsOfPlaylist
+    static let itemSelect = itemColumns + ItemKey.rowsOfPlaylist
+
+    /// The columns `item(_:)` reads, in its order.
+    static let itemColumns = "SELECT position, kind, spotify_id, uri, name, artists, album, duration_ms, added_at "
 
     /// Steps through a playlist's items in position order; `body` reads the current row of the
     /// statement (columns as in `sql`, `itemSelect` unless given) and returns false to stop.
