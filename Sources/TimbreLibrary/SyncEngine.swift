@@ -196,9 +196,8 @@ public final class SyncEngine: Sendable {
             do {
                 let written = try await cache.replaceItems(of: meta, trackCount: fetched.total, items: items)
                 return .updated(items: written)
-            } catch let error as CacheError {
-                guard case .positionOutOfRange = error else { throw error }
-                warnings.withLock { $0.append("\(label) could not be stored: \(error.message)") }
+            } catch CacheError.positionOutOfRange(let position) {
+                warnings.withLock { $0.append("\(label) could not be stored: \(CacheError.positionOutOfRange(position).message)") }
                 return .failed
             }
         }
