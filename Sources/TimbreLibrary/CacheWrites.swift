@@ -111,8 +111,7 @@ extension LibraryCache {
                 try db.cachedStatement(sql: "UPDATE playlist SET items_key = ? WHERE id = ?").execute(arguments: [list, meta.id])
                 // Nothing can own the new range yet; a stray row there (a file edited by hand) would
                 // otherwise fail every later write of a list.
-                try db.cachedStatement(sql: "DELETE FROM item WHERE key >= ? AND key < ?")
-                    .execute(arguments: [list << ItemKey.positionBits, (list + 1) << ItemKey.positionBits])
+                try db.cachedStatement(sql: "DELETE FROM item WHERE \(ItemKey.range("key", ofList: "?1"))").execute(arguments: [list])
                 for chunk in items.chunks {
                     try ItemInsert.write(chunk.rows, positionOffset: chunk.positionOffset, list: list, db)
                 }
@@ -247,7 +246,7 @@ private struct ItemInsert {
 enum ItemKey {
     static let positionBits: Int64 = 24
     /// Positions a list can hold: 16,777,216 (Spotify caps a playlist at 10,000 items).
-    static let positions = 1 << 24
+    static let positions = 1 << Int(positionBits)
 
     /// SQL: `key` lies in the range of list `list` (both SQL expressions).
     static func range(_ key: String, ofList list: String) -> String {

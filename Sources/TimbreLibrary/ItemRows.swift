@@ -138,11 +138,6 @@ struct ItemRows: Sendable {
                             name: moved(row.name), artists: moved(row.artists), album: moved(row.album), addedAt: moved(row.addedAt)))
         }
     }
-
-    mutating func reserveCapacity(bytes byteCount: Int, rows rowCount: Int) {
-        bytes.reserveCapacity(byteCount)
-        rows.reserveCapacity(rowCount)
-    }
 }
 
 /// A list's rows as its pages brought them: each page's `ItemRows` with the position its first
