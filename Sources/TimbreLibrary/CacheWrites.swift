@@ -92,32 +92,49 @@ extension LibraryCache {
                       sortOrder: Int? = nil, at date: Date = Date()) async throws -> Int {
         try await CacheError.wrap {
             try await pool.write { db in
-                let order = try sortOrder
-                    ?? Int.fetchOne(db.cachedStatement(sql: "SELECT sort_order FROM playlist WHERE id = ?"), arguments: [meta.id])
-                    ?? (Int.fetchOne(db.cachedStatement(sql: "SELECT MAX(sort_order) FROM playlist WHERE id != 'liked'")) ?? -1) + 1
-                try db.cachedStatement(sql: """
-                    INSERT INTO playlist (id, sort_order, name, owner_id, owner_name, snapshot_id, track_count, collaborative, is_public,
-                                          synced_at, unavailable, fingerprint)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)
-                    ON CONFLICT(id) DO UPDATE SET sort_order = excluded.sort_order, name = excluded.name, owner_id = excluded.owner_id,
-                        owner_name = excluded.owner_name, snapshot_id = excluded.snapshot_id, track_count = excluded.track_count,
-                        collaborative = excluded.collaborative, is_public = excluded.is_public, synced_at = excluded.synced_at,
-                        unavailable = 0, fingerprint = excluded.fingerprint
-                    """).execute(arguments: [meta.id, order, meta.name, meta.ownerID, meta.ownerName, meta.snapshotID, trackCount,
-                                             meta.collaborative, meta.isPublic, ClockText.sqlite(date), fingerprint])
-                // The new rows are appended under a list number larger than any so far (see
-                // migrations v3 and v4); moving the playlist to it deletes the old rows (trigger).
-                let list = try Int64.fetchOne(db.cachedStatement(sql: "SELECT COALESCE(MAX(items_key), 0) + 1 FROM playlist")) ?? 1
-                try db.cachedStatement(sql: "UPDATE playlist SET items_key = ? WHERE id = ?").execute(arguments: [list, meta.id])
-                // Nothing can own the new range yet; a stray row there (a file edited by hand) would
-                // otherwise fail every later write of a list.
-                try db.cachedStatement(sql: "DELETE FROM item WHERE \(ItemKey.range("key", ofList: "?1"))").execute(arguments: [list])
-                for chunk in items.chunks {
-                    try ItemInsert.write(chunk.rows, positionOffset: chunk.positionOffset, list: list, db)
-                }
-                return items.count
+                try Self.write(meta, trackCount: trackCount, items: items, fingerprint: fingerprint, sortOrder: sortOrder, at: date, db)
             }
         }
+    }
+
+    /// Several playlists' `replaceItems` in one transaction (see `ListWriteQueue`): all of them,
+    /// or, when one fails, none. Returns the number of items written.
+    func replaceItems(_ lists: [ListWrite], at date: Date = Date()) async throws -> Int {
+        try await CacheError.wrap {
+            try await pool.write { db in
+                try lists.reduce(0) { written, list in
+                    try written + Self.write(list.meta, trackCount: list.trackCount, items: list.items, fingerprint: nil, sortOrder: nil, at: date, db)
+                }
+            }
+        }
+    }
+
+    private static func write(_ meta: PlaylistMeta, trackCount: Int, items: ItemList, fingerprint: String?, sortOrder: Int?,
+                              at date: Date, _ db: Database) throws -> Int {
+        let order = try sortOrder
+            ?? Int.fetchOne(db.cachedStatement(sql: "SELECT sort_order FROM playlist WHERE id = ?"), arguments: [meta.id])
+            ?? (Int.fetchOne(db.cachedStatement(sql: "SELECT MAX(sort_order) FROM playlist WHERE id != 'liked'")) ?? -1) + 1
+        try db.cachedStatement(sql: """
+            INSERT INTO playlist (id, sort_order, name, owner_id, owner_name, snapshot_id, track_count, collaborative, is_public,
+                                  synced_at, unavailable, fingerprint)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)
+            ON CONFLICT(id) DO UPDATE SET sort_order = excluded.sort_order, name = excluded.name, owner_id = excluded.owner_id,
+                owner_name = excluded.owner_name, snapshot_id = excluded.snapshot_id, track_count = excluded.track_count,
+                collaborative = excluded.collaborative, is_public = excluded.is_public, synced_at = excluded.synced_at,
+                unavailable = 0, fingerprint = excluded.fingerprint
+            """).execute(arguments: [meta.id, order, meta.name, meta.ownerID, meta.ownerName, meta.snapshotID, trackCount,
+                                     meta.collaborative, meta.isPublic, ClockText.sqlite(date), fingerprint])
+        // The new rows are appended under a list number larger than any so far (see
+        // migrations v3 and v4); moving the playlist to it deletes the old rows (trigger).
+        let list = try Int64.fetchOne(db.cachedStatement(sql: "SELECT COALESCE(MAX(items_key), 0) + 1 FROM playlist")) ?? 1
+        try db.cachedStatement(sql: "UPDATE playlist SET items_key = ? WHERE id = ?").execute(arguments: [list, meta.id])
+        // Nothing can own the new range yet; a stray row there (a file edited by hand) would
+        // otherwise fail every later write of a list.
+        try db.cachedStatement(sql: "DELETE FROM item WHERE \(ItemKey.range("key", ofList: "?1"))").execute(arguments: [list])
+        for chunk in items.chunks {
+            try ItemInsert.write(chunk.rows, positionOffset: chunk.positionOffset, list: list, db)
+        }
+        return items.count
     }
 
     /// Spotify refuses to show this playlist's items: keep whatever was stored, remember the snapshot
@@ -264,5 +281,16 @@ enum ItemKey {
     static func key(list: Int64, position: Int) -> Int64? {
         guard (0..<positions).contains(position) else { return nil }
         return list << positionBits | Int64(position)
+    }
+
+    /// The first position of `items` that no key can hold, if any: checked before a list is handed
+    /// to the batched writer, where a refused row would fail the whole batch.
+    static func firstUnkeyable(_ items: ItemList) -> Int? {
+        for chunk in items.chunks {
+            for row in chunk.rows.rows where !(0..<positions).contains(row.position + chunk.positionOffset) {
+                return row.position + chunk.positionOffset
+            }
+        }
+        return nil
     }
 }

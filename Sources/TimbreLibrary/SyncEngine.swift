@@ -109,27 +109,40 @@ public final class SyncEngine: Sendable {
         let total = toFetch.count + (wantsLiked ? 1 : 0)
         totalWork.withLock { $0 = total }
         progress(SyncProgress(phase: .items, description: "fetching \(toFetch.count) changed playlists", done: 0, total: total))
-        try await withThrowingTaskGroup(of: Outcome.self) { group in
-            var pending = toFetch[...]
-            func startNext() {
-                guard let meta = pending.popFirst() else { return }
-                group.addTask {
-                    let outcome = try await self.syncPlaylist(meta, stored: stored[meta.id], fetcher: fetcher, warnings: warnings)
-                    let count = done.withLock { $0 += 1; return $0 }
-                    self.progress(SyncProgress(phase: .items, description: meta.name, done: count, total: total))
-                    return outcome
+        // Fetched lists go to one writer task, several to a transaction (`ListWriteQueue`); a
+        // playlist counts as updated only once the writer has stored every list without an error.
+        let lists = ListWriteQueue()
+        async let listsWritten = lists.drain { try await self.cache.replaceItems($0) }
+        do {
+            try await withThrowingTaskGroup(of: Outcome.self) { group in
+                var pending = toFetch[...]
+                func startNext() {
+                    guard let meta = pending.popFirst() else { return }
+                    group.addTask {
+                        let outcome = try await self.syncPlaylist(meta, stored: stored[meta.id], fetcher: fetcher, lists: lists, warnings: warnings)
+                        let count = done.withLock { $0 += 1; return $0 }
+                        self.progress(SyncProgress(phase: .items, description: meta.name, done: count, total: total))
+                        return outcome
+                    }
+                }
+                for _ in 0..<Self.playlistConcurrency { startNext() }
+                for try await outcome in group {
+                    switch outcome {
+                    case .updated(let items): updated += 1; itemsWritten += items
+                    case .unchanged: unchanged += 1
+                    case .failed: failed += 1
+                    }
+                    startNext()
                 }
             }
-            for _ in 0..<Self.playlistConcurrency { startNext() }
-            for try await outcome in group {
-                switch outcome {
-                case .updated(let items): updated += 1; itemsWritten += items
-                case .unchanged: unchanged += 1
-                case .failed: failed += 1
-                }
-                startNext()
-            }
+        } catch {
+            // The lists already fetched are still written; the run ends with the first error.
+            lists.close()
+            _ = try? await listsWritten
+            throw error
         }
+        lists.close()
+        _ = try await listsWritten
 
         // Liked Songs.
         var likedUpdated = false
@@ -155,7 +168,8 @@ public final class SyncEngine: Sendable {
 
     // MARK: One playlist
 
-    private func syncPlaylist(_ meta: PlaylistMeta, stored: StoredState?, fetcher: Fetcher, warnings: Locked<[String]>) async throws -> Outcome {
+    private func syncPlaylist(_ meta: PlaylistMeta, stored: StoredState?, fetcher: Fetcher, lists: ListWriteQueue,
+                              warnings: Locked<[String]>) async throws -> Outcome {
         let label = "“\(TerminalText.preview(meta.name, limit: 60))”"
         var attempt = 0
         while true {
@@ -193,13 +207,13 @@ public final class SyncEngine: Sendable {
             if !malformed.isEmpty {
                 warnings.withLock { $0.append("\(label): skipped \(malformed.count) item(s) with a malformed id") }
             }
-            do {
-                let written = try await cache.replaceItems(of: meta, trackCount: fetched.total, items: items)
-                return .updated(items: written)
-            } catch CacheError.positionOutOfRange(let position) {
+            // Checked here: in the writer's batch a refused row would fail the other lists too.
+            if let position = ItemKey.firstUnkeyable(items) {
                 warnings.withLock { $0.append("\(label) could not be stored: \(CacheError.positionOutOfRange(position).message)") }
                 return .failed
             }
+            try await lists.submit(ListWrite(meta: meta, trackCount: fetched.total, items: items))
+            return .updated(items: items.count)
         }
     }
 

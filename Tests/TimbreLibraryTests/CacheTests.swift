@@ -88,6 +88,32 @@ import TimbreCore
         #expect(try cache.items(of: .playlist(SpotifyID(Self.idA)!))?.map(\.position) == [5])
     }
 
+    @Test func listsWrittenTogetherAreStoredAllOrNone() async throws {
+        let dir = try TempDir()
+        let cache = try LibraryCache.open(path: dir.path("library.sqlite"), warn: { _ in })
+        func write(_ id: String, _ snapshot: String, _ items: [CachedItem]) -> ListWrite {
+            ListWrite(meta: Self.meta(id, snapshot: snapshot), trackCount: items.count, items: ItemList(ItemRows(items)))
+        }
+        let a = [Self.track(0), Self.track(1)], b = [Self.track(0, name: "b")]
+        #expect(try await cache.replaceItems([write(Self.idA, "s1", a), write(Self.idB, "s1", b)]) == 3)
+        #expect(try cache.items(of: .playlist(SpotifyID(Self.idA)!)) == a)
+        #expect(try cache.items(of: .playlist(SpotifyID(Self.idB)!)) == b)
+        // The second list breaks the key: the first, written before it in the same transaction, rolls back too.
+        await #expect(throws: CacheError.self) {
+            try await cache.replaceItems([write(Self.idA, "s2", [Self.track(7)]), write(Self.idB, "s2", [Self.track(0), Self.track(0)])])
+        }
+        #expect(try cache.items(of: .playlist(SpotifyID(Self.idA)!)) == a)
+        #expect(try cache.playlist(.playlist(SpotifyID(Self.idA)!))?.snapshotID == "s1")
+        #expect(try cache.items(of: .playlist(SpotifyID(Self.idB)!)) == b)
+
+        // What the sync checks before handing a list over, so that no batch holds such a row.
+        #expect(ItemKey.firstUnkeyable(ItemList(ItemRows(a))) == nil)
+        #expect(ItemKey.firstUnkeyable(ItemList(ItemRows([Self.track(0), Self.track(-1)]))) == -1)
+        var pages = ItemList(ItemRows([Self.track(0)]))
+        pages.append(ItemRows([Self.track(0), Self.track(1)]), positionOffset: ItemKey.positions - 1)
+        #expect(ItemKey.firstUnkeyable(pages) == ItemKey.positions)
+    }
+
     @Test func eachWriteOfAListAppendsUnderALargerKeyAndLeavesTheOthersAlone() async throws {
         let dir = try TempDir()
         let cache = try LibraryCache.open(path: dir.path("library.sqlite"), warn: { _ in })

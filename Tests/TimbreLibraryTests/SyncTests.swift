@@ -171,6 +171,45 @@ import TimbreTestSupport
         try expectMatch(h.cache, try await h.model())
     }
 
+    @Test func aCacheWriteThatFailsEndsTheRunAndLeavesNoListHalfWritten() async throws {
+        let h = try await Harness.start(.medium)
+        defer { Task { await h.stop() } }
+        let model = try await h.model()
+        let readable = model.playlists.filter { $0.readable && !$0.storable.isEmpty }
+        let victim = readable[readable.count / 2].id
+        // Lists are written several to a transaction: the one holding the victim is refused whole.
+        try await h.cache.pool.write { db in
+            try db.execute(sql: """
+                CREATE TRIGGER refuse_victim BEFORE UPDATE OF items_key ON playlist WHEN NEW.id = '\(victim)'
+                BEGIN SELECT RAISE(ABORT, 'simulated write failure'); END
+                """)
+        }
+        let error = await #expect(throws: CacheError.self) { try await h.sync() }
+        #expect(error?.message.contains("simulated write failure") == true, "\(String(describing: error))")
+
+        // Every list in the cache is whole; the victim's was never stored.
+        let counts = Dictionary(uniqueKeysWithValues: model.playlists.map { ($0.id, $0.storable.count) })
+        var stored = 0
+        for listed in try h.cache.playlists() where !listed.isLiked && !listed.unavailable {
+            guard let id = SpotifyID(listed.id), let (playlist, items) = try h.cache.playlistWithItems(.playlist(id)) else { continue }
+            if playlist.snapshotID == nil {
+                #expect(items.isEmpty, "\(listed.id) has rows but no snapshot")
+            } else {
+                #expect(items.count == counts[listed.id], "\(listed.id): \(items.count) of \(counts[listed.id] ?? -1)")
+                stored += 1
+            }
+        }
+        guard let victimID = SpotifyID(victim) else { return }
+        #expect(try h.cache.playlist(.playlist(victimID))?.snapshotID == nil)
+        #expect(try h.cache.items(of: .playlist(victimID)) == [])
+        #expect(stored < readable.count)
+
+        try await h.cache.pool.write { db in try db.execute(sql: "DROP TRIGGER refuse_victim") }
+        let next = try await h.sync()
+        #expect(next.status == .ok, "\(next.warnings)")
+        try expectMatch(h.cache, try await h.model())
+    }
+
     @Test func signInProblemsEndTheRun() async throws {
         let h = try await Harness.start(.small)
         defer { Task { await h.stop() } }

@@ -1,0 +1,145 @@
+import TimbreCore
+
+/// A fetched playlist on its way to the cache: what `LibraryCache.replaceItems` writes.
+struct ListWrite: Sendable {
+    var meta: PlaylistMeta
+    var trackCount: Int
+    var items: ItemList
+}
+
+/// The lists a sync has fetched, written by one task several to a transaction.
+///
+/// A write transaction costs more than its rows: at each commit SQLite appends to the WAL every
+/// page the transaction touched, and every playlist's write touches the same few — the item
+/// table's last leaf and its parents, the playlist row and its index. With one transaction per
+/// playlist those pages were four in ten of a full sync's WAL. Playlist tasks hand their lists
+/// over (`submit`) and go on fetching; the writer (`drain`) takes them `batchLists` at a time —
+/// sooner once `batchRows` rows wait, and whatever is left at `close` — and writes each batch in
+/// one transaction. Each list is still all-or-nothing; the lists of a batch appear together.
+final class ListWriteQueue: Sendable {
+    /// Lists per transaction.
+    let batchLists: Int
+    /// A batch is written as soon as this many rows wait, however few lists hold them.
+    let batchRows: Int
+    /// `submit` waits while more rows than this wait to be written: a writer slower than the
+    /// network would otherwise end up holding the whole library in memory.
+    let maxWaitingRows: Int
+
+    private struct State {
+        var waiting: [ListWrite] = []
+        var waitingRows = 0
+        var closed = false
+        var failure: (any Error)?
+        /// The writer, asleep until a batch is ready.
+        var writer: CheckedContinuation<[ListWrite], Never>?
+        /// Submitters held back by `maxWaitingRows`.
+        var held: [CheckedContinuation<Void, any Error>] = []
+
+        func ready(_ queue: ListWriteQueue) -> Bool {
+            closed || waiting.count >= queue.batchLists || waitingRows >= queue.batchRows
+        }
+
+        /// Takes the waiting lists, and the submitters that their rows held back.
+        mutating func take() -> (batch: [ListWrite], released: [CheckedContinuation<Void, any Error>]) {
+            defer {
+                waiting = []
+                waitingRows = 0
+                held = []
+            }
+            return (waiting, held)
+        }
+    }
+
+    private let state = Locked(State())
+
+    init(batchLists: Int = 16, batchRows: Int = 20_000, maxWaitingRows: Int = 60_000) {
+        self.batchLists = max(1, batchLists)
+        self.batchRows = max(1, batchRows)
+        self.maxWaitingRows = max(self.batchRows, maxWaitingRows)
+    }
+
+    /// Hands a list to the writer. Returns at once unless too many rows wait; throws the writer's
+    /// error once it has failed, so the sync stops fetching what it could not store.
+    func submit(_ list: ListWrite) async throws {
+        try await withCheckedThrowingContinuation { (submitter: CheckedContinuation<Void, any Error>) in
+            typealias Handoff = (writer: CheckedContinuation<[ListWrite], Never>, batch: [ListWrite], released: [CheckedContinuation<Void, any Error>])
+            let (refusal, held, handoff) = state.withLock { state -> ((any Error)?, Bool, Handoff?) in
+                if let failure = state.failure { return (failure, false, nil) }
+                // Only a sync that is ending closes the queue, after its last list.
+                if state.closed { return (CancellationError(), false, nil) }
+                state.waiting.append(list)
+                state.waitingRows += list.items.count
+                let held = state.waitingRows > maxWaitingRows
+                if held { state.held.append(submitter) }
+                guard state.ready(self), let writer = state.writer else { return (nil, held, nil) }
+                state.writer = nil
+                let (batch, released) = state.take()
+                return (nil, held, (writer, batch, released))
+            }
+            if let refusal { return submitter.resume(throwing: refusal) }
+            if let handoff {
+                handoff.writer.resume(returning: handoff.batch)
+                // A held submitter is among the released.
+                handoff.released.forEach { $0.resume() }
+            }
+            if !held { submitter.resume() }
+        }
+    }
+
+    /// No more lists: the writer writes what waits, then `drain` returns.
+    func close() {
+        let handoff = state.withLock { state -> (CheckedContinuation<[ListWrite], Never>?, [ListWrite], [CheckedContinuation<Void, any Error>]) in
+            state.closed = true
+            let writer = state.writer
+            state.writer = nil
+            guard writer != nil else { return (nil, [], []) }
+            let (batch, released) = state.take()
+            return (writer, batch, released)
+        }
+        handoff.0?.resume(returning: handoff.1)
+        handoff.2.forEach { $0.resume() }
+    }
+
+    /// The writer's loop: every batch through `write` until the queue is closed and empty.
+    /// Returns what `write` returned in total; on the first error, fails every submitter with it and
+    /// throws it.
+    func drain(_ write: ([ListWrite]) async throws -> Int) async throws -> Int {
+        var total = 0
+        while true {
+            let batch = await nextBatch()
+            if batch.isEmpty { return total }
+            do {
+                total += try await write(batch)
+            } catch {
+                fail(error)
+                throw error
+            }
+        }
+    }
+
+    /// The next batch, once one is ready; empty when the queue is closed and nothing waits.
+    func nextBatch() async -> [ListWrite] {
+        await withCheckedContinuation { (writer: CheckedContinuation<[ListWrite], Never>) in
+            let taken = state.withLock { state -> ([ListWrite], [CheckedContinuation<Void, any Error>])? in
+                guard state.ready(self) else {
+                    state.writer = writer
+                    return nil
+                }
+                return state.take()
+            }
+            guard let (batch, released) = taken else { return }
+            writer.resume(returning: batch)
+            released.forEach { $0.resume() }
+        }
+    }
+
+    private func fail(_ error: any Error) {
+        let held = state.withLock { state -> [CheckedContinuation<Void, any Error>] in
+            state.failure = error
+            state.closed = true
+            let (_, released) = state.take()
+            return released
+        }
+        held.forEach { $0.resume(throwing: error) }
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import Testing
+import TimbreCore
+@testable import TimbreLibrary
+
+/// The hand-over between a sync's playlist tasks and its one cache writer, with a recording
+/// writer in place of the cache (the sync tests run it against a real SQLite file).
+@Suite struct ListWriteQueueTests {
+    static func list(_ name: String, rows: Int) -> ListWrite {
+        let items = (0..<rows).map {
+            CachedItem(position: $0, kind: .track, id: "4uLU6hMCjMI75M1A2tKUQC", uri: "spotify:track:4uLU6hMCjMI75M1A2tKUQC",
+                       name: "\(name) \($0)", artists: ["A"], album: nil, durationMS: 1, addedAt: nil)
+        }
+        let meta = PlaylistMeta(id: name, name: name, ownerID: "me", ownerName: nil, snapshotID: "s", total: rows,
+                                collaborative: false, isPublic: false)
+        return ListWrite(meta: meta, trackCount: rows, items: ItemList(ItemRows(items)))
+    }
+
+    struct WriteFailed: Error, Equatable {}
+
+    /// Permits handed out one at a time: `wait` takes one, waiting until `signal` gives one.
+    final class Permits: Sendable {
+        private let state = Locked((count: 0, waiters: [CheckedContinuation<Void, Never>]()))
+        func signal() {
+            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                if state.waiters.isEmpty {
+                    state.count += 1
+                    return nil
+                }
+                return state.waiters.removeFirst()
+            }
+            waiter?.resume()
+        }
+        func wait() async {
+            await withCheckedContinuation { waiter in
+                let ready = state.withLock { state -> Bool in
+                    if state.count > 0 {
+                        state.count -= 1
+                        return true
+                    }
+                    state.waiters.append(waiter)
+                    return false
+                }
+                if ready { waiter.resume() }
+            }
+        }
+    }
+
+    @Test func listsAreWrittenSeveralToATransactionInTheOrderTheyCame() async throws {
+        let queue = ListWriteQueue(batchLists: 3, batchRows: 1_000)
+        let batches = Locked<[[String]]>([])
+        async let written = queue.drain { batch in
+            batches.withLock { $0.append(batch.map(\.meta.id)) }
+            return batch.reduce(0) { $0 + $1.items.count }
+        }
+        for index in 0..<8 { try await queue.submit(Self.list("p\(index)", rows: index + 1)) }
+        queue.close()
+        #expect(try await written == (1...8).reduce(0, +))
+        let seen = batches.current
+        #expect(seen.flatMap { $0 } == (0..<8).map { "p\($0)" })
+        // Only what is left at the end goes in a smaller batch.
+        #expect(seen.dropLast().allSatisfy { $0.count >= 3 }, "\(seen)")
+        #expect(seen.count <= 3, "\(seen)")
+    }
+
+    @Test func aLargeListIsWrittenWithoutWaitingForOthers() async throws {
+        let queue = ListWriteQueue(batchLists: 16, batchRows: 100)
+        let wrote = AsyncStream<[String]>.makeStream()
+        async let written = queue.drain { batch in
+            wrote.continuation.yield(batch.map(\.meta.id))
+            return batch.count
+        }
+        try await queue.submit(Self.list("small", rows: 10))
+        try await queue.submit(Self.list("large", rows: 150))
+        var iterator = wrote.stream.makeAsyncIterator()
+        // Written while the queue is still open: 160 rows wait, more than a batch's worth.
+        #expect(await iterator.next() == ["small", "large"])
+        queue.close()
+        #expect(try await written == 2)
+    }
+
+    @Test func handingOverWaitsWhileTooManyRowsWaitToBeWritten() async throws {
+        let queue = ListWriteQueue(batchLists: 100, batchRows: 10, maxWaitingRows: 20)
+        let gate = Permits(), started = Permits()
+        async let written = queue.drain { batch in
+            started.signal()
+            await gate.wait()
+            return batch.count
+        }
+        // The first list (15 rows) is a batch: the writer takes it and stays busy.
+        try await queue.submit(Self.list("a", rows: 15))
+        await started.wait()
+        // 15 rows wait: under the limit, so handing over returns at once.
+        try await queue.submit(Self.list("b", rows: 15))
+        // 30 would wait: this one is held until the writer takes the waiting lists.
+        let returned = Locked(false)
+        let third = Task {
+            try await queue.submit(Self.list("c", rows: 15))
+            returned.withLock { $0 = true }
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(!returned.current)
+        gate.signal() // the first batch is done; the writer takes b and c
+        try await third.value
+        #expect(returned.current)
+        queue.close()
+        gate.signal()
+        #expect(try await written == 3)
+    }
+
+    @Test func aFailedWriteStopsTheSyncFromHandingOverMore() async throws {
+        let queue = ListWriteQueue(batchLists: 1)
+        let drained = Task { try await queue.drain { _ in throw WriteFailed() } }
+        try await queue.submit(Self.list("a", rows: 1))
+        await #expect(throws: WriteFailed.self) { try await drained.value }
+        await #expect(throws: WriteFailed.self) { try await queue.submit(Self.list("b", rows: 1)) }
+    }
+
+    @Test func aFailedWriteReleasesHeldSubmittersWithItsError() async throws {
+        let queue = ListWriteQueue(batchLists: 100, batchRows: 10, maxWaitingRows: 10)
+        let gate = Permits(), started = Permits()
+        let drained = Task {
+            try await queue.drain { _ in
+                started.signal()
+                await gate.wait()
+                throw WriteFailed()
+            }
+        }
+        try await queue.submit(Self.list("a", rows: 10))
+        await started.wait() // the writer holds "a" and waits at the gate
+        let held = Task { try await queue.submit(Self.list("b", rows: 11)) } // over the limit: held
+        try await Task.sleep(for: .milliseconds(50))
+        gate.signal()
+        await #expect(throws: WriteFailed.self) { try await held.value }
+        await #expect(throws: WriteFailed.self) { try await drained.value }
+    }
+
+    @Test func closingAnEmptyQueueEndsTheWriter() async throws {
+        let queue = ListWriteQueue()
+        async let written = queue.drain { _ in
+            Issue.record("nothing should be written")
+            return 0
+        }
+        queue.close()
+        #expect(try await written == 0)
+        await #expect(throws: CancellationError.self) { try await queue.submit(Self.list("late", rows: 1)) }
+    }
+}
