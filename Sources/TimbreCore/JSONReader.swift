@@ -26,16 +26,25 @@ public struct JSONReader {
 
     /// A key in the document, not yet turned into a `String`.
     public struct Key {
-        fileprivate var start: Int
-        fileprivate var end: Int
-        fileprivate var escaped: Bool
+        @usableFromInline var start: Int
+        @usableFromInline var end: Int
+        @usableFromInline var escaped: Bool
+
+        @usableFromInline init(start: Int, end: Int, escaped: Bool) {
+            self.start = start
+            self.end = end
+            self.escaped = escaped
+        }
     }
 
     public static let maxDepth = 512
 
-    private let bytes: UnsafeBufferPointer<UInt8>
-    private var index = 0
-    private var depth = 0
+    // Internal to the module, usable from inlined code: the calls a page makes per member —
+    // `key(_:is:)`, `peek`, `nextMember`… — are inlined into `TimbreLibrary`'s readers, where
+    // they were a call each (16 million key comparisons in a full sync).
+    @usableFromInline let bytes: UnsafeBufferPointer<UInt8>
+    @usableFromInline var index = 0
+    @usableFromInline var depth = 0
 
     public init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
@@ -67,6 +76,7 @@ public struct JSONReader {
     // MARK: Structure
 
     /// The kind of the next value, without consuming it.
+    @inlinable
     public mutating func peek() throws -> Kind {
         skipSpace()
         guard index < bytes.count else { throw fail("unexpected end of input") }
@@ -82,26 +92,31 @@ public struct JSONReader {
     }
 
     /// Consumes `{`; false when the object is empty (its `}` is consumed too).
+    @inlinable
     public mutating func enterObject() throws -> Bool {
         try open(UInt8(ascii: "{"), closing: UInt8(ascii: "}"))
     }
 
     /// After a member's value: true when another member follows, false at the closing `}`.
+    @inlinable
     public mutating func nextMember() throws -> Bool {
         try separator(closing: UInt8(ascii: "}"))
     }
 
     /// Consumes `[`; false when the array is empty (its `]` is consumed too).
+    @inlinable
     public mutating func enterArray() throws -> Bool {
         try open(UInt8(ascii: "["), closing: UInt8(ascii: "]"))
     }
 
     /// After an element: true when another element follows, false at the closing `]`.
+    @inlinable
     public mutating func nextElement() throws -> Bool {
         try separator(closing: UInt8(ascii: "]"))
     }
 
     /// A member's key and its `:`.
+    @inlinable
     public mutating func readKey() throws -> Key {
         skipSpace()
         guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a key") }
@@ -113,8 +128,9 @@ public struct JSONReader {
     }
 
     /// Whether `key` spells `name` (compared as UTF-8 bytes, escapes decoded).
+    @inlinable
     public func key(_ key: Key, is name: StaticString) -> Bool {
-        if key.escaped { return decode(key.start, key.end, escaped: true) == String(describing: name) }
+        if key.escaped { return escapedKey(key, is: name) }
         guard key.end - key.start == name.utf8CodeUnitCount else { return false }
         let literal = name.utf8Start
         var i = 0
@@ -123,6 +139,11 @@ public struct JSONReader {
             i += 1
         }
         return true
+    }
+
+    @usableFromInline
+    func escapedKey(_ key: Key, is name: StaticString) -> Bool {
+        decode(key.start, key.end, escaped: true) == String(describing: name)
     }
 
     public func string(of key: Key) -> String {
@@ -149,6 +170,7 @@ public struct JSONReader {
     /// Appends a string value's text to `out` as UTF-8 (escapes decoded, invalid UTF-8 replaced by
     /// U+FFFD, exactly what `readString` returns) without making a `String` for plain ASCII text;
     /// false, with the value skipped, for null or any other type.
+    @inlinable
     public mutating func appendString(to out: inout [UInt8]) throws -> Bool {
         guard try peek() == .string else {
             try skipValue()
@@ -249,7 +271,8 @@ public struct JSONReader {
 
     // MARK: Scanning
 
-    private mutating func skipSpace() {
+    @inlinable
+    mutating func skipSpace() {
         while index < bytes.count {
             switch bytes[index] {
             case 0x20, 0x0A, 0x0D, 0x09: index += 1
@@ -258,11 +281,13 @@ public struct JSONReader {
         }
     }
 
-    private func fail(_ reason: String) -> SyntaxError {
+    @usableFromInline
+    func fail(_ reason: String) -> SyntaxError {
         SyntaxError(offset: index, reason: reason)
     }
 
-    private mutating func open(_ opening: UInt8, closing: UInt8) throws -> Bool {
+    @inlinable
+    mutating func open(_ opening: UInt8, closing: UInt8) throws -> Bool {
         skipSpace()
         guard index < bytes.count, bytes[index] == opening else {
             throw fail(opening == UInt8(ascii: "{") ? "expected an object" : "expected an array")
@@ -279,7 +304,8 @@ public struct JSONReader {
         return true
     }
 
-    private mutating func separator(closing: UInt8) throws -> Bool {
+    @inlinable
+    mutating func separator(closing: UInt8) throws -> Bool {
         skipSpace()
         guard index < bytes.count else { throw fail("unexpected end of input") }
         switch bytes[index] {
@@ -305,7 +331,8 @@ public struct JSONReader {
     /// Moves past a string (index at its opening quote); returns its contents' range, whether it
     /// holds escapes and whether every byte is ASCII. Eight bytes at a time while none of them is
     /// a quote, a backslash or a control character: most strings in a page are 10–40 bytes.
-    private mutating func scanString() throws -> (start: Int, end: Int, escaped: Bool, ascii: Bool) {
+    @usableFromInline
+    mutating func scanString() throws -> (start: Int, end: Int, escaped: Bool, ascii: Bool) {
         index += 1
         let start = index
         var escaped = false
@@ -406,7 +433,8 @@ public struct JSONReader {
     }
 
     /// A scanned string's text. Invalid UTF-8 and unpaired surrogates become U+FFFD.
-    private func decode(_ start: Int, _ end: Int, escaped: Bool) -> String {
+    @usableFromInline
+    func decode(_ start: Int, _ end: Int, escaped: Bool) -> String {
         guard escaped else { return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self) }
         var out: [UInt8] = []
         out.reserveCapacity(end - start)
