@@ -10,6 +10,13 @@ import Testing
         #expect(!pattern.matches("xapi.spotify.com"))
     }
 
+    @Test(arguments: [("api.spotify.com", "api.spotify.com"), ("API.Spotify.COM.", "api.spotify.com"), (" api.spotify.com\t", "api.spotify.com"),
+                      ("127.0.0.1", "127.0.0.1"), ("[::1]", "::1"), ("::1", "::1"), ("a-b.example.", "a-b.example"), ("", ""),
+                      ("ÄPI.example", "äpi.example")])
+    func hostsAreNormalizedAlikeWithOrWithoutTheFastPath(_ host: String, _ expected: String) {
+        #expect(HostPattern.normalize(host) == expected)
+    }
+
     @Test func wildcardMatchesExactlyOneLabel() throws {
         let pattern = try #require(HostPattern("*.example.com"))
         #expect(pattern.matches("a.example.com"))
