@@ -22,7 +22,6 @@ extension LibraryCache {
         return try CacheError.wrap {
             try pool.read { db in
                 let lists = try Row.fetchAll(db, sql: "SELECT id, name FROM playlist" + Self.playlistOrder)
-                var hits: [SearchMatch] = []
                 var folded: [UInt8] = []
                 var found: [(list: Int, key: Int64)] = []
                 for (index, list) in lists.enumerated() where found.count < limit {
