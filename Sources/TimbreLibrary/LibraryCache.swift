@@ -397,8 +397,17 @@ public enum CacheError: UserFacingError, Equatable {
         do { return try body() } catch let error as CacheError { throw error } catch { throw CacheError.database("\(error)") }
     }
 
+    /// A write cancelled with its task stays a `CancellationError`: it says nothing about the cache.
     static func wrap<T>(_ body: () async throws -> T) async throws -> T {
-        do { return try await body() } catch let error as CacheError { throw error } catch { throw CacheError.database("\(error)") }
+        do {
+            return try await body()
+        } catch let error as CacheError {
+            throw error
+        } catch let error as CancellationError {
+            throw error
+        } catch {
+            throw CacheError.database("\(error)")
+        }
     }
 
     /// mkdir -p with 0700 for every folder it creates.

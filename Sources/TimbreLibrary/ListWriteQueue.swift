@@ -118,9 +118,11 @@ final class ListWriteQueue: Sendable {
     }
 
     /// The next batch, once one is ready; empty when the queue is closed and nothing waits.
-    func nextBatch() async -> [ListWrite] {
+    /// One writer only: `drain` is the only caller.
+    private func nextBatch() async -> [ListWrite] {
         await withCheckedContinuation { (writer: CheckedContinuation<[ListWrite], Never>) in
             let taken = state.withLock { state -> ([ListWrite], [CheckedContinuation<Void, any Error>])? in
+                precondition(state.writer == nil, "ListWriteQueue has one writer")
                 guard state.ready(self) else {
                     state.writer = writer
                     return nil
@@ -132,6 +134,9 @@ final class ListWriteQueue: Sendable {
             released.forEach { $0.resume() }
         }
     }
+
+    /// Submitters held back by `maxWaitingRows` right now (tests wait on it instead of sleeping).
+    var heldCount: Int { state.withLock { $0.held.count } }
 
     private func fail(_ error: any Error) {
         let held = state.withLock { state -> [CheckedContinuation<Void, any Error>] in

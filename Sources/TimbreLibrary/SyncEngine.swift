@@ -136,7 +136,8 @@ public final class SyncEngine: Sendable {
                 }
             }
         } catch {
-            // The lists already fetched are still written; the run ends with the first error.
+            // The lists already fetched are still written (unless the run was cancelled); the run
+            // ends with the first error.
             lists.close()
             _ = try? await listsWritten
             throw error

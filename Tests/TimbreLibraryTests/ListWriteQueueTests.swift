@@ -18,6 +18,18 @@ import TimbreCore
 
     struct WriteFailed: Error, Equatable {}
 
+    /// Polls `condition` (a state change in another task) for up to ten seconds.
+    static func eventually(_ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !condition() {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("timed out waiting", sourceLocation: sourceLocation)
+                return
+            }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+    }
+
     /// Permits handed out one at a time: `wait` takes one, waiting until `signal` gives one.
     final class Permits: Sendable {
         private let state = Locked((count: 0, waiters: [CheckedContinuation<Void, Never>]()))
@@ -30,6 +42,15 @@ import TimbreCore
                 return state.waiters.removeFirst()
             }
             waiter?.resume()
+        }
+        /// Every wait from now on returns at once (so a test that failed still ends).
+        func openForGood() {
+            let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+                state.count = Int.max / 2
+                defer { state.waiters = [] }
+                return state.waiters
+            }
+            waiters.forEach { $0.resume() }
         }
         func wait() async {
             await withCheckedContinuation { waiter in
@@ -61,6 +82,35 @@ import TimbreCore
         // Only what is left at the end goes in a smaller batch.
         #expect(seen.dropLast().allSatisfy { $0.count >= 3 }, "\(seen)")
         #expect(seen.count <= 3, "\(seen)")
+    }
+
+    @Test func manyTasksHandingOverAtOnceHaveEveryListWrittenOnce() async throws {
+        // Small limits so that batches, holds and hand-overs all happen many times.
+        let queue = ListWriteQueue(batchLists: 4, batchRows: 30, maxWaitingRows: 40)
+        let seen = Locked<[String]>([])
+        async let written = queue.drain { batch in
+            seen.withLock { $0 += batch.map(\.meta.id) }
+            if batch.count % 2 == 0 { await Task.yield() }
+            return batch.reduce(0) { $0 + $1.items.count }
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for task in 0..<16 {
+                group.addTask {
+                    for index in 0..<25 { try await queue.submit(Self.list("t\(task)-\(index)", rows: 1 + (task + index) % 7)) }
+                }
+            }
+            try await group.waitForAll()
+        }
+        queue.close()
+        let expectedRows = (0..<16).flatMap { task in (0..<25).map { 1 + (task + $0) % 7 } }.reduce(0, +)
+        #expect(try await written == expectedRows)
+        #expect(seen.current.count == 400 && Set(seen.current).count == 400)
+        // Each task's lists are written in the order it handed them over.
+        for task in 0..<16 {
+            let mine = seen.current.filter { $0.hasPrefix("t\(task)-") }
+            #expect(mine == (0..<25).map { "t\(task)-\($0)" })
+        }
+        #expect(queue.heldCount == 0)
     }
 
     @Test func aLargeListIsWrittenWithoutWaitingForOthers() async throws {
@@ -98,13 +148,14 @@ import TimbreCore
             try await queue.submit(Self.list("c", rows: 15))
             returned.withLock { $0 = true }
         }
-        try await Task.sleep(for: .milliseconds(200))
+        try await Self.eventually { queue.heldCount == 1 }
         #expect(!returned.current)
         gate.signal() // the first batch is done; the writer takes b and c
         try await third.value
         #expect(returned.current)
+        #expect(queue.heldCount == 0)
         queue.close()
-        gate.signal()
+        gate.openForGood()
         #expect(try await written == 3)
     }
 
@@ -129,8 +180,8 @@ import TimbreCore
         try await queue.submit(Self.list("a", rows: 10))
         await started.wait() // the writer holds "a" and waits at the gate
         let held = Task { try await queue.submit(Self.list("b", rows: 11)) } // over the limit: held
-        try await Task.sleep(for: .milliseconds(50))
-        gate.signal()
+        try await Self.eventually { queue.heldCount == 1 }
+        gate.openForGood()
         await #expect(throws: WriteFailed.self) { try await held.value }
         await #expect(throws: WriteFailed.self) { try await drained.value }
     }
