@@ -49,6 +49,7 @@ extension Root {
             let executor = context.executor()
             let client = AuthorizedClient(executor: executor, tokens: try context.tokens(executor: executor, vault: vault),
                                           apiURL: context.config.apiURL)
+            HeapTrim.keep(upTo: 4 << 20)
             let bar = ProgressBar(enabled: !quiet && !json && isatty(STDERR_FILENO) == 1)
             let engine = SyncEngine(client: client, cache: cache,
                                     options: SyncOptions(playlists: selected, liked: wantsLiked, force: force),
