@@ -15,7 +15,9 @@ struct ListWrite: Sendable {
 /// playlist those pages were four in ten of a full sync's WAL. Playlist tasks hand their lists
 /// over (`submit`) and go on fetching; the writer (`drain`) takes them `batchLists` at a time —
 /// sooner once `batchRows` rows wait, and whatever is left at `close` — and writes each batch in
-/// one transaction. Each list is still all-or-nothing; the lists of a batch appear together.
+/// one transaction. Once the sync has started its last playlists (`hurry`), the writer takes
+/// whatever waits whenever it is free, so the end of a sync does not wait for a last batch to
+/// fill up. Each list is still all-or-nothing; the lists of a batch appear together.
 final class ListWriteQueue: Sendable {
     /// Lists per transaction.
     let batchLists: Int
@@ -29,6 +31,7 @@ final class ListWriteQueue: Sendable {
         var waiting: [ListWrite] = []
         var waitingRows = 0
         var closed = false
+        var hurried = false
         var failure: (any Error)?
         /// The writer, asleep until a batch is ready.
         var writer: CheckedContinuation<[ListWrite], Never>?
@@ -36,7 +39,7 @@ final class ListWriteQueue: Sendable {
         var held: [CheckedContinuation<Void, any Error>] = []
 
         func ready(_ queue: ListWriteQueue) -> Bool {
-            closed || waiting.count >= queue.batchLists || waitingRows >= queue.batchRows
+            closed || waiting.count >= queue.batchLists || waitingRows >= queue.batchRows || (hurried && !waiting.isEmpty)
         }
 
         /// Takes the waiting lists, and the submitters that their rows held back.
@@ -84,6 +87,21 @@ final class ListWriteQueue: Sendable {
             }
             if !held { submitter.resume() }
         }
+    }
+
+    /// The last lists are on their way: from now on the writer takes whatever waits as soon as it
+    /// is free instead of waiting for a full batch.
+    func hurry() {
+        let handoff = state.withLock { state -> (CheckedContinuation<[ListWrite], Never>, [ListWrite], [CheckedContinuation<Void, any Error>])? in
+            state.hurried = true
+            guard state.ready(self), let writer = state.writer else { return nil }
+            state.writer = nil
+            let (batch, released) = state.take()
+            return (writer, batch, released)
+        }
+        guard let (writer, batch, released) = handoff else { return }
+        writer.resume(returning: batch)
+        released.forEach { $0.resume() }
     }
 
     /// No more lists: the writer writes what waits, then `drain` returns.

@@ -117,7 +117,10 @@ public final class SyncEngine: Sendable {
             try await withThrowingTaskGroup(of: Outcome.self) { group in
                 var pending = toFetch[...]
                 func startNext() {
-                    guard let meta = pending.popFirst() else { return }
+                    guard let meta = pending.popFirst() else {
+                        // Every playlist has started: write each list as it comes rather than in batches.
+                        return lists.hurry()
+                    }
                     group.addTask {
                         let outcome = try await self.syncPlaylist(meta, stored: stored[meta.id], fetcher: fetcher, lists: lists, warnings: warnings)
                         let count = done.withLock { $0 += 1; return $0 }

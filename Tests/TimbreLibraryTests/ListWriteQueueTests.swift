@@ -129,6 +129,36 @@ import TimbreCore
         #expect(try await written == 2)
     }
 
+    @Test func onceHurriedEachListIsWrittenAsSoonAsTheWriterIsFree() async throws {
+        let queue = ListWriteQueue(batchLists: 16, batchRows: 1_000)
+        let wrote = AsyncStream<[String]>.makeStream()
+        async let written = queue.drain { batch in
+            wrote.continuation.yield(batch.map(\.meta.id))
+            return batch.count
+        }
+        try await queue.submit(Self.list("a", rows: 1))
+        try await queue.submit(Self.list("b", rows: 1))
+        try await Task.sleep(for: .milliseconds(50))
+        // Two lists wait for a batch of 16 …
+        let seen = Locked<[[String]]>([])
+        let reader = Task {
+            for await batch in wrote.stream {
+                seen.withLock { $0.append(batch) }
+            }
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(seen.current.isEmpty)
+        // … until the sync has started its last playlists.
+        queue.hurry()
+        try await Self.eventually { seen.current == [["a", "b"]] }
+        try await queue.submit(Self.list("c", rows: 1))
+        try await Self.eventually { seen.current == [["a", "b"], ["c"]] }
+        queue.close()
+        #expect(try await written == 3)
+        wrote.continuation.finish()
+        await reader.value
+    }
+
     @Test func handingOverWaitsWhileTooManyRowsWaitToBeWritten() async throws {
         let queue = ListWriteQueue(batchLists: 100, batchRows: 10, maxWaitingRows: 20)
         let gate = Permits(), started = Permits()
