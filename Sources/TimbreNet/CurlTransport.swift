@@ -8,6 +8,9 @@ import TimbreCore
 /// cooperative thread pool. Every request is checked against the pin policy before any connection
 /// is opened, and again inside the TLS handshake.
 public final class CurlTransport: HTTPTransport {
+    /// Connections to one host at once; transfers beyond it wait inside curl for the next free one.
+    public static let connectionsPerHost = RateBudget.connectionsOnTheWire
+
     public let settings: TransportSettings
     private let loop: CurlMultiLoop
     private let observer: any TrustObserver
@@ -134,11 +137,11 @@ final class CurlMultiLoop: @unchecked Sendable {
         guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed: out of memory") }
         self.multi = multi
         _ = tcurl_multi_set_long(multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX)
-        _ = tcurl_multi_set_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, RateBudget.defaultMaxConcurrent)
+        _ = tcurl_multi_set_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, CurlTransport.connectionsPerHost)
         // curl's default cache keeps 4 connections per easy handle *currently added*: when the task
         // pool is briefly slow to hand over the next requests, finished connections were closed and
         // the next burst paid new TLS handshakes (224 per large sync instead of 16).
-        _ = tcurl_multi_set_long(multi, CURLMOPT_MAXCONNECTS, RateBudget.defaultMaxConcurrent * 2)
+        _ = tcurl_multi_set_long(multi, CURLMOPT_MAXCONNECTS, CurlTransport.connectionsPerHost * 2)
         let thread = Thread { [self] in run() }
         thread.name = "timbre-curl"
         thread.start()

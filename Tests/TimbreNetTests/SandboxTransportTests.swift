@@ -74,7 +74,7 @@ import TimbreTestSupport
         let (token, _) = try await sandbox.signIn()
         let recorder = TrustEventRecorder()
         let executor = try transport(sandbox, pins: [sandbox.info.pins.root], scope: "root", observer: recorder)
-        let width = RateBudget.defaultMaxConcurrent
+        let width = CurlTransport.connectionsPerHost
         for _ in 0..<8 {
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for _ in 0..<width { group.addTask { try await executor.send(me(sandbox, token: token)).status } }
