@@ -12,8 +12,8 @@ public enum HeapTrim {
     /// glibc's default (128 KB) handed the freed top of that arena back (`madvise`) after nearly
     /// every burst, to take it again with page faults a moment later: 10–15 thousand minor faults
     /// per full sync, ~9 % of the curl thread. Keeping up to `bytes` per arena halves the faults
-    /// for about the same peak memory.
-    /// False when the allocator refused the setting (or is not glibc's).
+    /// for about the same peak memory. Returns false when the allocator refused the setting (or is
+    /// not glibc's).
     @discardableResult
     public static func keep(upTo bytes: Int32) -> Bool {
         #if canImport(Glibc)
