@@ -51,6 +51,27 @@ final class ListWriteQueue: Sendable {
             }
             return (waiting, held)
         }
+
+        /// The waiting lists for the writer, when it sleeps and a batch is ready: resume it outside
+        /// the lock.
+        mutating func handOff(_ queue: ListWriteQueue) -> Handoff? {
+            guard ready(queue), let writer else { return nil }
+            self.writer = nil
+            let (batch, released) = take()
+            return Handoff(writer: writer, batch: batch, released: released)
+        }
+    }
+
+    /// A batch on its way to the writer, and the submitters it frees.
+    private struct Handoff {
+        let writer: CheckedContinuation<[ListWrite], Never>
+        let batch: [ListWrite]
+        let released: [CheckedContinuation<Void, any Error>]
+
+        func resume() {
+            writer.resume(returning: batch)
+            released.forEach { $0.resume() }
+        }
     }
 
     private let state = Locked(State())
@@ -65,7 +86,6 @@ final class ListWriteQueue: Sendable {
     /// error once it has failed, so the sync stops fetching what it could not store.
     func submit(_ list: ListWrite) async throws {
         try await withCheckedThrowingContinuation { (submitter: CheckedContinuation<Void, any Error>) in
-            typealias Handoff = (writer: CheckedContinuation<[ListWrite], Never>, batch: [ListWrite], released: [CheckedContinuation<Void, any Error>])
             let (refusal, held, handoff) = state.withLock { state -> ((any Error)?, Bool, Handoff?) in
                 if let failure = state.failure { return (failure, false, nil) }
                 // Only a sync that is ending closes the queue, after its last list.
@@ -74,17 +94,11 @@ final class ListWriteQueue: Sendable {
                 state.waitingRows += list.items.count
                 let held = state.waitingRows > maxWaitingRows
                 if held { state.held.append(submitter) }
-                guard state.ready(self), let writer = state.writer else { return (nil, held, nil) }
-                state.writer = nil
-                let (batch, released) = state.take()
-                return (nil, held, (writer, batch, released))
+                return (nil, held, state.handOff(self))
             }
             if let refusal { return submitter.resume(throwing: refusal) }
-            if let handoff {
-                handoff.writer.resume(returning: handoff.batch)
-                // A held submitter is among the released.
-                handoff.released.forEach { $0.resume() }
-            }
+            // A held submitter is among those the hand-off releases.
+            handoff?.resume()
             if !held { submitter.resume() }
         }
     }
@@ -92,30 +106,18 @@ final class ListWriteQueue: Sendable {
     /// The last lists are on their way: from now on the writer takes whatever waits as soon as it
     /// is free instead of waiting for a full batch.
     func hurry() {
-        let handoff = state.withLock { state -> (CheckedContinuation<[ListWrite], Never>, [ListWrite], [CheckedContinuation<Void, any Error>])? in
+        state.withLock { state in
             state.hurried = true
-            guard state.ready(self), let writer = state.writer else { return nil }
-            state.writer = nil
-            let (batch, released) = state.take()
-            return (writer, batch, released)
-        }
-        guard let (writer, batch, released) = handoff else { return }
-        writer.resume(returning: batch)
-        released.forEach { $0.resume() }
+            return state.handOff(self)
+        }?.resume()
     }
 
     /// No more lists: the writer writes what waits, then `drain` returns.
     func close() {
-        let handoff = state.withLock { state -> (CheckedContinuation<[ListWrite], Never>?, [ListWrite], [CheckedContinuation<Void, any Error>]) in
+        state.withLock { state in
             state.closed = true
-            let writer = state.writer
-            state.writer = nil
-            guard writer != nil else { return (nil, [], []) }
-            let (batch, released) = state.take()
-            return (writer, batch, released)
-        }
-        handoff.0?.resume(returning: handoff.1)
-        handoff.2.forEach { $0.resume() }
+            return state.handOff(self)
+        }?.resume()
     }
 
     /// The writer's loop: every batch through `write` until the queue is closed and empty.
@@ -139,17 +141,12 @@ final class ListWriteQueue: Sendable {
     /// One writer only: `drain` is the only caller.
     private func nextBatch() async -> [ListWrite] {
         await withCheckedContinuation { (writer: CheckedContinuation<[ListWrite], Never>) in
-            let taken = state.withLock { state -> ([ListWrite], [CheckedContinuation<Void, any Error>])? in
+            // The writer goes to sleep, unless a batch is ready for it already.
+            state.withLock { state in
                 precondition(state.writer == nil, "ListWriteQueue has one writer")
-                guard state.ready(self) else {
-                    state.writer = writer
-                    return nil
-                }
-                return state.take()
-            }
-            guard let (batch, released) = taken else { return }
-            writer.resume(returning: batch)
-            released.forEach { $0.resume() }
+                state.writer = writer
+                return state.handOff(self)
+            }?.resume()
         }
     }
 
