@@ -294,7 +294,7 @@ enum ItemKey {
     /// to the batched writer, where a refused row would fail the whole batch.
     static func firstUnkeyable(_ items: ItemList) -> Int? {
         for chunk in items.chunks {
-            for row in chunk.rows.rows where !(0..<positions).contains(row.position + chunk.positionOffset) {
+            for row in chunk.rows.rows where key(list: 0, position: row.position + chunk.positionOffset) == nil {
                 return row.position + chunk.positionOffset
             }
         }

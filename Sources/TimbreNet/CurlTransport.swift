@@ -8,8 +8,10 @@ import TimbreCore
 /// cooperative thread pool. Every request is checked against the pin policy before any connection
 /// is opened, and again inside the TLS handshake.
 public final class CurlTransport: HTTPTransport {
-    /// Connections to one host at once; transfers beyond it wait inside curl for the next free one.
-    public static let connectionsPerHost = RateBudget.connectionsOnTheWire
+    /// Connections to one host at once — what the server sees in flight; transfers beyond it wait
+    /// inside curl for the next free one. Sixteen keeps a full sync bound by the server rather than
+    /// by round trips (at 20 ms per answer, 8 made a 4,400-page sync take 12 s).
+    public static let connectionsPerHost = 16
 
     public let settings: TransportSettings
     private let loop: CurlMultiLoop

@@ -7,10 +7,7 @@ public actor RateBudget {
     /// had to come from the task pool — a task resumed, this actor released and resumed the next
     /// waiter, all behind page decoding — connections sat idle in between (full sync −3 to −8 %
     /// wall time with 32, A/B medians of 10–16).
-    public static let defaultMaxConcurrent = 2 * connectionsOnTheWire
-    /// Requests on the wire at once: sixteen keeps a full sync bound by the server rather than by
-    /// round trips (at 20 ms per answer, 8 made a 4,400-page sync take 12 s).
-    public static let connectionsOnTheWire = 16
+    public static let defaultMaxConcurrent = 2 * CurlTransport.connectionsPerHost
 
     public let maxConcurrent: Int
     private var inFlight = 0
