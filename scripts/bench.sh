@@ -23,11 +23,12 @@ command="scripts/bench.sh"
 [ "$library" != large ] && command+=" --library $library"
 [ "$out" != docs/PERFORMANCE.md ] && command+=" --out $out"
 
+# The same build as README's "Install": release, Swift runtime linked in (--static-swift-stdlib).
 scratch=.build-bench
 for product in timbre timbre-sandbox timbre-bench; do
-  swift build --scratch-path "$scratch" -c release --product "$product"
+  swift build --scratch-path "$scratch" -c release --static-swift-stdlib --product "$product"
 done
-bin="$(swift build --scratch-path "$scratch" -c release --show-bin-path)"
+bin="$(swift build --scratch-path "$scratch" -c release --static-swift-stdlib --show-bin-path)"
 for tool in python3 curl tmux; do
   command -v "$tool" >/dev/null || { echo "bench: $tool is required" >&2; exit 1; }
 done
