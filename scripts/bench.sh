@@ -24,11 +24,11 @@ command="scripts/bench.sh"
 [ "$out" != docs/PERFORMANCE.md ] && command+=" --out $out"
 
 # The same build as README's "Install": release, Swift runtime linked in (--static-swift-stdlib).
-scratch=.build-bench
+build=(swift build --scratch-path .build-bench -c release --static-swift-stdlib)
 for product in timbre timbre-sandbox timbre-bench; do
-  swift build --scratch-path "$scratch" -c release --static-swift-stdlib --product "$product"
+  "${build[@]}" --product "$product"
 done
-bin="$(swift build --scratch-path "$scratch" -c release --static-swift-stdlib --show-bin-path)"
+bin="$("${build[@]}" --show-bin-path)"
 for tool in python3 curl tmux; do
   command -v "$tool" >/dev/null || { echo "bench: $tool is required" >&2; exit 1; }
 done
