@@ -43,7 +43,7 @@ public final class RequestExecutor: Sendable {
             } catch {
                 outcome = .failure(error)
             }
-            await budget.release()
+            budget.release()
             let elapsed = ContinuousClock.now - started
 
             switch outcome {
@@ -58,7 +58,7 @@ public final class RequestExecutor: Sendable {
                     throw SpotifyError.rateLimited(retryAfterSeconds: Int(wait.components.seconds), path: Self.path(request.url))
                 }
                 logger.notice("rate limited: pausing all requests", metadata: ["wait_ms": "\(wait.milliseconds)", "request": "\(label())"])
-                await budget.pause(for: wait)
+                budget.pause(for: wait)
 
             case .success(let response) where (500..<600).contains(response.status):
                 guard retries < policy.maxRetries else {

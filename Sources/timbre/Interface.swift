@@ -29,7 +29,7 @@ enum Interface {
                     return try await SyncEngine(client: client, cache: cache, options: SyncOptions(), progress: progress).run()
                 },
                 rateLimitWait: {
-                    guard let left = await executor.budget.remainingPause else { return nil }
+                    guard let left = executor.budget.remainingPause else { return nil }
                     return Int(left.components.seconds) + 1
                 })
         } else {

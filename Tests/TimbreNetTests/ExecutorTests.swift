@@ -32,7 +32,7 @@ import TimbreCore
         let limited = Task { try await executor.send(HTTPRequest(url: server.url("/flaky?key=p&fail=1&status=429&retry_after=1"))) }
         let clock = ContinuousClock()
         let deadline = clock.now + .seconds(10)
-        while await executor.budget.remainingPause == nil, clock.now < deadline {
+        while executor.budget.remainingPause == nil, clock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
         }
         try await withThrowingTaskGroup(of: Void.self) { group in
