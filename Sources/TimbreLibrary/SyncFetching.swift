@@ -162,26 +162,37 @@ struct Fetcher: Sendable {
     ) async throws -> (entries: [API.Playlist?], total: Int) {
         let firstPage = try await page(0, limit)
         let total = firstPage.total ?? firstPage.items.count
-        var pages: [Int: [API.Playlist?]] = [0: firstPage.items]
-        try await withThrowingTaskGroup(of: (Int, [API.Playlist?]).self) { group in
-            for offset in stride(from: limit, to: total, by: limit) {
-                group.addTask { (offset, try await page(offset, limit).items) }
-            }
-            for try await (offset, items) in group { pages[offset] = items }
-        }
+        var pages = try await Self.fetchAll(from: limit, to: total, by: limit) { try await page($0, limit).items }
+        pages[0] = firstPage.items
         return (pages.keys.sorted().flatMap { pages[$0] ?? [] }, total)
+    }
+
+    /// `fetch` for every offset at once, keyed by offset. Each result is kept as its task ends, so
+    /// the caller is resumed once, when all are in (a task group that hands results back resumed
+    /// it after every page); the first error cancels the rest and is thrown.
+    private static func fetchAll<Page: Sendable>(
+        from start: Int, to end: Int, by step: Int, _ fetch: @escaping @Sendable (Int) async throws -> Page
+    ) async throws -> [Int: Page] {
+        let pages = Locked<[Int: Page]>([:])
+        try await withThrowingDiscardingTaskGroup { group in
+            for offset in stride(from: start, to: end, by: step) {
+                group.addTask {
+                    let result = try await fetch(offset)
+                    pages.withLock { $0[offset] = result }
+                }
+            }
+        }
+        return pages.withLock { pages in
+            defer { pages = [:] }
+            return pages
+        }
     }
 
     private func collect(limit: Int, firstPage: EntryPage,
                          page: @escaping @Sendable (Int, Int) async throws -> EntryPage) async throws -> FetchedList {
         let total = firstPage.total ?? firstPage.entries
-        var pages: [Int: EntryPage] = [0: firstPage]
-        try await withThrowingTaskGroup(of: (Int, EntryPage).self) { group in
-            for offset in stride(from: limit, to: total, by: limit) {
-                group.addTask { (offset, try await page(offset, limit)) }
-            }
-            for try await (offset, result) in group { pages[offset] = result }
-        }
+        var pages = try await Self.fetchAll(from: limit, to: total, by: limit) { try await page($0, limit) }
+        pages[0] = firstPage
         var ordered: [EntryPage] = []
         ordered.reserveCapacity(pages.count)
         var count = 0
