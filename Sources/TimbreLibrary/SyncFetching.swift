@@ -182,10 +182,7 @@ struct Fetcher: Sendable {
                 }
             }
         }
-        return pages.withLock { pages in
-            defer { pages = [:] }
-            return pages
-        }
+        return pages.current
     }
 
     private func collect(limit: Int, firstPage: EntryPage,

@@ -84,7 +84,7 @@ public final class RateBudget: Sendable {
 
     /// How long new requests still have to wait (for status displays).
     public var remainingPause: Duration? {
-        guard let until = state.current.pausedUntil else { return nil }
+        guard let until = state.withLock({ $0.pausedUntil }) else { return nil }
         let left = until - clock.now
         return left > .zero ? left : nil
     }
