@@ -178,7 +178,7 @@ import TimbreCore
         // A cache as the first release left it: only the v1 migration, rows written by plain SQL.
         do {
             let old = try DatabasePool(path: path)
-            try LibraryCache.migrator.migrate(old, upTo: "v1: playlists, items, sync runs")
+            try CacheSchema.migrator.migrate(old, upTo: "v1: playlists, items, sync runs")
             try await old.write { db in
                 try db.execute(sql: """
                     INSERT INTO playlist (id, sort_order, name, owner_id, snapshot_id, track_count, collaborative, is_public, synced_at)
