@@ -56,7 +56,7 @@ public struct FieldFilter: Sendable, Equatable {
         switch (entries[existing].children, entry.children) {
         case (nil, _), (_, nil):
             entries[existing].children = nil
-        case var (mine?, theirs?):
+        case (var mine?, let theirs?):
             for child in theirs.entries { mine.add(child) }
             entries[existing].children = mine
         }
