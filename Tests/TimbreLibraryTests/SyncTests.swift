@@ -171,7 +171,7 @@ import TimbreTestSupport
             #expect(report.status == .partial && report.exitStatus == .partial)
             #expect(report.failed == 1 && report.updated == model.playlists.filter(\.readable).count - 1)
             #expect(report.warnings.contains { $0.contains("unreadable response") })
-            guard let id = SpotifyID(broken) else { return }
+            let id = try #require(SpotifyID(broken))
             #expect(try h.cache.items(of: .playlist(id)) == [])
             #expect(try h.cache.playlist(.playlist(id))?.snapshotID == nil, "retried on the next sync")
             let next = try await h.sync()
@@ -208,7 +208,7 @@ import TimbreTestSupport
                     stored += 1
                 }
             }
-            guard let victimID = SpotifyID(victim) else { return }
+            let victimID = try #require(SpotifyID(victim))
             #expect(try h.cache.playlist(.playlist(victimID))?.snapshotID == nil)
             #expect(try h.cache.items(of: .playlist(victimID)) == [])
             #expect(stored < readable.count)
@@ -243,7 +243,7 @@ import TimbreTestSupport
             #expect(liked.status == .ok && liked.likedUpdated && liked.likedCount == 50 && liked.checked == 0)
             #expect(try await h.itemRequests().isEmpty)
 
-            guard let unknown = SpotifyID("0000000000000000000000") else { return }
+            let unknown = try #require(SpotifyID("0000000000000000000000"))
             let missing = try await h.sync(SyncOptions(playlists: [unknown]))
             #expect(missing.status == .failed && missing.exitStatus == .failure && missing.failed == 1 && missing.removed == 0)
             #expect(missing.warnings.count == 1)
