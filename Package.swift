@@ -65,7 +65,7 @@ let package = Package(
         ),
 
         .target(name: "TimbreTestSupport", dependencies: ["SandboxCore", "TimbreCore"]),
-        .testTarget(name: "TimbreCoreTests", dependencies: ["TimbreCore", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "TimbreCoreTests", dependencies: ["TimbreCore", "TimbreTestSupport", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "TimbreLibraryTests", dependencies: ["TimbreLibrary", "TimbreTestSupport"]),
         .testTarget(name: "TimbreNetTests", dependencies: ["TimbreNet", "TimbreTestSupport"]),
         .testTarget(name: "TimbreTUITests", dependencies: ["TimbreTUI"]),

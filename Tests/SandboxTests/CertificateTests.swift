@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import TimbreTestSupport
 @testable import SandboxCore
 
-@Suite struct CertificateTests {
+@Suite(.tags(.integration), .integrationTier) struct CertificateTests {
     static func shell(_ command: String) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")

@@ -48,13 +48,11 @@ import Testing
         #expect(library.playlists.allSatisfy { SpotifyID.isValid($0.id) })
     }
 
-    @Test func largeLibraryCountsAndSpeed() {
-        let clock = ContinuousClock()
-        let start = clock.now
+    /// How long generation takes is scripts/bench.sh's business (the large library is its input);
+    /// here only what it generates.
+    @Test func largeLibraryCounts() {
         let library = Library(size: .large, seed: 42)
         let snapshots = library.playlists.map(\.snapshotID)
-        let elapsed = clock.now - start
-        #expect(elapsed < .seconds(2))
         #expect(library.playlists.count == 500)
         #expect(library.totalItems == 200_000)
         #expect(library.liked.count == 5_000)

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TimbreCore
 import TimbreNet
+import TimbreTestSupport
 @testable import TimbreAuth
 
 /// A scripted accounts service + API: counts refreshes, rotates on demand.
@@ -207,7 +208,7 @@ private struct EmptyStore: SecretStore {
         #expect(Browser.command(for: url, environment: [:], searchPath: { _ in nil }) == nil)
     }
 
-    @Test func loopbackListenerIgnoresStrayRequestsAndTakesTheMatchingCallback() async throws {
+    @Test(.tags(.integration), .integrationTier) func loopbackListenerIgnoresStrayRequestsAndTakesTheMatchingCallback() async throws {
         let listener = try LoopbackListener(port: 0)
         #expect(listener.port > 0)
         let waiting = Task { try await listener.waitForCode(expectedState: "good", timeout: .seconds(10)) }
@@ -221,7 +222,7 @@ private struct EmptyStore: SecretStore {
         #expect(try await waiting.value == "c1")
     }
 
-    @Test func loopbackListenerTimesOut() async throws {
+    @Test(.tags(.integration), .integrationTier) func loopbackListenerTimesOut() async throws {
         let listener = try LoopbackListener(port: 0)
         await #expect(throws: LoginError.timedOut(seconds: 1)) {
             try await listener.waitForCode(expectedState: "s", timeout: .seconds(1))

@@ -2,26 +2,29 @@ import Foundation
 import Testing
 import TimbreTestSupport
 
-@Suite struct DoctorCLITests {
+@Suite(.tags(.integration), .integrationTier) struct DoctorCLITests {
     @Test func healthySetupPassesAndAWrongPinFails() async throws {
-        let sandbox = try await SandboxProcess.start(extraArguments: ["--refresh-rotation", "same"])
-        let cli = try TimbreCLI(extraEnvironment: ["TIMBRE_REFRESH_TOKEN": try await sandbox.mintRefreshToken()])
-        defer { Task { await sandbox.stop(); cli.remove() } }
-        try cli.configure(for: sandbox)
-        #expect(try await cli.run(["sync", "--quiet"]).status == 0)
+        try await SandboxProcess.with(extraArguments: ["--refresh-rotation", "same"]) { sandbox in
+            let cli = try TimbreCLI(extraEnvironment: ["TIMBRE_REFRESH_TOKEN": try await sandbox.mintRefreshToken()])
+            defer { cli.remove() }
+            try cli.configure(for: sandbox)
+            #expect(try await cli.run(["sync", "--quiet"]).status == 0)
 
-        let good = try await cli.run(["doctor", "--online"])
-        let lines = good.stdout.split(separator: "\n")
-        #expect(lines.contains { $0.hasPrefix("ok") && $0.contains("config") })
-        #expect(lines.contains { $0.hasPrefix("ok") && $0.contains("integrity ok") })
-        #expect(lines.contains { $0.hasPrefix("ok") && $0.contains("connect") && $0.contains("TLS and pins ok") })
-        #expect(lines.contains { $0.contains("sign-in") && $0.contains("env") })
-        #expect(!lines.contains { $0.hasPrefix("fail") } || good.status == 1)
+            let good = try await cli.run(["doctor", "--online"])
+            let lines = good.stdout.split(separator: "\n")
+            #expect(lines.contains { $0.hasPrefix("ok") && $0.contains("config") })
+            #expect(lines.contains { $0.hasPrefix("ok") && $0.contains("integrity ok") })
+            #expect(lines.contains { $0.hasPrefix("ok") && $0.contains("connect") && $0.contains("TLS and pins ok") })
+            #expect(lines.contains { $0.contains("sign-in") && $0.contains("env") })
+            // A healthy setup: nothing fails, and the exit status says so.
+            #expect(!lines.contains { $0.hasPrefix("fail") }, "\(good.stdout)")
+            #expect(good.status == 0, "\(good.stdout)")
 
-        try cli.configure(for: sandbox, pin: "sha256/" + Data(repeating: 3, count: 32).base64EncodedString())
-        let bad = try await cli.run(["doctor", "--online"])
-        #expect(bad.status == 1)
-        #expect(bad.stdout.split(separator: "\n").contains { $0.hasPrefix("fail") && $0.contains("connect") })
+            try cli.configure(for: sandbox, pin: "sha256/" + Data(repeating: 3, count: 32).base64EncodedString())
+            let bad = try await cli.run(["doctor", "--online"])
+            #expect(bad.status == 1)
+            #expect(bad.stdout.split(separator: "\n").contains { $0.hasPrefix("fail") && $0.contains("connect") })
+        }
     }
 
     @Test func brokenConfigIsReported() async throws {

@@ -5,19 +5,28 @@ import TimbreTestSupport
 /// `timbre login`, `auth status`, `auth token` and `logout` through the real binary, against the
 /// sandbox, with a scripted browser and a real keyring (scripts/test.sh runs the suite inside
 /// dbus-run-session with gnome-keyring unlocked).
-@Suite(.serialized) struct LoginCLITests {
+@Suite(.serialized, .tags(.integration), .integrationTier) struct LoginCLITests {
     static let browser = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures/browser.sh").path
 
     private func setUp(_ sandboxArguments: [String] = []) async throws -> (SandboxProcess, TimbreCLI) {
         let sandbox = try await SandboxProcess.start(extraArguments: sandboxArguments)
+        do {
+            return (sandbox, try client(for: sandbox))
+        } catch {
+            await sandbox.stop()
+            throw error
+        }
+    }
+
+    private func client(for sandbox: SandboxProcess) throws -> TimbreCLI {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("browser-\(UUID().uuidString).log").path
         let cli = try TimbreCLI(extraEnvironment: [
             "BROWSER": Self.browser, "BROWSER_CA": sandbox.info.caFile, "BROWSER_LOG": log,
             "TIMBRE_PROFILE": "test-\(UUID().uuidString.prefix(8))", "TIMBRE_LOGIN_TIMEOUT": "20",
         ])
         try cli.configure(for: sandbox)
-        return (sandbox, cli)
+        return cli
     }
 
     private func json(_ text: String) -> [String: Any] {
@@ -26,155 +35,163 @@ import TimbreTestSupport
 
     @Test func browserLoginStoresInTheKeyringAndStatusShowsTheUser() async throws {
         let (sandbox, cli) = try await setUp()
-        defer { Task { await sandbox.stop(); cli.remove() } }
+        try await withCleanup({ await sandbox.stop(); cli.remove() }) {
 
-        let login = try await cli.run(["login"])
-        #expect(login.status == 0, "\(login.stderr)")
-        #expect(login.stderr.contains("Signed in to Spotify as"))
-        #expect(login.stdout.isEmpty)
+            let login = try await cli.run(["login"])
+            #expect(login.status == 0, "\(login.stderr)")
+            #expect(login.stderr.contains("Signed in to Spotify as"))
+            #expect(login.stdout.isEmpty)
 
-        let status = try await cli.run(["auth", "status", "--json"])
-        #expect(status.status == 0, "\(status.stderr)")
-        let object = json(status.stdout)
-        #expect(object["signed_in"] as? Bool == true)
-        #expect(object["user_id"] as? String == sandbox.info.userID)
-        #expect(object["source"] as? String == "keyring")
-        #expect((object["scopes"] as? [String])?.contains("playlist-read-private") == true)
-        #expect(object["expires_at"] as? String != nil)
+            let status = try await cli.run(["auth", "status", "--json"])
+            #expect(status.status == 0, "\(status.stderr)")
+            let object = json(status.stdout)
+            #expect(object["signed_in"] as? Bool == true)
+            #expect(object["user_id"] as? String == sandbox.info.userID)
+            #expect(object["source"] as? String == "keyring")
+            #expect((object["scopes"] as? [String])?.contains("playlist-read-private") == true)
+            #expect(object["expires_at"] as? String != nil)
 
-        // The token printed is one the server accepts.
-        let token = try await cli.run(["auth", "token"])
-        #expect(token.status == 0)
-        let accessToken = token.stdout.trimmingCharacters(in: .newlines)
-        #expect(token.stdout == accessToken + "\n")
-        let me = try await sandbox.curl("/v1/me", bearer: accessToken)
-        #expect(me.status == 200)
+            // The token printed is one the server accepts.
+            let token = try await cli.run(["auth", "token"])
+            #expect(token.status == 0)
+            let accessToken = token.stdout.trimmingCharacters(in: .newlines)
+            #expect(token.stdout == accessToken + "\n")
+            let me = try await sandbox.curl("/v1/me", bearer: accessToken)
+            #expect(me.status == 200)
 
-        // No token in any file timbre wrote (config, cache, log).
-        #expect(cli.filesContaining(accessToken).isEmpty, "\(cli.filesContaining(accessToken))")
+            // No token in any file timbre wrote (config, cache, log).
+            #expect(cli.filesContaining(accessToken).isEmpty, "\(cli.filesContaining(accessToken))")
 
-        let logout = try await cli.run(["logout"])
-        #expect(logout.status == 0, "\(logout.stderr)")
-        let after = try await cli.run(["auth", "status"])
-        #expect(after.status == 4)
-        #expect(after.stderr.contains("not signed in"))
+            let logout = try await cli.run(["logout"])
+            #expect(logout.status == 0, "\(logout.stderr)")
+            let after = try await cli.run(["auth", "status"])
+            #expect(after.status == 4)
+            #expect(after.stderr.contains("not signed in"))
+        }
     }
 
     @Test func forgedStateStoresNothing() async throws {
         let (sandbox, cli) = try await setUp()
-        defer { Task { await sandbox.stop(); cli.remove() } }
-        let login = try await cli.run(["login"], environment: ["BROWSER_MODE": "forge"])
-        #expect(login.status == 1)
-        #expect(login.stderr.contains("state"))
-        #expect(try await cli.run(["auth", "status"]).status == 4)
-        // The code was never exchanged.
-        #expect(try await sandbox.requests().allSatisfy { $0.path != "/api/token" })
+        try await withCleanup({ await sandbox.stop(); cli.remove() }) {
+            let login = try await cli.run(["login"], environment: ["BROWSER_MODE": "forge"])
+            #expect(login.status == 1)
+            #expect(login.stderr.contains("state"))
+            #expect(try await cli.run(["auth", "status"]).status == 4)
+            // The code was never exchanged.
+            #expect(try await sandbox.requests().allSatisfy { $0.path != "/api/token" })
+        }
     }
 
     @Test func deniedAccessIsReportedClearly() async throws {
         let (sandbox, cli) = try await setUp()
-        defer { Task { await sandbox.stop(); cli.remove() } }
-        try await sandbox.setAuthorizeMode(approve: false)
-        let login = try await cli.run(["login"])
-        #expect(login.status == 4)
-        #expect(login.stderr.contains("access was denied"))
-        #expect(try await cli.run(["auth", "status"]).status == 4)
+        try await withCleanup({ await sandbox.stop(); cli.remove() }) {
+            try await sandbox.setAuthorizeMode(approve: false)
+            let login = try await cli.run(["login"])
+            #expect(login.status == 4)
+            #expect(login.stderr.contains("access was denied"))
+            #expect(try await cli.run(["auth", "status"]).status == 4)
+        }
     }
 
     @Test func pasteFlowReadsTheRedirectFromStdin() async throws {
         let (sandbox, cli) = try await setUp()
-        defer { Task { await sandbox.stop(); cli.remove() } }
-        try cli.configure(for: sandbox, redirectPort: 8974)
-        // Start the paste login, read the URL it prints, approve it as a browser would, and paste
-        // the address the browser ended on into its stdin.
-        let script = """
-            set -e
-            fifo=$(mktemp -u); mkfifo "$fifo"
-            exec 3<>"$fifo"
-            "$TIMBRE" login --paste <&3 2> "$ERRFILE" &
-            pid=$!
-            for i in $(seq 100); do grep -q 'authorize?' "$ERRFILE" 2>/dev/null && break; sleep 0.1; done
-            url=$(grep -o 'https://[^ ]*authorize?[^ ]*' "$ERRFILE" | head -1)
-            location=$(curl -s -o /dev/null -w '%{redirect_url}' --cacert "$BROWSER_CA" "$url")
-            echo "$location" >&3
-            wait $pid
-            """
-        let bin = try SandboxProcess.binaryDirectory().appendingPathComponent("timbre").path
-        let errFile = cli.home.appendingPathComponent("paste.err").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = ["-c", script]
-        process.environment = cli.environment.merging(["TIMBRE": bin, "ERRFILE": errFile]) { $1 }
-        try process.run()
-        while process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
-        let stderr = (try? String(contentsOfFile: errFile, encoding: .utf8)) ?? ""
-        #expect(process.terminationStatus == 0, "\(stderr)")
-        #expect(stderr.contains("Signed in to Spotify as"))
-        #expect(try await cli.run(["auth", "status"]).status == 0)
+        try await withCleanup({ await sandbox.stop(); cli.remove() }) {
+            try cli.configure(for: sandbox, redirectPort: 8974)
+            // Start the paste login, read the URL it prints, approve it as a browser would, and paste
+            // the address the browser ended on into its stdin.
+            let script = """
+                set -e
+                fifo=$(mktemp -u); mkfifo "$fifo"
+                exec 3<>"$fifo"
+                "$TIMBRE" login --paste <&3 2> "$ERRFILE" &
+                pid=$!
+                for i in $(seq 100); do grep -q 'authorize?' "$ERRFILE" 2>/dev/null && break; sleep 0.1; done
+                url=$(grep -o 'https://[^ ]*authorize?[^ ]*' "$ERRFILE" | head -1)
+                location=$(curl -s -o /dev/null -w '%{redirect_url}' --cacert "$BROWSER_CA" "$url")
+                echo "$location" >&3
+                wait $pid
+                """
+            let bin = try SandboxProcess.binaryDirectory().appendingPathComponent("timbre").path
+            let errFile = cli.home.appendingPathComponent("paste.err").path
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/bash")
+            process.arguments = ["-c", script]
+            process.environment = cli.environment.merging(["TIMBRE": bin, "ERRFILE": errFile]) { $1 }
+            try process.run()
+            while process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
+            let stderr = (try? String(contentsOfFile: errFile, encoding: .utf8)) ?? ""
+            #expect(process.terminationStatus == 0, "\(stderr)")
+            #expect(stderr.contains("Signed in to Spotify as"))
+            #expect(try await cli.run(["auth", "status"]).status == 0)
+        }
     }
 
     @Test func withTokenAcceptsAMintedTokenAndRejectsABadOne() async throws {
         let (sandbox, cli) = try await setUp(["--refresh-rotation", "same"])
-        defer { Task { await sandbox.stop(); cli.remove() } }
-        let bad = try await cli.run(["login", "--with-token"], stdin: "not-a-real-refresh-token\n")
-        #expect(bad.status == 4, "\(bad.stderr)")
-        #expect(try await cli.run(["auth", "status"]).status == 4, "nothing stored after a rejected token")
+        try await withCleanup({ await sandbox.stop(); cli.remove() }) {
+            let bad = try await cli.run(["login", "--with-token"], stdin: "not-a-real-refresh-token\n")
+            #expect(bad.status == 4, "\(bad.stderr)")
+            #expect(try await cli.run(["auth", "status"]).status == 4, "nothing stored after a rejected token")
 
-        let minted = try await sandbox.mintRefreshToken()
-        let good = try await cli.run(["login", "--with-token"], stdin: "{\"refresh_token\": \"\(minted)\", \"token_type\": \"Bearer\"}")
-        #expect(good.status == 0, "\(good.stderr)")
-        let status = json(try await cli.run(["auth", "status", "--json"]).stdout)
-        #expect(status["user_id"] as? String == sandbox.info.userID)
-        #expect(status["source"] as? String == "keyring")
-        #expect(cli.filesContaining(minted).isEmpty, "refresh token leaked to \(cli.filesContaining(minted))")
-        #expect(!good.stderr.contains(minted) && !good.stdout.contains(minted))
+            let minted = try await sandbox.mintRefreshToken()
+            let good = try await cli.run(["login", "--with-token"], stdin: "{\"refresh_token\": \"\(minted)\", \"token_type\": \"Bearer\"}")
+            #expect(good.status == 0, "\(good.stderr)")
+            let status = json(try await cli.run(["auth", "status", "--json"]).stdout)
+            #expect(status["user_id"] as? String == sandbox.info.userID)
+            #expect(status["source"] as? String == "keyring")
+            #expect(cli.filesContaining(minted).isEmpty, "refresh token leaked to \(cli.filesContaining(minted))")
+            #expect(!good.stderr.contains(minted) && !good.stdout.contains(minted))
+        }
     }
 
     @Test func insecureStorageWritesA0600FileAndWarns() async throws {
         let (sandbox, cli) = try await setUp(["--refresh-rotation", "same"])
-        defer { Task { await sandbox.stop(); cli.remove() } }
-        let minted = try await sandbox.mintRefreshToken()
-        let login = try await cli.run(["login", "--with-token", "--insecure-storage"], stdin: minted)
-        #expect(login.status == 0, "\(login.stderr)")
-        #expect(login.stderr.contains("plain text"))
-        let file = cli.home.appendingPathComponent("config/timbre/credentials.json").path
-        let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
-        #expect(mode == 0o600)
-        #expect(cli.filesContaining(minted) == [file])
-        let status = json(try await cli.run(["auth", "status", "--json"]).stdout)
-        #expect(status["source"] as? String == "file")
-        #expect(try await cli.run(["logout"]).status == 0)
-        #expect(!FileManager.default.fileExists(atPath: file))
+        try await withCleanup({ await sandbox.stop(); cli.remove() }) {
+            let minted = try await sandbox.mintRefreshToken()
+            let login = try await cli.run(["login", "--with-token", "--insecure-storage"], stdin: minted)
+            #expect(login.status == 0, "\(login.stderr)")
+            #expect(login.stderr.contains("plain text"))
+            let file = cli.home.appendingPathComponent("config/timbre/credentials.json").path
+            let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
+            #expect(mode == 0o600)
+            #expect(cli.filesContaining(minted) == [file])
+            let status = json(try await cli.run(["auth", "status", "--json"]).stdout)
+            #expect(status["source"] as? String == "file")
+            #expect(try await cli.run(["logout"]).status == 0)
+            #expect(!FileManager.default.fileExists(atPath: file))
+        }
     }
 
     @Test func environmentTokenIsUsedAndNeverWritten() async throws {
         let (sandbox, cli) = try await setUp(["--refresh-rotation", "same"])
-        defer { Task { await sandbox.stop(); cli.remove() } }
-        let minted = try await sandbox.mintRefreshToken()
-        let status = try await cli.run(["auth", "status", "--json"], environment: ["TIMBRE_REFRESH_TOKEN": minted])
-        #expect(status.status == 0, "\(status.stderr)")
-        #expect(json(status.stdout)["source"] as? String == "env")
-        let token = try await cli.run(["auth", "token"], environment: ["TIMBRE_REFRESH_TOKEN": minted])
-        #expect(token.status == 0)
-        #expect(cli.filesContaining(minted).isEmpty)
+        try await withCleanup({ await sandbox.stop(); cli.remove() }) {
+            let minted = try await sandbox.mintRefreshToken()
+            let status = try await cli.run(["auth", "status", "--json"], environment: ["TIMBRE_REFRESH_TOKEN": minted])
+            #expect(status.status == 0, "\(status.stderr)")
+            #expect(json(status.stdout)["source"] as? String == "env")
+            let token = try await cli.run(["auth", "token"], environment: ["TIMBRE_REFRESH_TOKEN": minted])
+            #expect(token.status == 0)
+            #expect(cli.filesContaining(minted).isEmpty)
+        }
     }
 
     @Test func shortLivedTokensRefreshAndRevocationMeansSignInAgain() async throws {
         // Access tokens live 60 s, under the 5-minute margin: every `auth token` refreshes.
         let (sandbox, cli) = try await setUp(["--access-token-ttl", "60"])
-        defer { Task { await sandbox.stop(); cli.remove() } }
-        #expect(try await cli.run(["login"]).status == 0)
-        let first = try await cli.run(["auth", "token"])
-        let second = try await cli.run(["auth", "token"])
-        #expect(first.status == 0 && second.status == 0)
-        #expect(first.stdout != second.stdout, "a token with under 5 minutes left is refreshed")
-        #expect(try await sandbox.curl("/v1/me", bearer: second.stdout.trimmingCharacters(in: .newlines)).status == 200)
+        try await withCleanup({ await sandbox.stop(); cli.remove() }) {
+            #expect(try await cli.run(["login"]).status == 0)
+            let first = try await cli.run(["auth", "token"])
+            let second = try await cli.run(["auth", "token"])
+            #expect(first.status == 0 && second.status == 0)
+            #expect(first.stdout != second.stdout, "a token with under 5 minutes left is refreshed")
+            #expect(try await sandbox.curl("/v1/me", bearer: second.stdout.trimmingCharacters(in: .newlines)).status == 200)
 
-        try await sandbox.revokeRefreshTokens()
-        let expired = try await cli.run(["auth", "token"])
-        #expect(expired.status == 4)
-        #expect(expired.stdout.isEmpty)
-        #expect(expired.stderr.contains("your Spotify session has expired (refresh tokens last 6 months) — run `timbre login`"))
+            try await sandbox.revokeRefreshTokens()
+            let expired = try await cli.run(["auth", "token"])
+            #expect(expired.status == 4)
+            #expect(expired.stdout.isEmpty)
+            #expect(expired.stderr.contains("your Spotify session has expired (refresh tokens last 6 months) — run `timbre login`"))
+        }
     }
 
     @Test func missingClientIDExplainsHowToRegister() async throws {

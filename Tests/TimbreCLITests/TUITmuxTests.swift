@@ -4,7 +4,7 @@ import TimbreTestSupport
 
 /// The interface end to end: the real binary in tmux over a cache synced from the sandbox,
 /// driven with send-keys and read with capture-pane.
-@Suite(.serialized) struct TUITmuxTests {
+@Suite(.serialized, .tags(.integration), .integrationTier) struct TUITmuxTests {
     final class Tmux: @unchecked Sendable {
         let socket = "timbre-test-\(UUID().uuidString.prefix(8))"
 
@@ -42,85 +42,85 @@ import TimbreTestSupport
 
     @Test func browseFilterSortSearchResizeQuit() async throws {
         let sandbox = try await SandboxProcess.start(library: .medium, extraArguments: ["--refresh-rotation", "same"])
-        let token = try await sandbox.mintRefreshToken()
-        let cli = try TimbreCLI(extraEnvironment: ["TIMBRE_REFRESH_TOKEN": token])
-        try cli.configure(for: sandbox)
-        let tmux = Tmux()
-        defer {
-            tmux.kill()
-            Task { await sandbox.stop(); cli.remove() }
+        try await withCleanup({ await sandbox.stop() }) {
+            let token = try await sandbox.mintRefreshToken()
+            let cli = try TimbreCLI(extraEnvironment: ["TIMBRE_REFRESH_TOKEN": token])
+            try cli.configure(for: sandbox)
+            let tmux = Tmux()
+            try await withCleanup({ tmux.kill(); cli.remove() }) {
+                #expect(try await cli.run(["sync", "--quiet"]).status == 0)
+
+                let bin = try SandboxProcess.binaryDirectory().appendingPathComponent("timbre").path
+                var env = ["LANG=C.UTF-8", "TERM=tmux-256color"]
+                for key in ["XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "TIMBRE_REFRESH_TOKEN", "HOME", "PATH"] {
+                    if let value = cli.environment[key] { env.append("\(key)=\(value)") }
+                }
+                let marker = cli.home.appendingPathComponent("exit-status").path
+                let command = "env " + env.map { "'\($0)'" }.joined(separator: " ") + " '\(bin)'; echo $? > '\(marker)'; sleep 30"
+                _ = try tmux.run(["new-session", "-d", "-x", "120", "-y", "32", command])
+                let titleBefore = try tmux.title()
+
+                // First frame: Liked Songs first, then the sandbox's playlists, status line with the user.
+                var screen = try await tmux.waitFor("Liked Songs")
+                #expect(screen.contains("Morning Coffee"))
+                screen = try await tmux.waitFor("synced")
+                // Hostile names are shown inert and did not retitle the pane.
+                #expect(screen.contains("^[]0;pwned^G"))
+                #expect(try tmux.title() == titleBefore)
+
+                // Navigate and open a playlist.
+                try tmux.keys("j", "Enter")
+                screen = try await tmux.waitFor("Morning Coffee · 150")
+
+                // Incremental filter on the tracks pane, then clear.
+                try tmux.keys("/")
+                try tmux.type("signal")
+                screen = try await tmux.waitFor("/signal")
+                let filtered = screen.split(separator: "\n").filter { $0.contains("│") && $0.lowercased().contains("signal") }
+                #expect(!filtered.isEmpty)
+                try tmux.keys("Enter", "Escape")
+                screen = try await tmux.waitFor("Morning Coffee · 150 ·")
+
+                // Sort by title, then reverse.
+                try tmux.keys("s")
+                screen = try await tmux.waitFor("sort title ↑")
+                try tmux.keys("S")
+                screen = try await tmux.waitFor("sort title ↓")
+
+                // Search across every playlist, jump to a hit.
+                try tmux.keys("F")
+                try tmux.type("beyonce")
+                try tmux.keys("Enter")
+                screen = try await tmux.waitFor("matches for “beyonce”")
+                #expect(screen.contains("Beyoncé"))
+                try tmux.keys("Enter")
+                screen = try await tmux.waitFor("sort ")
+
+                // Help lists the live keymap.
+                try tmux.keys("?")
+                screen = try await tmux.waitFor("Keys — any key closes")
+                #expect(screen.contains("move down"))
+                try tmux.keys("Escape")
+
+                // Resize: too small gets a message, back to normal re-lays out.
+                _ = try tmux.run(["resize-window", "-x", "50", "-y", "8"])
+                screen = try await tmux.waitFor("too small")
+                _ = try tmux.run(["resize-window", "-x", "100", "-y", "30"])
+                screen = try await tmux.waitFor("Liked Songs")
+
+                // The `:` prompt runs commands and reports mistakes.
+                try tmux.keys(":")
+                try tmux.type("fly away")
+                try tmux.keys("Enter")
+                screen = try await tmux.waitFor("unknown command")
+
+                #expect(try tmux.title() == titleBefore, "a hostile name changed the terminal title")
+                try tmux.keys("q")
+                let deadline = ContinuousClock.now + .seconds(10)
+                while !FileManager.default.fileExists(atPath: marker), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
+                #expect((try? String(contentsOfFile: marker, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+            }
         }
-        #expect(try await cli.run(["sync", "--quiet"]).status == 0)
-
-        let bin = try SandboxProcess.binaryDirectory().appendingPathComponent("timbre").path
-        var env = ["LANG=C.UTF-8", "TERM=tmux-256color"]
-        for key in ["XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "TIMBRE_REFRESH_TOKEN", "HOME", "PATH"] {
-            if let value = cli.environment[key] { env.append("\(key)=\(value)") }
-        }
-        let marker = cli.home.appendingPathComponent("exit-status").path
-        let command = "env " + env.map { "'\($0)'" }.joined(separator: " ") + " '\(bin)'; echo $? > '\(marker)'; sleep 30"
-        _ = try tmux.run(["new-session", "-d", "-x", "120", "-y", "32", command])
-        let titleBefore = try tmux.title()
-
-        // First frame: Liked Songs first, then the sandbox's playlists, status line with the user.
-        var screen = try await tmux.waitFor("Liked Songs")
-        #expect(screen.contains("Morning Coffee"))
-        screen = try await tmux.waitFor("synced")
-        // Hostile names are shown inert and did not retitle the pane.
-        #expect(screen.contains("^[]0;pwned^G"))
-        #expect(try tmux.title() == titleBefore)
-
-        // Navigate and open a playlist.
-        try tmux.keys("j", "Enter")
-        screen = try await tmux.waitFor("Morning Coffee · 150")
-
-        // Incremental filter on the tracks pane, then clear.
-        try tmux.keys("/")
-        try tmux.type("signal")
-        screen = try await tmux.waitFor("/signal")
-        let filtered = screen.split(separator: "\n").filter { $0.contains("│") && $0.lowercased().contains("signal") }
-        #expect(!filtered.isEmpty)
-        try tmux.keys("Enter", "Escape")
-        screen = try await tmux.waitFor("Morning Coffee · 150 ·")
-
-        // Sort by title, then reverse.
-        try tmux.keys("s")
-        screen = try await tmux.waitFor("sort title ↑")
-        try tmux.keys("S")
-        screen = try await tmux.waitFor("sort title ↓")
-
-        // Search across every playlist, jump to a hit.
-        try tmux.keys("F")
-        try tmux.type("beyonce")
-        try tmux.keys("Enter")
-        screen = try await tmux.waitFor("matches for “beyonce”")
-        #expect(screen.contains("Beyoncé"))
-        try tmux.keys("Enter")
-        screen = try await tmux.waitFor("sort ")
-
-        // Help lists the live keymap.
-        try tmux.keys("?")
-        screen = try await tmux.waitFor("Keys — any key closes")
-        #expect(screen.contains("move down"))
-        try tmux.keys("Escape")
-
-        // Resize: too small gets a message, back to normal re-lays out.
-        _ = try tmux.run(["resize-window", "-x", "50", "-y", "8"])
-        screen = try await tmux.waitFor("too small")
-        _ = try tmux.run(["resize-window", "-x", "100", "-y", "30"])
-        screen = try await tmux.waitFor("Liked Songs")
-
-        // The `:` prompt runs commands and reports mistakes.
-        try tmux.keys(":")
-        try tmux.type("fly away")
-        try tmux.keys("Enter")
-        screen = try await tmux.waitFor("unknown command")
-
-        #expect(try tmux.title() == titleBefore, "a hostile name changed the terminal title")
-        try tmux.keys("q")
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !FileManager.default.fileExists(atPath: marker), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
-        #expect((try? String(contentsOfFile: marker, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
     }
 
     @Test func withoutATerminalItExitsTwoWithHelp() async throws {

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import TimbreTestSupport
 @testable import TimbreCore
 
-@Suite struct SpawnTests {
+@Suite(.tags(.integration), .integrationTier) struct SpawnTests {
     /// `Name: value` lines of /proc/PID/status.
     private func statusFields(_ status: String) -> [String: String] {
         var fields: [String: String] = [:]

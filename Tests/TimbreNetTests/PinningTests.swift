@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TimbreTestSupport
 import TimbreCore
 @testable import TimbreNet
 
 /// Pinning against a real TLS server (Python's ssl module, certificates from the openssl CLI).
-@Suite struct PinningTests {
+@Suite(.tags(.integration), .integrationTier) struct PinningTests {
     let pki: TestPKI
 
     init() async throws { pki = try await TestPKI.shared() }

@@ -7,7 +7,7 @@ import TimbreTestSupport
 
 /// The transport and executor against the bundled sandbox, configured only through config.toml
 /// text, the way a user would set it up.
-@Suite struct SandboxTransportTests {
+@Suite(.tags(.integration), .integrationTier) struct SandboxTransportTests {
     private func transport(_ sandbox: SandboxProcess, pins: [String], scope: String = "any", observer: TrustObserver? = nil) throws -> RequestExecutor {
         let config = try Config.parse(sandbox.info.configTOML(pins: pins, scope: scope))
         return RequestExecutor(transport: CurlTransport(settings: TransportSettings(config: config), observer: observer),
@@ -20,49 +20,52 @@ import TimbreTestSupport
 
     @Test func pinsFromTheSandboxLetRequestsThrough() async throws {
         let sandbox = try await SandboxProcess.start()
-        defer { Task { await sandbox.stop() } }
-        let (token, _) = try await sandbox.signIn()
-        try await sandbox.clearRequests()
-        for (pin, scope) in [(sandbox.info.pins.leaf, "leaf"), (sandbox.info.pins.intermediate, "intermediate"), (sandbox.info.pins.root, "root")] {
-            let response = try await transport(sandbox, pins: [pin], scope: scope).send(me(sandbox, token: token))
-            let object = try JSONSerialization.jsonObject(with: response.body) as? [String: Any]
-            #expect(object?["id"] as? String == sandbox.info.userID)
+        try await withCleanup({ await sandbox.stop() }) {
+            let (token, _) = try await sandbox.signIn()
+            try await sandbox.clearRequests()
+            for (pin, scope) in [(sandbox.info.pins.leaf, "leaf"), (sandbox.info.pins.intermediate, "intermediate"), (sandbox.info.pins.root, "root")] {
+                let response = try await transport(sandbox, pins: [pin], scope: scope).send(me(sandbox, token: token))
+                let object = try JSONSerialization.jsonObject(with: response.body) as? [String: Any]
+                #expect(object?["id"] as? String == sandbox.info.userID)
+            }
+            #expect(try await sandbox.requests().count == 3)
         }
-        #expect(try await sandbox.requests().count == 3)
     }
 
     @Test func wrongPinReachesNoEndpoint() async throws {
         let sandbox = try await SandboxProcess.start()
-        defer { Task { await sandbox.stop() } }
-        let (token, _) = try await sandbox.signIn()
-        try await sandbox.clearRequests()
-        let wrong = "sha256/" + Data(repeating: 7, count: 32).base64EncodedString()
-        let recorder = TrustEventRecorder()
-        let error = await #expect(throws: TransportError.self) {
-            try await transport(sandbox, pins: [wrong], observer: recorder).send(me(sandbox, token: token))
+        try await withCleanup({ await sandbox.stop() }) {
+            let (token, _) = try await sandbox.signIn()
+            try await sandbox.clearRequests()
+            let wrong = "sha256/" + Data(repeating: 7, count: 32).base64EncodedString()
+            let recorder = TrustEventRecorder()
+            let error = await #expect(throws: TransportError.self) {
+                try await transport(sandbox, pins: [wrong], observer: recorder).send(me(sandbox, token: token))
+            }
+            #expect(error?.exitStatus == .trustFailure)
+            #expect(try await sandbox.requests().isEmpty, "no HTTP request may reach the server")
+            guard case .pinMismatch? = recorder.events.first else { Issue.record("\(recorder.events)"); return }
         }
-        #expect(error?.exitStatus == .trustFailure)
-        #expect(try await sandbox.requests().isEmpty, "no HTTP request may reach the server")
-        guard case .pinMismatch? = recorder.events.first else { Issue.record("\(recorder.events)"); return }
     }
 
     @Test func faultsEndWithTheRightAnswer() async throws {
         let sandbox = try await SandboxProcess.start()
-        defer { Task { await sandbox.stop() } }
-        let (token, _) = try await sandbox.signIn()
-        let executor = try transport(sandbox, pins: [sandbox.info.pins.root], scope: "root")
-        try await sandbox.addFaults([
-            Fault(kind: .status, pathContains: "/me", count: 1, status: 429, retryAfter: 1),
-            Fault(kind: .status, pathContains: "/me", count: 2, status: 503),
-            Fault(kind: .reset, pathContains: "/me", count: 1),
-        ])
-        try await sandbox.clearRequests()
-        let response = try await executor.send(me(sandbox, token: token))
-        #expect(response.status == 200)
-        let statuses = try await sandbox.requests().map(\.status)
-        #expect(statuses.first == 429)
-        #expect(statuses.last == 200)
-        #expect(statuses.count == 5, "429, 503, 503, reset, 200: \(statuses)")
+        try await withCleanup({ await sandbox.stop() }) {
+            let (token, _) = try await sandbox.signIn()
+            let executor = try transport(sandbox, pins: [sandbox.info.pins.root], scope: "root")
+            try await sandbox.addFaults([
+                Fault(kind: .status, pathContains: "/me", count: 1, status: 429, retryAfter: 1),
+                Fault(kind: .status, pathContains: "/me", count: 2, status: 503),
+                Fault(kind: .reset, pathContains: "/me", count: 1),
+            ])
+            try await sandbox.clearRequests()
+            let response = try await executor.send(me(sandbox, token: token))
+            #expect(response.status == 200)
+            let statuses = try await sandbox.requests().map(\.status)
+            #expect(statuses.first == 429)
+            #expect(statuses.last == 200)
+            #expect(statuses.count == 5, "429, 503, 503, reset, 200: \(statuses)")
+        }
     }
 
     /// Bursts with quiet gaps between them (a sync waiting on its writer, say) reuse the connections
@@ -70,30 +73,32 @@ import TimbreTestSupport
     /// closed them, and every burst paid new TLS handshakes.
     @Test func burstsReuseTheirConnections() async throws {
         let sandbox = try await SandboxProcess.start()
-        defer { Task { await sandbox.stop() } }
-        let (token, _) = try await sandbox.signIn()
-        let recorder = TrustEventRecorder()
-        let executor = try transport(sandbox, pins: [sandbox.info.pins.root], scope: "root", observer: recorder)
-        let width = CurlTransport.connectionsPerHost
-        for _ in 0..<8 {
-            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-                for _ in 0..<width { group.addTask { try await executor.send(me(sandbox, token: token)).status } }
-                return try await group.reduce(into: []) { $0.append($1) }
+        try await withCleanup({ await sandbox.stop() }) {
+            let (token, _) = try await sandbox.signIn()
+            let recorder = TrustEventRecorder()
+            let executor = try transport(sandbox, pins: [sandbox.info.pins.root], scope: "root", observer: recorder)
+            let width = CurlTransport.connectionsPerHost
+            for _ in 0..<8 {
+                let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                    for _ in 0..<width { group.addTask { try await executor.send(me(sandbox, token: token)).status } }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                #expect(statuses == Array(repeating: 200, count: width))
             }
-            #expect(statuses == Array(repeating: 200, count: width))
+            let handshakes = recorder.events.filter { if case .pinMatched = $0 { true } else { false } }.count
+            #expect(handshakes >= 1 && handshakes <= width, "\(handshakes) TLS handshakes for 8 bursts of \(width) requests")
         }
-        let handshakes = recorder.events.filter { if case .pinMatched = $0 { true } else { false } }.count
-        #expect(handshakes >= 1 && handshakes <= width, "\(handshakes) TLS handshakes for 8 bursts of \(width) requests")
     }
 
     @Test func expiredTokenSurfacesAsSignInRequired() async throws {
         let sandbox = try await SandboxProcess.start()
-        defer { Task { await sandbox.stop() } }
-        let (token, _) = try await sandbox.signIn()
-        try await sandbox.expireAccessTokens()
-        let error = await #expect(throws: SpotifyError.self) {
-            try await transport(sandbox, pins: [sandbox.info.pins.leaf]).send(me(sandbox, token: token))
+        try await withCleanup({ await sandbox.stop() }) {
+            let (token, _) = try await sandbox.signIn()
+            try await sandbox.expireAccessTokens()
+            let error = await #expect(throws: SpotifyError.self) {
+                try await transport(sandbox, pins: [sandbox.info.pins.leaf]).send(me(sandbox, token: token))
+            }
+            #expect(error?.exitStatus == .authenticationRequired)
         }
-        #expect(error?.exitStatus == .authenticationRequired)
     }
 }

@@ -1,22 +1,11 @@
 import Foundation
 import Testing
+import TimbreTestSupport
 import TimbreCore
 @testable import TimbreNet
 
-@Suite struct CurlTransportTests {
-    let pki: TestPKI
-    init() async throws { pki = try await TestPKI.shared() }
-
-    @Test func sequentialRequestsReuseOneConnection() async throws {
-        let server = try await TestTLSServer.start(pki: pki)
-        let transport = CurlTransport(settings: settings(pki, pins: [pki.leaf]))
-        for _ in 0..<10 {
-            #expect(try await transport.send(HTTPRequest(url: server.url("/ok"))).status == 200)
-        }
-        let ports = Set(try server.requests().map(\.client_port))
-        #expect(ports.count == 1, "keep-alive: all ten requests on one connection, saw \(ports.count)")
-    }
-
+/// The multi loop's wakeup bookkeeping, without a server.
+@Suite struct CurlMultiLoopInboxTests {
     /// The loop is woken only when it sleeps, and never sleeps with work waiting.
     @Test func theLoopIsWokenOnlyWhenAsleep() {
         var inbox = CurlMultiLoop.Inbox()
@@ -32,6 +21,21 @@ import TimbreCore
         #expect(!sleepsWithWork, "work is waiting: it must not sleep")
         let taken = inbox.take()
         #expect(taken.stopping)
+    }
+}
+
+@Suite(.tags(.integration), .integrationTier) struct CurlTransportTests {
+    let pki: TestPKI
+    init() async throws { pki = try await TestPKI.shared() }
+
+    @Test func sequentialRequestsReuseOneConnection() async throws {
+        let server = try await TestTLSServer.start(pki: pki)
+        let transport = CurlTransport(settings: settings(pki, pins: [pki.leaf]))
+        for _ in 0..<10 {
+            #expect(try await transport.send(HTTPRequest(url: server.url("/ok"))).status == 200)
+        }
+        let ports = Set(try server.requests().map(\.client_port))
+        #expect(ports.count == 1, "keep-alive: all ten requests on one connection, saw \(ports.count)")
     }
 
     /// Requests sent one at a time, each after the loop went idle: a lost wakeup would leave each
@@ -68,18 +72,25 @@ import TimbreCore
         #expect(peak >= 4, "at most \(peak) of 8 requests were in flight at once")
     }
 
-    @Test func cancellingTheTaskAbortsTheTransfer() async throws {
+    /// No clock: the server answers /slow only after 10 s and logs its "end" once it has sent the
+    /// answer. A transport that aborts on cancel ends the task while the server is still asleep; one
+    /// that waited for the answer could only end it after that "end" — so the next request's "start"
+    /// would follow it in the server's log.
+    @Test(.timeLimit(.minutes(1))) func cancellingTheTaskAbortsTheTransfer() async throws {
         let server = try await TestTLSServer.start(pki: pki)
         let transport = CurlTransport(settings: settings(pki, pins: [pki.leaf]))
         let task = Task { try await transport.send(HTTPRequest(url: server.url("/slow?ms=10000"))) }
-        try await Task.sleep(for: .milliseconds(300))
+        // Cancel once the request is in flight at the server, not before it was sent.
+        while try !server.requests().contains(where: { $0.path == "/slow" }) {
+            try await Task.sleep(for: .milliseconds(10))
+        }
         task.cancel()
-        let clock = ContinuousClock()
-        let start = clock.now
         await #expect(throws: CancellationError.self) { try await task.value }
-        #expect(clock.now - start < .seconds(5))
         // The transport still works afterwards.
         #expect(try await transport.send(HTTPRequest(url: server.url("/ok"))).status == 200)
+        let order = try server.events().map { "\($0.phase) \($0.path)" }
+        let next = try #require(order.firstIndex(of: "start /ok"))
+        #expect(!order[..<next].contains("end /slow"), "the cancelled request ran to its end first: \(order)")
     }
 
     @Test func compressedResponsesAreDecoded() async throws {

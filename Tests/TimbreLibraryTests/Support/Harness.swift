@@ -66,6 +66,15 @@ final class Harness: @unchecked Sendable {
 
     static func start(_ size: LibrarySize = .small, _ arguments: [String] = []) async throws -> Harness {
         let sandbox = try await SandboxProcess.start(library: size, extraArguments: arguments)
+        do {
+            return try await make(sandbox)
+        } catch {
+            await sandbox.stop()
+            throw error
+        }
+    }
+
+    private static func make(_ sandbox: SandboxProcess) async throws -> Harness {
         let (access, refresh) = try await sandbox.signIn()
         let config = try Config.parse(sandbox.info.configTOML())
         let executor = RequestExecutor(transport: CurlTransport(settings: TransportSettings(config: config)),
