@@ -28,12 +28,16 @@ public struct Config: Sendable, Equatable {
     public static let defaultAccountsURL = "https://accounts.spotify.com"
     public static let defaultAPIURL = "https://api.spotify.com/v1"
     public static let defaultRedirectPort = 8974
+    /// Seconds of rate-limit waiting a command accepts by default before it gives up.
+    public static let defaultRateLimitBudget = 120
 
     public var clientID: String?
     public var redirectPort: Int
     public var accountsURL: URL
     public var apiURL: URL
     public var refreshTokenTier: SecretTier
+    /// `rate_limit_budget`: seconds of 429 pauses one command accepts in all.
+    public var rateLimitBudget: Int = Config.defaultRateLimitBudget
     public var tls: TLSSettings
     /// `[keys]`: key → command text, read by the TUI.
     public var keys: [String: String]
@@ -124,6 +128,7 @@ private struct RawConfig: Decodable {
     var accounts_url: String?
     var api_url: String?
     var secret_tier_refresh_token: String?
+    var rate_limit_budget: Int?
     var tls: RawTLS?
     var keys: [String: String]?
 
@@ -155,6 +160,12 @@ private struct RawConfig: Decodable {
                 throw fail("secret_tier_refresh_token = \"\(text)\" is not one of standard, high, sensitive")
             }
             config.refreshTokenTier = tier
+        }
+        if let budget = rate_limit_budget {
+            guard (0...86_400).contains(budget) else {
+                throw fail("rate_limit_budget = \(budget) must be a number of seconds from 0 to 86400 (default \(Config.defaultRateLimitBudget))")
+            }
+            config.rateLimitBudget = budget
         }
         if let tls {
             if let ca = tls.ca_file { config.tls.caFile = (ca as NSString).expandingTildeInPath }

@@ -40,6 +40,7 @@ public final class SyncEngine: Sendable {
         let started = Date()
         let clock = ContinuousClock.now
         let sentBefore = client.executor.requestsSent
+        let waitedBefore = client.executor.budget.waited
         let warnings = Locked<[String]>([])
         let fetcher = Fetcher(client: client, state: Locked(RunState()))
         let stored = try await cache.storedState()
@@ -164,7 +165,8 @@ public final class SyncEngine: Sendable {
         let report = SyncReport(status: status, checked: checked, updated: updated, unchanged: unchanged, failed: failed,
                                 removed: removed, likedUpdated: likedUpdated, likedCount: likedCount, itemsWritten: itemsWritten,
                                 requests: client.executor.requestsSent - sentBefore, warnings: warnings.current,
-                                durationMS: Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000))
+                                durationMS: Self.milliseconds(elapsed),
+                                rateLimitedMS: Self.milliseconds(client.executor.budget.waited - waitedBefore))
         try await cache.recordRun(startedAt: started, report: report)
         progress(SyncProgress(phase: .finished, description: "done", done: total, total: total))
         return report
@@ -299,6 +301,10 @@ public final class SyncEngine: Sendable {
             return error.exitStatus == .authenticationRequired || error.exitStatus == .trustFailure
         }
         return false
+    }
+
+    static func milliseconds(_ duration: Duration) -> Int {
+        Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
     }
 
     static func describe(_ error: any Error) -> String {

@@ -11,10 +11,19 @@ struct RunState: Sendable {
     var legacy = false
 }
 
-/// A body that is not the JSON we asked for, twice.
+/// A body that is not the JSON we asked for, on every attempt.
 struct MalformedResponse: Error, CustomStringConvertible {
     var path: String
-    var description: String { "Spotify sent an unreadable response for \(path) (twice)" }
+    var attempts: Int
+    var description: String { "Spotify sent an unreadable response for \(path) (\(attempts) attempts)" }
+}
+
+/// A `total` no real library has: the answer is broken, and acting on it would do harm.
+struct ImplausibleTotal: Error, CustomStringConvertible {
+    var what: String
+    var reported: Int
+    var limit: Int
+    var description: String { "Spotify reported \(reported) \(what), more than the \(limit) timbre accepts; nothing was changed" }
 }
 
 /// The entries of one list (a playlist's items or Liked Songs), in order, with the totals the
@@ -40,7 +49,8 @@ struct Fetcher: Sendable {
     static let entryFields = "next,total,items(added_at,is_local,item(\(itemFields)),track(\(itemFields)))"
     static let playlistFields = "id,name,owner(id,display_name),snapshot_id,collaborative,public,items(total),tracks(total)"
 
-    /// GET and decode, resending once when the body does not decode.
+    /// GET and decode; a body that does not decode (truncated, garbled) is transient like a 5xx:
+    /// fetched again after a backoff, up to the executor's retry bound.
     func getDecoded<T: JSONReadable>(_ path: String, as type: T.Type) async throws -> T {
         try await getDecoded(path) { try API.decode($0, as: T.self) }
     }
@@ -53,7 +63,8 @@ struct Fetcher: Sendable {
                 return try decode(response.body)
             } catch {
                 attempts += 1
-                if attempts >= 2 { throw MalformedResponse(path: Self.describe(path)) }
+                guard attempts <= client.executor.policy.maxRetries else { throw MalformedResponse(path: Self.describe(path), attempts: attempts) }
+                try await client.executor.backOff(attempt: attempts - 1)
             }
         }
     }
@@ -76,7 +87,7 @@ struct Fetcher: Sendable {
 
     /// Liked Songs after the first page.
     func likedRest(first: EntryPage) async throws -> FetchedList {
-        try await entryPages(limit: 50, first: first) { offset, limit in
+        try await entryPages(limit: 50, first: first, cap: Self.maxLikedEntries) { offset, limit in
             try await getDecoded(Self.likedPath(offset: offset, limit: limit), as: EntryPage.self)
         }
     }
@@ -86,7 +97,7 @@ struct Fetcher: Sendable {
     /// A playlist's entries via `/items` (or `/tracks`), `limit` 100 falling back to 50.
     func playlistEntries(_ id: String) async throws -> FetchedList {
         let (first, size) = try await itemsPage(id, offset: 0, limit: state.current.itemsLimit)
-        return try await entryPages(limit: size, first: first) { offset, limit in
+        return try await entryPages(limit: size, first: first, cap: Self.maxPlaylistEntries) { offset, limit in
             try await itemsChunk(id, offset: offset, size: limit)
         }
     }
@@ -150,59 +161,86 @@ struct Fetcher: Sendable {
 
     /// Every page of a list: the first one tells the total, the others are requested at once.
     private func entryPages(
-        limit: Int, first: EntryPage?, page: @escaping @Sendable (Int, Int) async throws -> EntryPage
+        limit: Int, first: EntryPage?, cap: Int, page: @escaping @Sendable (Int, Int) async throws -> EntryPage
     ) async throws -> FetchedList {
         let firstPage: EntryPage
         if let first { firstPage = first } else { firstPage = try await page(0, limit) }
-        return try await collect(limit: limit, firstPage: firstPage, page: page)
+        return try await collect(limit: limit, firstPage: firstPage, cap: cap, page: page)
     }
 
     private func playlistPages(
         limit: Int, page: @escaping @Sendable (Int, Int) async throws -> API.Page<API.Playlist>
     ) async throws -> (entries: [API.Playlist?], total: Int) {
         let firstPage = try await page(0, limit)
-        let total = firstPage.total ?? firstPage.items.count
-        var pages = try await Self.fetchAll(from: limit, to: total, by: limit) { try await page($0, limit).items }
+        let reported = firstPage.total ?? firstPage.items.count
+        // A list cut short would read as playlists deleted on Spotify: refuse it instead.
+        guard reported <= Self.maxPlaylists else { throw ImplausibleTotal(what: "playlists", reported: reported, limit: Self.maxPlaylists) }
+        var pages = try await Self.fetchAll(from: limit, to: reported, by: limit, workers: workers) { try await page($0, limit).items }
         pages[0] = firstPage.items
-        return (pages.keys.sorted().flatMap { pages[$0] ?? [] }, total)
+        return (pages.keys.sorted().flatMap { pages[$0] ?? [] }, reported)
     }
 
-    /// `fetch` for every offset at once, keyed by offset. Each result is kept as its task ends, so
-    /// the caller is resumed once, when all are in (a task group that hands results back resumed
-    /// it after every page); the first error cancels the rest and is thrown.
-    private static func fetchAll<Page: Sendable>(
-        from start: Int, to end: Int, by step: Int, _ fetch: @escaping @Sendable (Int) async throws -> Page
+    /// The most entries a playlist holds (Spotify's limit): a larger `total` is not believed.
+    static let maxPlaylistEntries = 10_000
+    /// Liked Songs has no published limit; past this a `total` is taken for a broken answer.
+    static let maxLikedEntries = 500_000
+    /// Playlists one user follows, past which a `total` is taken for a broken answer.
+    static let maxPlaylists = 100_000
+
+    /// Page requests of one list in flight at once: enough to keep every slot of the rate budget
+    /// busy, and no more — a `total` of five billion must not become a task per page.
+    var workers: Int { client.executor.budget.maxConcurrent }
+
+    /// `fetch` for every offset, keyed by offset, by at most `workers` tasks that take the next
+    /// offset as they finish one. Each result is kept as its task ends; the first error cancels
+    /// the rest and is thrown.
+    static func fetchAll<Page: Sendable>(
+        from start: Int, to end: Int, by step: Int, workers: Int, _ fetch: @escaping @Sendable (Int) async throws -> Page
     ) async throws -> [Int: Page] {
+        guard step > 0, end > start else { return [:] }
         let pages = Locked<[Int: Page]>([:])
+        let next = Locked(start)
+        let count = (end - start + step - 1) / step
         try await withThrowingDiscardingTaskGroup { group in
-            for offset in stride(from: start, to: end, by: step) {
+            for _ in 0..<min(max(1, workers), count) {
                 group.addTask {
-                    let result = try await fetch(offset)
-                    pages.withLock { $0[offset] = result }
+                    while true {
+                        let offset = next.withLock { offset -> Int? in
+                            guard offset < end else { return nil }
+                            defer { offset += step }
+                            return offset
+                        }
+                        guard let offset else { return }
+                        try Task.checkCancellation()
+                        let result = try await fetch(offset)
+                        pages.withLock { $0[offset] = result }
+                    }
                 }
             }
         }
         return pages.current
     }
 
-    private func collect(limit: Int, firstPage: EntryPage,
+    private func collect(limit: Int, firstPage: EntryPage, cap: Int,
                          page: @escaping @Sendable (Int, Int) async throws -> EntryPage) async throws -> FetchedList {
-        let total = firstPage.total ?? firstPage.entries
-        var pages = try await Self.fetchAll(from: limit, to: total, by: limit) { try await page($0, limit) }
+        let reported = firstPage.total ?? firstPage.entries
+        // Never more pages than the list can hold; a clamped list is inconsistent, so it is not stored.
+        let total = min(reported, cap)
+        var pages = try await Self.fetchAll(from: limit, to: total, by: limit, workers: workers) { try await page($0, limit) }
         pages[0] = firstPage
         var ordered: [EntryPage] = []
         ordered.reserveCapacity(pages.count)
         var count = 0
-        var consistent = firstPage.total != nil
+        var consistent = firstPage.total != nil && reported <= cap
         for offset in pages.keys.sorted() {
             guard let result = pages.removeValue(forKey: offset) else { continue }
             if offset != count { consistent = false }
-            if result.total != total { consistent = false }
+            if result.total != reported { consistent = false }
             count += result.entries
             ordered.append(result)
         }
-        if count != total { consistent = false }
-        return FetchedList(pages: ordered, total: total, consistent: consistent)
+        if count != reported { consistent = false }
+        return FetchedList(pages: ordered, total: reported, consistent: consistent)
     }
 
     /// A path for messages: no query.

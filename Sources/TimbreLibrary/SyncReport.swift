@@ -65,9 +65,11 @@ public struct SyncReport: Sendable, Equatable {
     public var requests: Int
     public var warnings: [String]
     public var durationMS: Int
+    /// Time the run spent paused by Spotify's rate limit (429 + Retry-After).
+    public var rateLimitedMS: Int
 
     public init(status: Status, checked: Int, updated: Int, unchanged: Int, failed: Int, removed: Int, likedUpdated: Bool,
-                likedCount: Int, itemsWritten: Int, requests: Int, warnings: [String], durationMS: Int) {
+                likedCount: Int, itemsWritten: Int, requests: Int, warnings: [String], durationMS: Int, rateLimitedMS: Int = 0) {
         self.status = status
         self.checked = checked
         self.updated = updated
@@ -80,6 +82,7 @@ public struct SyncReport: Sendable, Equatable {
         self.requests = requests
         self.warnings = warnings
         self.durationMS = durationMS
+        self.rateLimitedMS = rateLimitedMS
     }
 
     /// `timbre sync --json`, keys in CONTRACT.md's order.
@@ -95,6 +98,7 @@ public struct SyncReport: Sendable, Equatable {
             ("requests", .int(requests)),
             ("warnings", .array(warnings.map(JSONValue.string))),
             ("duration_ms", .int(durationMS)),
+            ("rate_limited_ms", .int(rateLimitedMS)),
         ])
     }
 

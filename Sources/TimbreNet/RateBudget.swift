@@ -1,7 +1,14 @@
 import TimbreCore
 
-/// One budget shared by every request of a process: a cap on requests in flight, and a pause that
-/// a 429 imposes on all of them (Spotify's rate limit is per app, not per request).
+/// One budget shared by every request of a process (Spotify limits an app over a rolling window,
+/// not each request):
+///
+/// - a cap on requests in flight, which adapts: halved when a rate-limit episode starts, grown back
+///   by one after a run of successes, never above `maxConcurrent` nor below one;
+/// - a pause that a 429 imposes on every request not yet sent. 429s collected by requests that
+///   were already in flight when the pause began belong to the same episode and count once;
+/// - a total time the process accepts to spend paused (`waitBudget`, config `rate_limit_budget`):
+///   a pause that would take the total past it is refused, and the caller gives up.
 ///
 /// A lock, not an actor: every request takes and returns a slot, and as an actor each of those was
 /// a hop onto the actor's executor and back, often a hand-over between the task pool's threads.
@@ -9,53 +16,80 @@ public final class RateBudget: Sendable {
     /// Requests handed to the transport at once by default: twice the connections it keeps per
     /// host (`CurlTransport.connectionsPerHost`, what the server sees in flight). curl starts a
     /// waiting request on its own thread the moment a connection is free; when each next request
-    /// had to come from the task pool — a task resumed, released its slot and resumed the next
-    /// waiter, all behind page decoding — connections sat idle in between (full sync −3 to −8 %
-    /// wall time with 32, A/B medians of 10–16).
+    /// had to come from the task pool connections sat idle in between (full sync −3 to −8 % wall
+    /// time with 32, A/B medians of 10–16).
     public static let defaultMaxConcurrent = 2 * CurlTransport.connectionsPerHost
+    /// Seconds of rate-limit pauses a command accepts by default (config `rate_limit_budget`).
+    public static let defaultWaitBudget: Duration = .seconds(120)
+    /// Successes in a row that grow the cap by one after an episode halved it.
+    public static let successesToGrow = 8
+
+    /// What a caller holds while its request is out: the episode it was sent in.
+    public struct Ticket: Sendable {
+        let episode: Int
+    }
+
+    /// What a 429 did to the budget.
+    public enum PauseOutcome: Sendable, Equatable {
+        /// A new episode began (or the current one was extended): wait, then send again.
+        case paused
+        /// The request was sent before the current episode began: its 429 is that episode's.
+        case sameEpisode
+        /// The pause would take the total past the budget: give up.
+        case overBudget(waited: Duration)
+    }
 
     private struct State {
         var inFlight = 0
+        var cap: Int
+        var successes = 0
         var waiters: [CheckedContinuation<Void, Never>] = []
         var pausedUntil: ContinuousClock.Instant?
+        var episode = 0
+        var episodes = 0
+        var waited: Duration = .zero
     }
 
     private enum Step {
-        case go
+        case go(Int)
         case sleep(until: ContinuousClock.Instant)
         case wait
     }
 
     public let maxConcurrent: Int
-    private let state = Locked(State())
+    public let waitBudget: Duration
+    private let state: Locked<State>
     private let clock = ContinuousClock()
 
-    public init(maxConcurrent: Int = RateBudget.defaultMaxConcurrent) {
+    public init(maxConcurrent: Int = RateBudget.defaultMaxConcurrent, waitBudget: Duration = RateBudget.defaultWaitBudget) {
         self.maxConcurrent = max(1, maxConcurrent)
+        self.waitBudget = max(.zero, waitBudget)
+        state = Locked(State(cap: max(1, maxConcurrent)))
     }
 
-    /// Waits out any pause, then takes a slot. Pair with `release()`.
-    public func acquire() async throws {
+    /// Waits out any pause, then takes a slot under the current cap. Pair with `release(_:succeeded:)`.
+    @discardableResult
+    public func acquire() async throws -> Ticket {
         while true {
             let now = clock.now
             let step = state.withLock { state -> Step in
                 if let until = state.pausedUntil, until > now { return .sleep(until: until) }
-                if state.inFlight < maxConcurrent {
+                if state.inFlight < state.cap {
                     state.inFlight += 1
-                    return .go
+                    return .go(state.episode)
                 }
                 return .wait
             }
             switch step {
-            case .go:
-                return
+            case .go(let episode):
+                return Ticket(episode: episode)
             case .sleep(let until):
                 try await clock.sleep(until: until)
             case .wait:
                 // Checked again under the lock: a slot released since the look above must not be missed.
                 await withCheckedContinuation { continuation in
                     let free = state.withLock { state -> Bool in
-                        if state.inFlight < maxConcurrent { return true }
+                        if state.inFlight < state.cap { return true }
                         state.waiters.append(continuation)
                         return false
                     }
@@ -65,21 +99,50 @@ public final class RateBudget: Sendable {
         }
     }
 
-    public func release() {
-        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
+    /// Returns a slot. A success counts toward growing the cap back.
+    public func release(succeeded: Bool = false) {
+        let woken = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.inFlight = max(0, state.inFlight - 1)
-            return state.waiters.isEmpty ? nil : state.waiters.removeFirst()
+            if succeeded, state.cap < maxConcurrent {
+                state.successes += 1
+                if state.successes >= Self.successesToGrow {
+                    state.cap += 1
+                    state.successes = 0
+                }
+            }
+            // Wake as many as there are free slots (a grown cap frees one more).
+            var woken: [CheckedContinuation<Void, Never>] = []
+            while !state.waiters.isEmpty, state.inFlight + woken.count < state.cap {
+                woken.append(state.waiters.removeFirst())
+            }
+            return woken
         }
-        next?.resume()
+        for continuation in woken { continuation.resume() }
     }
 
-    /// Pauses every request that has not been sent yet for `duration`.
-    public func pause(for duration: Duration) {
-        let until = clock.now + duration
-        state.withLock { state in
-            if let current = state.pausedUntil, current >= until { return }
-            state.pausedUntil = until
+    /// A 429 for the request sent with `ticket`, asking to wait `duration`. Only the part of the
+    /// pause that goes past the one already in force is added to the total waited.
+    public func rateLimited(_ ticket: Ticket, wait duration: Duration) -> PauseOutcome {
+        let now = clock.now
+        return state.withLock { state -> PauseOutcome in
+            if ticket.episode < state.episode { return .sameEpisode }
+            let until = now + duration
+            let from = max(now, state.pausedUntil ?? now)
+            let added = until > from ? until - from : .zero
+            if state.waited + added > waitBudget { return .overBudget(waited: state.waited) }
+            state.waited += added
+            if added > .zero { state.pausedUntil = until }
+            state.episode += 1
+            state.episodes += 1
+            state.cap = max(1, state.cap / 2)
+            state.successes = 0
+            return .paused
         }
+    }
+
+    /// Pauses every request that has not been sent yet for `duration` (counted as waited).
+    public func pause(for duration: Duration) {
+        _ = rateLimited(Ticket(episode: state.withLock { $0.episode }), wait: duration)
     }
 
     /// How long new requests still have to wait (for status displays).
@@ -88,4 +151,13 @@ public final class RateBudget: Sendable {
         let left = until - clock.now
         return left > .zero ? left : nil
     }
+
+    /// Time spent (or being spent) in rate-limit pauses so far.
+    public var waited: Duration { state.withLock { $0.waited } }
+
+    /// Rate-limit episodes so far.
+    public var episodes: Int { state.withLock { $0.episodes } }
+
+    /// The in-flight cap now (halved by episodes, regrown by successes).
+    public var currentCap: Int { state.withLock { $0.cap } }
 }

@@ -26,14 +26,18 @@ public final class RequestExecutor: Sendable {
     public var requestsSent: Int { counter.current }
 
     /// Returns a 2xx response, or throws `SpotifyError`, `TransportError` or `CancellationError`.
+    ///
+    /// 429s wait under the shared budget (one pause for everyone, bounded by its total wait
+    /// budget, not by a count per request); 5xx and dropped connections back off with jitter up
+    /// to `policy.maxRetries` times; a non-idempotent request is resent only when it cannot have
+    /// reached the server.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         // Built only when a log line or a retry needs it: redaction is regex work on every request otherwise.
         let label = { "\(request.method.rawValue) \(Self.describe(request.url))" }
         var retries = 0
-        var rateLimitWaits = 0
         while true {
             try Task.checkCancellation()
-            try await budget.acquire()
+            let ticket = try await budget.acquire()
             let started = ContinuousClock.now
             let outcome: Result<HTTPResponse, any Error>
             do {
@@ -43,7 +47,11 @@ public final class RequestExecutor: Sendable {
             } catch {
                 outcome = .failure(error)
             }
-            budget.release()
+            if case .success(let response) = outcome, (200..<300).contains(response.status) {
+                budget.release(succeeded: true)
+            } else {
+                budget.release()
+            }
             let elapsed = ContinuousClock.now - started
 
             switch outcome {
@@ -52,13 +60,17 @@ public final class RequestExecutor: Sendable {
                 return response
 
             case .success(let response) where response.status == 429:
+                if SpotifyError.namesQuota(response) { throw SpotifyError.quotaExceeded(path: Self.path(request.url)) }
                 let wait = RetryPolicy.retryAfter(response.header("retry-after"))
-                rateLimitWaits += 1
-                guard wait <= policy.maxRetryAfter, rateLimitWaits <= policy.maxRateLimitWaits else {
-                    throw SpotifyError.rateLimited(retryAfterSeconds: Int(wait.components.seconds), path: Self.path(request.url))
+                switch budget.rateLimited(ticket, wait: wait) {
+                case .paused:
+                    logger.notice("rate limited: pausing all requests", metadata: ["wait_ms": "\(wait.milliseconds)", "request": "\(label())"])
+                case .sameEpisode:
+                    break
+                case .overBudget(let waited):
+                    throw SpotifyError.rateLimited(retryAfterSeconds: Int(wait.components.seconds), waitedSeconds: Int(waited.components.seconds),
+                                                   budgetSeconds: Int(budget.waitBudget.components.seconds), path: Self.path(request.url))
                 }
-                logger.notice("rate limited: pausing all requests", metadata: ["wait_ms": "\(wait.milliseconds)", "request": "\(label())"])
-                budget.pause(for: wait)
 
             case .success(let response) where (500..<600).contains(response.status):
                 guard retries < policy.maxRetries else {
@@ -80,6 +92,12 @@ public final class RequestExecutor: Sendable {
                 throw error
             }
         }
+    }
+
+    /// Waits before the next attempt at something that failed transiently (`attempt` 0-based),
+    /// for callers that retry above the executor (an unreadable body).
+    public func backOff(attempt: Int) async throws {
+        try await Task.sleep(for: policy.delay(beforeRetry: attempt, jitter: jitter()))
     }
 
     private func backOff(_ retries: inout Int, reason: String, label: String) async throws {

@@ -9,15 +9,18 @@ public enum SpotifyError: UserFacingError, Equatable {
     case accounts(status: Int, code: String, description: String?)
     /// A body in neither shape (an HTML error page, a proxy's answer).
     case unexpected(status: Int, bodyPreview: String, path: String)
-    /// 429 that asked for a longer wait than timbre will sit through, or too many 429s in a row.
-    case rateLimited(retryAfterSeconds: Int, path: String)
+    /// 429 whose wait would take the command's rate-limit pauses past `rate_limit_budget`:
+    /// `retryAfterSeconds` asked for, `waitedSeconds` already spent paused.
+    case rateLimited(retryAfterSeconds: Int, waitedSeconds: Int, budgetSeconds: Int, path: String)
+    /// 429 whose body names `QUOTA_EXCEEDED`: the app's quota is spent, waiting seconds won't help.
+    case quotaExceeded(path: String)
     /// 5xx that persisted through every retry.
     case serverUnavailable(status: Int, attempts: Int, path: String)
 
     public var status: Int {
         switch self {
         case .api(let s, _, _), .accounts(let s, _, _), .unexpected(let s, _, _), .serverUnavailable(let s, _, _): return s
-        case .rateLimited: return 429
+        case .rateLimited, .quotaExceeded: return 429
         }
     }
 
@@ -39,8 +42,13 @@ public enum SpotifyError: UserFacingError, Equatable {
             return "Spotify sign-in failed (\(status) \(TerminalText.preview(code))\(detail))"
         case .unexpected(let status, let preview, let path):
             return "Spotify answered \(status) for \(path) with an unexpected body: \(preview)"
-        case .rateLimited(let seconds, let path):
-            return "Spotify is rate-limiting timbre (\(path)) and asks to wait \(seconds) s"
+        case .rateLimited(let seconds, let waited, let budget, let path):
+            if waited == 0, seconds > budget {
+                return "Spotify is rate-limiting timbre (\(path)) and asks to wait \(Self.duration(seconds)), longer than rate_limit_budget (\(budget) s)"
+            }
+            return "Spotify is rate-limiting timbre (\(path)): after \(waited) s of waiting it asks for \(Self.duration(seconds)) more, past rate_limit_budget (\(budget) s)"
+        case .quotaExceeded(let path):
+            return "Spotify says this app's request quota is used up (QUOTA_EXCEEDED, \(path))"
         case .serverUnavailable(let status, let attempts, let path):
             return "Spotify kept answering \(status) for \(path) (\(attempts) attempts)"
         }
@@ -51,7 +59,8 @@ public enum SpotifyError: UserFacingError, Equatable {
         case .api(401, _, _): return "run `timbre login` to sign in again"
         case .api(403, _, _): return "this app may not have access to that resource (development-mode apps only see playlists you own or collaborate on)"
         case .accounts(_, "invalid_client", _): return "check client_id in config.toml (or TIMBRE_CLIENT_ID)"
-        case .rateLimited: return "try again later; `timbre sync` resumes where the cache left off"
+        case .rateLimited: return "try again later (`timbre sync` resumes where the cache left off), or raise rate_limit_budget in config.toml"
+        case .quotaExceeded: return "wait for the quota to reset (usually within a day), or use a client_id of your own in config.toml"
         case .serverUnavailable: return "Spotify may be having trouble; try again in a few minutes"
         default: return nil
         }
@@ -63,8 +72,22 @@ public enum SpotifyError: UserFacingError, Equatable {
         return .failure
     }
 
+    /// "45 s", "3 min", "26 h": a wait as a person reads it.
+    static func duration(_ seconds: Int) -> String {
+        if seconds < 120 { return "\(seconds) s" }
+        if seconds < 7_200 { return "\(seconds / 60) min" }
+        return "\(seconds / 3_600) h"
+    }
+
+    /// A 429 body that names the quota (`"reason": "QUOTA_EXCEEDED"`, or the word in the message).
+    public static func namesQuota(_ response: HTTPResponse) -> Bool {
+        guard response.status == 429, !response.body.isEmpty else { return false }
+        return String(decoding: response.body.prefix(4_096), as: UTF8.self).uppercased().contains("QUOTA_EXCEEDED")
+    }
+
     /// Decodes an error response; `path` names the request in messages (never its query).
     public static func decode(_ response: HTTPResponse, path: String) -> SpotifyError {
+        if namesQuota(response) { return .quotaExceeded(path: path) }
         let json = try? JSONSerialization.jsonObject(with: response.body) as? [String: Any]
         if let error = json?["error"] as? [String: Any] {
             let status = (error["status"] as? Int) ?? response.status

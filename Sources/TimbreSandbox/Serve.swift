@@ -37,6 +37,9 @@ extension Root {
         @Option(help: "Access-token lifetime in seconds.")
         var accessTokenTtl = 3_600
 
+        @Option(help: "Each access token expires after this many API requests (tokens that die mid-sync).")
+        var accessTokenRequests: Int?
+
         @Option(help: "Refresh-token handling: rotate, omit or same.")
         var refreshRotation: RefreshRotation = .rotate
 
@@ -60,6 +63,7 @@ extension Root {
             guard (1...100).contains(itemsLimitMax) else { throw ValidationError("'--items-limit-max' must be 1...100") }
             guard (0...65_535).contains(port) else { throw ValidationError("'--port' must be 0...65535") }
             guard accessTokenTtl > 0 else { throw ValidationError("'--access-token-ttl' must be positive") }
+            if let accessTokenRequests, accessTokenRequests < 1 { throw ValidationError("'--access-token-requests' must be positive") }
         }
 
         func run() async throws {
@@ -71,6 +75,7 @@ extension Root {
             settings.seed = seed
             settings.clientID = clientId
             settings.accessTokenTTL = accessTokenTtl
+            settings.accessTokenRequests = accessTokenRequests
             settings.refreshRotation = refreshRotation
             settings.developmentMode = !noDevMode
             settings.legacy = legacy
@@ -135,7 +140,7 @@ extension Root {
                 ("request_log", .string(state.directory + "/requests.jsonl")),
             ])
             var line = info.serialized()
-            FileManager.default.createFile(atPath: state.directory + "/sandbox.json", contents: Data(line))
+            _ = FileManager.default.createFile(atPath: state.directory + "/sandbox.json", contents: Data(line))
             line.append(0x0A)
             FileHandle.standardOutput.write(Data(line))
             StandardError.write("timbre-sandbox: listening on \(baseURL)")

@@ -22,7 +22,8 @@ struct AppContext {
     }
 
     func executor() -> RequestExecutor {
-        RequestExecutor(transport: CurlTransport(settings: TransportSettings(config: config)))
+        RequestExecutor(transport: CurlTransport(settings: TransportSettings(config: config)),
+                        budget: RateBudget(waitBudget: .seconds(config.rateLimitBudget)))
     }
 
     /// The cache, if a sync has created it; read-only commands never create one.

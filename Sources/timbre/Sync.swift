@@ -54,7 +54,24 @@ extension Root {
             let engine = SyncEngine(client: client, cache: cache,
                                     options: SyncOptions(playlists: selected, liked: wantsLiked, force: force),
                                     progress: { bar.update($0) })
-            let report = try await engine.run()
+            // While Spotify holds every request back no progress arrives: say why the bar stands still.
+            let watcher = bar.enabled ? Task {
+                while !Task.isCancelled {
+                    bar.rateLimited(executor.budget.remainingPause.map { Int($0.components.seconds) + 1 })
+                    try? await Task.sleep(for: .milliseconds(250))
+                }
+            } : nil
+            let report: SyncReport
+            do {
+                report = try await engine.run()
+            } catch {
+                watcher?.cancel()
+                await watcher?.value
+                bar.finish()
+                throw error
+            }
+            watcher?.cancel()
+            await watcher?.value
             bar.finish()
             if json {
                 Output.json(report.json)
@@ -69,23 +86,49 @@ extension Root {
 
 /// A one-line progress bar on stderr, only when stderr is a terminal.
 final class ProgressBar: Sendable {
-    private let enabled: Bool
-    private let drawn = Locked(false)
+    let enabled: Bool
+    private struct Shown {
+        var drawn = false
+        var last: SyncProgress?
+        var waiting: Int?
+    }
+    private let shown = Locked(Shown())
 
     init(enabled: Bool) { self.enabled = enabled }
 
     func update(_ progress: SyncProgress) {
         guard enabled else { return }
+        let waiting = shown.withLock { shown -> Int? in
+            shown.last = progress
+            shown.drawn = true
+            return shown.waiting
+        }
+        draw(progress, waiting: waiting)
+    }
+
+    /// Seconds Spotify's rate limit still holds every request back (nil: not limited).
+    func rateLimited(_ seconds: Int?) {
+        guard enabled else { return }
+        let last = shown.withLock { shown -> SyncProgress?? in
+            guard shown.waiting != seconds else { return .none }
+            shown.waiting = seconds
+            shown.drawn = true
+            return .some(shown.last)
+        }
+        guard case .some(let progress) = last else { return }
+        draw(progress ?? SyncProgress(phase: .listing, description: "", done: 0, total: 0), waiting: seconds)
+    }
+
+    private func draw(_ progress: SyncProgress, waiting: Int?) {
         let width = 30
         let filled = progress.total > 0 ? min(width, width * progress.done / progress.total) : 0
         let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
-        let line = "\r\(bar) \(progress.done)/\(progress.total) \(TerminalText.preview(progress.description, limit: 40))\u{1B}[K"
-        drawn.withLock { $0 = true }
-        Output.stderr(line)
+        let note = waiting.map { "rate-limited by Spotify, waiting \($0) s" } ?? TerminalText.preview(progress.description, limit: 40)
+        Output.stderr("\r\(bar) \(progress.done)/\(progress.total) \(note)\u{1B}[K")
     }
 
     func finish() {
-        guard enabled, drawn.current else { return }
+        guard enabled, shown.withLock({ $0.drawn }) else { return }
         Output.stderr("\r\u{1B}[K")
     }
 }

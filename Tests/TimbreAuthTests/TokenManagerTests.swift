@@ -8,7 +8,7 @@ import TimbreTestSupport
 /// A scripted accounts service + API: counts refreshes, rotates on demand.
 private final class FakeSpotify: HTTPTransport, @unchecked Sendable {
     let state = Locked((refreshes: 0, issued: 0, rotate: true, omitRefresh: false, revoked: false, validRefresh: "r0",
-                        validAccess: Set<String>(), apiCalls: 0))
+                        validAccess: Set<String>(), apiCalls: 0, usesPerToken: Int?.none, uses: [String: Int](), hosts: [String]()))
     let refreshDelay: Duration
 
     init(refreshDelay: Duration = .milliseconds(50)) { self.refreshDelay = refreshDelay }
@@ -37,7 +37,14 @@ private final class FakeSpotify: HTTPTransport, @unchecked Sendable {
         let auth = request.headers.first { $0.name == "Authorization" }?.value ?? ""
         return state.withLock { s in
             s.apiCalls += 1
-            guard s.validAccess.contains(String(auth.dropFirst("Bearer ".count))) else {
+            s.hosts.append(request.url.host ?? "")
+            let token = String(auth.dropFirst("Bearer ".count))
+            // Tokens that die after a few uses, as access tokens revoked mid-sync do.
+            if let limit = s.usesPerToken, s.validAccess.contains(token) {
+                s.uses[token, default: 0] += 1
+                if s.uses[token, default: 0] > limit { s.validAccess.remove(token) }
+            }
+            guard s.validAccess.contains(token) else {
                 return HTTPResponse(status: 401, body: Data(#"{"error":{"status":401,"message":"The access token expired"}}"#.utf8))
             }
             return HTTPResponse(status: 200, body: Data(#"{"id":"u1","display_name":"User One"}"#.utf8))
@@ -138,6 +145,47 @@ private struct EmptyStore: SecretStore {
         #expect(profile.id == "u1")
         #expect(fake.state.current.refreshes == 1)
         #expect(fake.state.current.apiCalls == 2)
+    }
+
+    @Test func each401ForANewerTokenRefreshesAgainSoQuicklyDyingTokensNeverEndTheRun() async throws {
+        let fake = FakeSpotify(refreshDelay: .milliseconds(5))
+        fake.state.withLock { $0.usesPerToken = 8 }
+        let (_, _, client) = try await make(fake)
+        // 24 requests at once, each token good for 8 of them: most requests meet a 401 for a
+        // token refreshed after they started, some more than once.
+        let ids = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<24 { group.addTask { try await client.me().id } }
+            return try await group.reduce(into: [String]()) { $0.append($1) }
+        }
+        #expect(ids.count == 24 && ids.allSatisfy { $0 == "u1" })
+        #expect(fake.state.current.refreshes >= 2, "refreshed \(fake.state.current.refreshes) times")
+    }
+
+    @Test func a401ThatNoRefreshCuresGivesUpAfterTheBound() async throws {
+        let fake = FakeSpotify(refreshDelay: .milliseconds(1))
+        // Every token is dead on arrival: the API refuses what the accounts service issues.
+        fake.state.withLock { $0.usesPerToken = 0 }
+        let (_, _, client) = try await make(fake)
+        let error = await #expect(throws: SpotifyError.self) { try await client.get("me") }
+        #expect(error?.exitStatus == .authenticationRequired)
+        let state = fake.state.current
+        #expect(state.refreshes == 1 + client.executor.policy.maxReauthorizations, "the first token, then one refresh per 401, bounded")
+        #expect(state.apiCalls == 1 + client.executor.policy.maxReauthorizations)
+    }
+
+    @Test func theBearerTokenGoesOnlyToTheAPIOrigin() async throws {
+        let fake = FakeSpotify()
+        let (_, _, client) = try await make(fake)
+        // A `next` link on the API's origin is followed.
+        #expect(try await client.get("https://api.test/v1/me?offset=50").status == 200)
+        #expect(try await client.get("https://API.test:443/v1/me").status == 200, "case and the default port are the same origin")
+        // Anything else never sees the token: another host, port, scheme, or a path outside api_url.
+        for hostile in ["https://evil.test/v1/me", "https://api.test.evil.test/v1/me", "https://api.test:8443/v1/me",
+                        "http://api.test/v1/me", "https://api.test/other/me", "https://user@evil.test/v1"] {
+            let error = await #expect(throws: TransportError.self, "\(hostile)") { try await client.get(hostile) }
+            #expect(error?.message.contains("only sent to api_url") == true, "\(String(describing: error?.message))")
+        }
+        #expect(fake.state.current.hosts == ["api.test", "API.test"], "no request left for another origin")
     }
 
     @Test func invalidGrantAsksTheUserToSignInAgain() async throws {

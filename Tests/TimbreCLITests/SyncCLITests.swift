@@ -11,7 +11,7 @@ import TimbreTestSupport
         func cleanUp() async { await sandbox.stop(); cli.remove() }
     }
 
-    private func setUp(_ size: String = "medium", _ arguments: [String] = []) async throws -> Setup {
+    func setUp(_ size: String = "medium", _ arguments: [String] = []) async throws -> Setup {
         let sandbox = try await SandboxProcess.start(library: size == "small" ? .small : .medium,
                                                      extraArguments: ["--refresh-rotation", "same"] + arguments)
         do {
@@ -25,7 +25,7 @@ import TimbreTestSupport
         }
     }
 
-    private func parse(_ text: String) -> Any? { try? JSONSerialization.jsonObject(with: Data(text.utf8)) }
+    func parse(_ text: String) -> Any? { try? JSONSerialization.jsonObject(with: Data(text.utf8)) }
 
     /// The canonical items a client must store: nulls and malformed ids left out.
     private func expectedItems(_ items: [[String: Any]]) -> [[String: Any]] {
@@ -51,6 +51,30 @@ import TimbreTestSupport
         }
     }
 
+    /// What `playlists --json` and `tracks --json` print equals the sandbox's model: every
+    /// playlist's details, every readable playlist's entries, Liked Songs.
+    func expectCacheEqualsSandbox(_ s: Setup) async throws {
+        let model = try await s.sandbox.library()
+        let sandboxPlaylists = model["playlists"] as? [[String: Any]] ?? []
+        let cached = parse(try await s.cli.run(["playlists", "--json"]).stdout) as? [[String: Any]] ?? []
+        #expect(cached.first?["id"] as? String == "liked")
+        #expect(cached.first?["name"] as? String == "Liked Songs")
+        #expect(cached.dropFirst().map { $0["id"] as? String ?? "" } == sandboxPlaylists.map { $0["id"] as? String ?? "" })
+        for (got, want) in zip(cached.dropFirst(), sandboxPlaylists) {
+            for key in ["name", "owner_id", "owner_name", "snapshot_id", "track_count", "collaborative", "public"] where !same(got[key], want[key]) {
+                Issue.record("playlist \(want["id"] ?? ""): \(key) = \(String(describing: got[key])), expected \(String(describing: want[key]))")
+            }
+        }
+        for playlist in sandboxPlaylists where playlist["readable_in_development_mode"] as? Bool == true {
+            let id = playlist["id"] as? String ?? ""
+            let tracks = try await s.cli.run(["tracks", id, "--json"])
+            #expect(tracks.status == 0, "\(tracks.stderr)")
+            compareItems(parse(tracks.stdout) as? [[String: Any]] ?? [], expectedItems(playlist["items"] as? [[String: Any]] ?? []), id)
+        }
+        let liked = parse(try await s.cli.run(["tracks", "liked", "--json"]).stdout) as? [[String: Any]] ?? []
+        compareItems(liked, expectedItems(model["liked"] as? [[String: Any]] ?? []), "liked")
+    }
+
     @Test func fullSyncReproducesTheSandboxLibraryExactly() async throws {
         let s = try await setUp()
         try await withCleanup({ await s.cleanUp() }) {
@@ -59,25 +83,7 @@ import TimbreTestSupport
             let report = parse(sync.stdout) as? [String: Any] ?? [:]
             #expect(report["status"] as? String == "ok")
 
-            let model = try await s.sandbox.library()
-            let sandboxPlaylists = model["playlists"] as? [[String: Any]] ?? []
-            let cached = parse(try await s.cli.run(["playlists", "--json"]).stdout) as? [[String: Any]] ?? []
-            #expect(cached.first?["id"] as? String == "liked")
-            #expect(cached.first?["name"] as? String == "Liked Songs")
-            #expect(cached.dropFirst().map { $0["id"] as? String ?? "" } == sandboxPlaylists.map { $0["id"] as? String ?? "" })
-            for (got, want) in zip(cached.dropFirst(), sandboxPlaylists) {
-                for key in ["name", "owner_id", "owner_name", "snapshot_id", "track_count", "collaborative", "public"] where !same(got[key], want[key]) {
-                    Issue.record("playlist \(want["id"] ?? ""): \(key) = \(String(describing: got[key])), expected \(String(describing: want[key]))")
-                }
-            }
-            for playlist in sandboxPlaylists where playlist["readable_in_development_mode"] as? Bool == true {
-                let id = playlist["id"] as? String ?? ""
-                let tracks = try await s.cli.run(["tracks", id, "--json"])
-                #expect(tracks.status == 0, "\(tracks.stderr)")
-                compareItems(parse(tracks.stdout) as? [[String: Any]] ?? [], expectedItems(playlist["items"] as? [[String: Any]] ?? []), id)
-            }
-            let liked = parse(try await s.cli.run(["tracks", "liked", "--json"]).stdout) as? [[String: Any]] ?? []
-            compareItems(liked, expectedItems(model["liked"] as? [[String: Any]] ?? []), "liked")
+            try await expectCacheEqualsSandbox(s)
         }
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import SandboxCore
 import Testing
 import TimbreCore
+import TimbreNet
 import TimbreTestSupport
 @testable import TimbreLibrary
 
@@ -166,7 +167,8 @@ import TimbreTestSupport
         try await withCleanup({ await h.stop() }) {
             let model = try await h.model()
             let broken = model.playlists[0].id
-            try await h.sandbox.addFaults([Fault(kind: .malformed, pathContains: "/playlists/\(broken)/items", count: 2)])
+            // Unreadable on every attempt the retry policy allows: the first and each retry.
+            try await h.sandbox.addFaults([Fault(kind: .malformed, pathContains: "/playlists/\(broken)/items", count: RetryPolicy().maxRetries + 1)])
             let report = try await h.sync()
             #expect(report.status == .partial && report.exitStatus == .partial)
             #expect(report.failed == 1 && report.updated == model.playlists.filter(\.readable).count - 1)
@@ -255,7 +257,7 @@ import TimbreTestSupport
         let h = try await Harness.start(.small)
         try await withCleanup({ await h.stop() }) {
             _ = try await h.sync()
-            try await h.sandbox.addFaults([Fault(kind: .malformed, pathContains: "/me/playlists", count: 2)])
+            try await h.sandbox.addFaults([Fault(kind: .malformed, pathContains: "/me/playlists", count: RetryPolicy().maxRetries + 1)])
             await #expect(throws: SyncError.self) { try await h.sync() }
             try expectMatch(h.cache, try await h.model())
         }

@@ -4,12 +4,13 @@ import TimbreCore
 @testable import TimbreNet
 
 /// The executor over the real transport and a real TLS server.
-@Suite struct RequestExecutorTests {
+@Suite(.tags(.integration), .integrationTier) struct RequestExecutorTests {
     let pki: TestPKI
     init() async throws { pki = try await TestPKI.shared() }
 
-    private func executor(_ server: TestTLSServer, policy: RetryPolicy = RetryPolicy(baseDelay: .milliseconds(20), maxDelay: .milliseconds(100))) -> RequestExecutor {
-        RequestExecutor(transport: CurlTransport(settings: settings(pki, pins: [pki.leaf])), policy: policy)
+    private func executor(_ server: TestTLSServer, policy: RetryPolicy = RetryPolicy(baseDelay: .milliseconds(20), maxDelay: .milliseconds(100)),
+                          budget: RateBudget = RateBudget()) -> RequestExecutor {
+        RequestExecutor(transport: CurlTransport(settings: settings(pki, pins: [pki.leaf])), budget: budget, policy: policy)
     }
 
     @Test func rateLimitWaitsRetryAfterThenSucceeds() async throws {
@@ -47,12 +48,16 @@ import TimbreCore
         #expect(okTimes.allSatisfy { $0 >= rateLimitedAt + 0.9 }, "requests sent during the pause: \(okTimes.map { $0 - rateLimitedAt })")
     }
 
-    @Test func excessiveRetryAfterSurfacesAsAnError() async throws {
+    @Test func retryAfterBeyondTheBudgetSurfacesAsAnErrorNamingTheWait() async throws {
         let server = try await TestTLSServer.start(pki: pki)
-        let executor = executor(server, policy: RetryPolicy(maxRetryAfter: .seconds(5)))
-        await #expect(throws: SpotifyError.rateLimited(retryAfterSeconds: 3600, path: "/status/429")) {
+        let executor = executor(server, budget: RateBudget(waitBudget: .seconds(5)))
+        let error = await #expect(throws: SpotifyError.self) {
             try await executor.send(HTTPRequest(url: server.url("/status/429?retry_after=3600")))
         }
+        #expect(error == .rateLimited(retryAfterSeconds: 3600, waitedSeconds: 0, budgetSeconds: 5, path: "/status/429"))
+        #expect(error?.message.contains("asks to wait 60 min, longer than rate_limit_budget (5 s)") == true, "\(String(describing: error?.message))")
+        #expect(executor.budget.waited == .zero, "a refused pause is not waited")
+        #expect(try server.requests().count == 1)
     }
 
     @Test func serverErrorsAreRetriedWithBackoff() async throws {
@@ -142,9 +147,18 @@ import TimbreCore
         #expect(RetryPolicy.retryAfter("3") == .seconds(3))
         #expect(RetryPolicy.retryAfter(nil) == .seconds(1))
         #expect(RetryPolicy.retryAfter("garbage") == .seconds(1))
-        #expect(RetryPolicy.retryAfter("-5") == .seconds(0))
+        #expect(RetryPolicy.retryAfter("-5") == .seconds(1), "negative reads as unreadable")
+        #expect(RetryPolicy.retryAfter("0") == RetryPolicy.shortestRetryAfter, "zero still pauses: no busy loop")
+        #expect(RetryPolicy.retryAfter("2.5") == .milliseconds(2500))
+        #expect(RetryPolicy.retryAfter("1e19") == RetryPolicy.longestRetryAfter, "huge values are clamped before any conversion (this trapped)")
+        #expect(RetryPolicy.retryAfter("99999999999999999999999") == RetryPolicy.longestRetryAfter)
+        #expect(RetryPolicy.retryAfter("inf") == .seconds(1))
+        #expect(RetryPolicy.retryAfter("nan") == .seconds(1))
+        #expect(RetryPolicy.retryAfter("1e400") == .seconds(1), "not finite")
+        #expect(RetryPolicy.retryAfter("--3") == .seconds(1))
         let now = Date(timeIntervalSince1970: 1_000_000)
         #expect(RetryPolicy.retryAfter("Mon, 12 Jan 1970 13:46:50 GMT", now: now) == .seconds(10))
+        #expect(RetryPolicy.retryAfter("Fri, 01 Jan 9999 00:00:00 GMT", now: now) == RetryPolicy.longestRetryAfter)
     }
 
     @Test func pinVerifierHonoursScope() {

@@ -70,3 +70,85 @@ import TimbreCore
         budget.release()
     }
 }
+
+/// Rate limits as one budget: episodes, the adaptive cap, the total wait.
+@Suite struct RateBudgetEpisodeTests {
+    @Test func fourHundredTwentyNinesFromRequestsAlreadyInFlightCountOnce() async throws {
+        let budget = RateBudget(maxConcurrent: 16, waitBudget: .seconds(10))
+        // Sixteen requests go out before any answer comes back.
+        var tickets: [RateBudget.Ticket] = []
+        for _ in 0..<16 { tickets.append(try await budget.acquire()) }
+        for _ in 0..<16 { budget.release() }
+        // All sixteen collect a 429 asking for 1 s: one episode, one second.
+        #expect(budget.rateLimited(tickets[0], wait: .seconds(1)) == .paused)
+        for ticket in tickets.dropFirst() {
+            #expect(budget.rateLimited(ticket, wait: .seconds(1)) == .sameEpisode)
+        }
+        #expect(budget.episodes == 1)
+        #expect(budget.waited == .seconds(1))
+        #expect(budget.currentCap == 8, "an episode halves the cap")
+    }
+
+    @Test func theCapHalvesPerEpisodeNeverBelowOneAndGrowsBackWithSuccesses() async throws {
+        let budget = RateBudget(maxConcurrent: 8, waitBudget: .seconds(100))
+        for expected in [4, 2, 1, 1] {
+            let ticket = try await budget.acquire()
+            budget.release()
+            #expect(budget.rateLimited(ticket, wait: .milliseconds(1)) == .paused)
+            #expect(budget.currentCap == expected)
+        }
+        // Successes grow it back one step per run, never past the configured cap.
+        for _ in 0..<(RateBudget.successesToGrow * 20) {
+            try await budget.acquire()
+            budget.release(succeeded: true)
+        }
+        #expect(budget.currentCap == 8)
+        // Failures do not grow it.
+        let ticket = try await budget.acquire()
+        budget.release()
+        _ = budget.rateLimited(ticket, wait: .milliseconds(1))
+        for _ in 0..<(RateBudget.successesToGrow * 3) {
+            try await budget.acquire()
+            budget.release(succeeded: false)
+        }
+        #expect(budget.currentCap == 4)
+    }
+
+    @Test func thePausesAddUpToTheBudgetThenTheNextIsRefused() async throws {
+        let budget = RateBudget(maxConcurrent: 4, waitBudget: .milliseconds(30))
+        var ticket = try await budget.acquire()
+        budget.release()
+        #expect(budget.rateLimited(ticket, wait: .milliseconds(20)) == .paused)
+        // A request sent after that pause began (a new episode) asks for 20 ms more: past 30 ms in all.
+        ticket = try await budget.acquire()
+        budget.release()
+        let outcome = budget.rateLimited(ticket, wait: .milliseconds(20))
+        guard case .overBudget(let waited) = outcome else {
+            Issue.record("expected overBudget, got \(outcome)")
+            return
+        }
+        #expect(waited == .milliseconds(20))
+        #expect(budget.waited == .milliseconds(20))
+        #expect(budget.episodes == 1)
+    }
+
+    @Test func aRetryAfterLongerThanTheWholeBudgetIsRefusedAtOnce() async throws {
+        let budget = RateBudget(maxConcurrent: 4, waitBudget: .seconds(120))
+        let ticket = try await budget.acquire()
+        budget.release()
+        #expect(budget.rateLimited(ticket, wait: .seconds(121)) == .overBudget(waited: .zero))
+        #expect(budget.remainingPause == nil, "nothing was paused")
+    }
+
+    @Test func anOverlappingPauseAddsOnlyWhatGoesPastTheOneInForce() async throws {
+        let budget = RateBudget(maxConcurrent: 4, waitBudget: .seconds(100))
+        var ticket = try await budget.acquire()
+        budget.release()
+        #expect(budget.rateLimited(ticket, wait: .seconds(10)) == .paused)
+        // Another episode (a ticket of the new episode, as a request sent in it would hold)
+        // asking for 4 s while 10 s are in force adds nothing to the total.
+        ticket = RateBudget.Ticket(episode: 1)
+        #expect(budget.rateLimited(ticket, wait: .seconds(4)) == .paused)
+        #expect(budget.waited == .seconds(10))
+    }
+}

@@ -139,10 +139,15 @@ extension SandboxService {
         let header = request.headers["authorization"] ?? ""
         guard header.lowercased().hasPrefix("bearer ") else { return unauthorized("Invalid access token") }
         let token = String(header.dropFirst(7)).trimmingSpaces
-        guard let expiry = withState({ $0.accessTokens[token] }) else {
-            return unauthorized("Invalid access token")
+        let limit = configuration.accessTokenRequests
+        let (expiry, uses) = withState { s -> (Date?, Int) in
+            guard let expiry = s.accessTokens[token] else { return (nil, 0) }
+            if limit != nil { s.accessTokenUses[token, default: 0] += 1 }
+            return (expiry, s.accessTokenUses[token] ?? 0)
         }
+        guard let expiry else { return unauthorized("Invalid access token") }
         guard expiry > now else { return unauthorized("The access token expired") }
+        if let limit, uses > limit { return unauthorized("The access token expired") }
         return nil
     }
 

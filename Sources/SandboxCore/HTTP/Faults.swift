@@ -1,3 +1,5 @@
+import Foundation
+
 /// A one-shot or n-shot failure injected through `POST /__sandbox/faults`.
 public struct Fault: Codable, Sendable, Equatable {
     public enum Kind: String, Codable, Sendable {
@@ -24,15 +26,26 @@ public struct Fault: Codable, Sendable, Equatable {
     /// `zero` or `keep`, for `empty_items`.
     public var total: String?
     public var ms: Int?
+    /// Fires on every `every`-th matching request only (the 5th, 10th, …); `count` then counts firings.
+    public var every: Int?
+    /// With `status` 429: the firing opens a window of this many milliseconds in which every API
+    /// request is answered 429 — a rate-limit storm, as Spotify's rolling window produces.
+    public var windowMS: Int?
+    /// Put in the error body of a `status` answer (`"reason": "QUOTA_EXCEEDED"`).
+    public var reason: String?
+    /// Matching requests seen so far (for `every`); not part of the control API.
+    var seen = 0
 
     enum CodingKeys: String, CodingKey {
-        case kind, count, status, playlist, total, ms
+        case kind, count, status, playlist, total, ms, every, reason
         case pathContains = "path_contains"
         case retryAfter = "retry_after"
+        case windowMS = "window_ms"
     }
 
     public init(kind: Kind, pathContains: String? = nil, count: Int? = nil, status: Int? = nil,
-                retryAfter: Int? = nil, playlist: String? = nil, total: String? = nil, ms: Int? = nil) {
+                retryAfter: Int? = nil, playlist: String? = nil, total: String? = nil, ms: Int? = nil,
+                every: Int? = nil, windowMS: Int? = nil, reason: String? = nil) {
         self.kind = kind
         self.pathContains = pathContains
         self.count = count
@@ -41,6 +54,15 @@ public struct Fault: Codable, Sendable, Equatable {
         self.playlist = playlist
         self.total = total
         self.ms = ms
+        self.every = every
+        self.windowMS = windowMS
+        self.reason = reason
+    }
+
+    public static func == (a: Fault, b: Fault) -> Bool {
+        a.kind == b.kind && a.pathContains == b.pathContains && a.count == b.count && a.status == b.status
+            && a.retryAfter == b.retryAfter && a.playlist == b.playlist && a.total == b.total && a.ms == b.ms
+            && a.every == b.every && a.windowMS == b.windowMS && a.reason == b.reason
     }
 
     func matches(target: String, path: String) -> Bool {
@@ -70,22 +92,52 @@ struct FaultDecision {
 
 struct FaultQueue {
     private(set) var pending: [Fault] = []
+    /// An open rate-limit window: until when, and the fault that opened it.
+    private var window: (until: Date, fault: Fault)?
 
     mutating func append(_ faults: [Fault]) {
-        pending += faults.filter { ($0.count ?? 1) > 0 }
+        pending += faults.filter { ($0.count ?? 1) > 0 && ($0.every ?? 1) > 0 }
     }
 
-    mutating func clear() { pending.removeAll() }
+    mutating func clear() {
+        pending.removeAll()
+        window = nil
+    }
 
-    /// Consumes the latency faults and the first other fault that match.
-    mutating func take(target: String, path: String) -> FaultDecision {
+    /// Consumes the latency faults and the first other fault that match. Inside an open
+    /// rate-limit window every API request gets the window's 429, and counts toward no `every`.
+    mutating func take(target: String, path: String, now: Date = Date()) -> FaultDecision {
         var decision = FaultDecision()
+        if let open = window {
+            if now < open.until, path.hasPrefix("/v1") {
+                var fault = open.fault
+                // What Spotify sends: the seconds left, rounded up.
+                fault.retryAfter = fault.retryAfter ?? max(1, Int(open.until.timeIntervalSince(now).rounded(.up)))
+                decision.fault = fault
+                return decision
+            }
+            if now >= open.until { window = nil }
+        }
         var index = 0
         while index < pending.count {
             let fault = pending[index]
-            let applies = fault.matches(target: target, path: path) && (fault.kind == .latency || decision.fault == nil)
+            var applies = fault.matches(target: target, path: path) && (fault.kind == .latency || decision.fault == nil)
+            if applies, let every = fault.every {
+                pending[index].seen += 1
+                applies = pending[index].seen % every == 0
+            }
             guard applies else {
                 index += 1
+                continue
+            }
+            if fault.kind == .status, fault.status == 429, let windowMS = fault.windowMS, windowMS > 0 {
+                let until = now.addingTimeInterval(Double(windowMS) / 1_000)
+                window = (until, fault)
+                var opened = fault
+                opened.retryAfter = fault.retryAfter ?? max(1, Int((Double(windowMS) / 1_000).rounded(.up)))
+                decision.fault = opened
+                let remaining = (fault.count ?? 1) - 1
+                if remaining <= 0 { pending.remove(at: index) } else { pending[index].count = remaining; index += 1 }
                 continue
             }
             if fault.kind == .latency {

@@ -45,9 +45,11 @@ public struct SandboxResponse: Sendable {
         SandboxResponse(status: status, headers: [jsonType] + headers, body: value.serialized())
     }
 
-    /// Web API error: `{"error":{"status":N,"message":"…"}}`.
-    public static func apiError(_ status: Int, _ message: String, headers: [(String, String)] = []) -> SandboxResponse {
-        json(status, .object([("error", .object([("status", .int(status)), ("message", .string(message))]))]), headers: headers)
+    /// Web API error: `{"error":{"status":N,"message":"…"}}`, with `"reason"` when given.
+    public static func apiError(_ status: Int, _ message: String, headers: [(String, String)] = [], reason: String? = nil) -> SandboxResponse {
+        var fields: [(String, JSONValue)] = [("status", .int(status)), ("message", .string(message))]
+        if let reason { fields.append(("reason", .string(reason))) }
+        return json(status, .object([("error", .object(fields))]), headers: headers)
     }
 
     /// Accounts-service error: `{"error":"invalid_grant","error_description":"…"}`.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 public enum RefreshRotation: String, Sendable, CaseIterable {
     /// A new refresh token in every refresh response; the old one stops working.
@@ -19,6 +20,9 @@ public struct SandboxConfiguration: Sendable {
     public var legacy = false
     public var itemsLimitMax = 50
     public var latencyMilliseconds = 0
+    /// Each access token answers "The access token expired" after this many API requests
+    /// (nil: only its lifetime counts) — tokens that die mid-sync.
+    public var accessTokenRequests: Int?
     /// Where the request log is appended (JSON lines); nil keeps it in memory only.
     public var requestLogPath: String?
     /// Lines for stderr; never given a secret.
@@ -30,12 +34,12 @@ public struct SandboxConfiguration: Sendable {
 }
 
 /// The sandbox's behaviour, independent of the HTTP server: requests in, responses out.
-/// All state sits behind one lock; handlers are fast (pages are encoded on demand).
-public final class SandboxService: @unchecked Sendable {
+/// All state sits behind one mutex; handlers are fast (pages are encoded on demand).
+public final class SandboxService: Sendable {
     public let configuration: SandboxConfiguration
-    private let lock = NSLock()
-    var state: State
-    private let logFile: FileHandle?
+    private let state: Mutex<State>
+    /// The request log file; the mutex keeps concurrent requests' lines whole.
+    private let logFile: Mutex<FileHandle?>
 
     struct AuthorizationCode {
         var redirectURI: String
@@ -49,6 +53,8 @@ public final class SandboxService: @unchecked Sendable {
         /// Encoded `/v1` answers, until the library (or the base URL in their links) changes.
         var answers = AnswerCache()
         var accessTokens: [String: Date] = [:]
+        /// API requests made with each access token (for `accessTokenRequests`).
+        var accessTokenUses: [String: Int] = [:]
         var refreshTokens: Set<String> = []
         var revokedRefreshTokens: Set<String> = []
         var codes: [String: AuthorizationCode] = [:]
@@ -59,12 +65,12 @@ public final class SandboxService: @unchecked Sendable {
 
     public init(configuration: SandboxConfiguration) {
         self.configuration = configuration
-        state = State(library: Library(size: configuration.library, seed: configuration.seed))
+        state = Mutex(State(library: Library(size: configuration.library, seed: configuration.seed)))
         if let path = configuration.requestLogPath {
-            FileManager.default.createFile(atPath: path, contents: nil)
-            logFile = FileHandle(forWritingAtPath: path)
+            _ = FileManager.default.createFile(atPath: path, contents: nil)
+            logFile = Mutex(FileHandle(forWritingAtPath: path))
         } else {
-            logFile = nil
+            logFile = Mutex(nil)
         }
     }
 
@@ -77,9 +83,7 @@ public final class SandboxService: @unchecked Sendable {
     public var userID: String { withState { $0.library.me.id } }
 
     func withState<T>(_ body: (inout State) throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&state)
+        try state.withLock { try body(&$0) }
     }
 
     // MARK: Dispatch
@@ -89,14 +93,14 @@ public final class SandboxService: @unchecked Sendable {
             return handleControl(request)
         }
         let target = request.query.isEmpty ? request.path : request.path + "?" + request.query
-        let decision = withState { $0.faults.take(target: target, path: request.path) }
+        let decision = withState { $0.faults.take(target: target, path: request.path, now: now) }
         var response: SandboxResponse
         switch decision.fault?.kind {
         case .status?:
             let status = decision.fault?.status ?? 500
             var headers: [(String, String)] = []
             if status == 429 { headers.append(("Retry-After", String(decision.fault?.retryAfter ?? 1))) }
-            response = .apiError(status, Fault.statusMessage(status), headers: headers)
+            response = .apiError(status, Fault.statusMessage(status), headers: headers, reason: decision.fault?.reason)
         case .emptyItems?:
             response = route(request, now: now, emptyItems: decision.fault)
         default:
@@ -151,9 +155,7 @@ public final class SandboxService: @unchecked Sendable {
         var line = entry.serialized()
         line.append(0x0A)
         withState { $0.requestLog.append(entry) }
-        lock.lock()
-        logFile?.write(Data(line))
-        lock.unlock()
+        logFile.withLock { $0?.write(Data(line)) }
         configuration.log("\(request.method) \(request.path) \(response.status) \(bytes)B")
     }
 }

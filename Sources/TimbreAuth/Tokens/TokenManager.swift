@@ -60,12 +60,17 @@ public actor TokenManager {
     @discardableResult
     public func refresh() async throws -> Session {
         if let inFlight { return try await inFlight.value }
-        let task = Task { try await self.performRefresh() }
+        // The task itself installs the new session and ends the flight, on the actor, the moment
+        // it finishes: a caller resumed later must never find the old session with the finished
+        // flight still in place (it would be handed the same token again as "renewed").
+        let task = Task {
+            defer { self.inFlight = nil }
+            let fresh = try await self.performRefresh()
+            self.session = fresh
+            return fresh
+        }
         inFlight = task
-        defer { inFlight = nil }
-        let fresh = try await task.value
-        session = fresh
-        return fresh
+        return try await task.value
     }
 
     private func performRefresh() async throws -> Session {
@@ -104,7 +109,13 @@ public actor TokenManager {
     }
 }
 
-/// Sends Web API requests with a valid bearer token: one refresh and one retry on a 401.
+/// Sends Web API requests with a valid bearer token, only ever to the API's own origin.
+///
+/// A 401 refreshes the token (single-flight across every request) and retries, for as long as
+/// each 401 answers a newer token than the one rejected before (bounded by
+/// `RetryPolicy.maxReauthorizations`): with many requests in flight and tokens that die quickly,
+/// one retry is not enough, and only a refresh the accounts service itself refuses means "sign
+/// in again".
 public struct AuthorizedClient: Sendable {
     public let executor: RequestExecutor
     public let tokens: TokenManager
@@ -116,27 +127,53 @@ public struct AuthorizedClient: Sendable {
         self.apiURL = apiURL
     }
 
-    /// `path` is relative to api_url (`me/playlists?limit=50`) or an absolute `next` URL.
+    /// `path` is relative to api_url (`me/playlists?limit=50`) or an absolute `next` URL, which
+    /// must be on api_url's origin: the token is never sent anywhere else.
     public func get(_ path: String) async throws -> HTTPResponse {
-        let url: URL
-        if path.hasPrefix("https://") {
-            guard let absolute = URL(string: path) else { throw TransportError.invalidRequest("bad URL from the API: \(TerminalText.preview(path))") }
-            url = absolute
-        } else {
-            guard let relative = URL(string: apiURL.absoluteString + "/" + path) else { throw TransportError.invalidRequest("bad path \(TerminalText.preview(path))") }
-            url = relative
-        }
-        let token = try await tokens.accessToken()
-        do {
-            return try await executor.send(HTTPRequest(url: url, headers: [("Authorization", "Bearer \(token)")]))
-        } catch let error as SpotifyError where error.status == 401 {
-            let renewed = try await tokens.accessToken(afterRejecting: token)
-            return try await executor.send(HTTPRequest(url: url, headers: [("Authorization", "Bearer \(renewed)")]))
+        let url = try resolve(path)
+        var token = try await tokens.accessToken()
+        var reauthorizations = 0
+        while true {
+            do {
+                return try await executor.send(HTTPRequest(url: url, headers: [("Authorization", "Bearer \(token)")]))
+            } catch let error as SpotifyError where error.status == 401 && reauthorizations < executor.policy.maxReauthorizations {
+                let renewed = try await tokens.accessToken(afterRejecting: token)
+                // The same token again means no refresh could help: give the 401 to the caller.
+                guard renewed != token else { throw error }
+                token = renewed
+                reauthorizations += 1
+            }
         }
     }
 
+    func resolve(_ path: String) throws -> URL {
+        if path.hasPrefix("https://") || path.hasPrefix("http://") {
+            guard let absolute = URL(string: path) else { throw TransportError.invalidRequest("bad URL from the API: \(TerminalText.preview(path))") }
+            guard Self.sameOrigin(absolute, apiURL), absolute.path.hasPrefix(apiURL.path) else {
+                throw TransportError.invalidRequest(
+                    "the API pointed timbre at \(TerminalText.preview(Redactor.redact(absolute.absoluteString), limit: 80)), outside api_url (\(apiURL.absoluteString)); the access token is only sent to api_url")
+            }
+            return absolute
+        }
+        guard let relative = URL(string: apiURL.absoluteString + "/" + path) else { throw TransportError.invalidRequest("bad path \(TerminalText.preview(path))") }
+        return relative
+    }
+
+    /// Scheme, host and port equal (a missing port is the scheme's default).
+    static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
+        func port(_ url: URL) -> Int? { url.port ?? (url.scheme?.lowercased() == "https" ? 443 : url.scheme?.lowercased() == "http" ? 80 : nil) }
+        return a.scheme?.lowercased() == b.scheme?.lowercased() && a.host?.lowercased() == b.host?.lowercased() && port(a) == port(b)
+    }
+
+    /// `GET /me`; an unreadable body is transient, like a 5xx: fetched again after a backoff.
     public func me() async throws -> UserProfile {
-        let response = try await get("me")
-        do { return try JSONDecoder().decode(UserProfile.self, from: response.body) } catch { throw AuthError.malformedProfile }
+        var attempt = 0
+        while true {
+            let response = try await get("me")
+            if let profile = try? JSONDecoder().decode(UserProfile.self, from: response.body) { return profile }
+            guard attempt < executor.policy.maxRetries else { throw AuthError.malformedProfile }
+            try await executor.backOff(attempt: attempt)
+            attempt += 1
+        }
     }
 }

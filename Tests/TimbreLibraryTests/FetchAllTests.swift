@@ -1,0 +1,48 @@
+import Testing
+import TimbreCore
+@testable import TimbreLibrary
+
+/// Paging a list: a bounded pool of workers, whatever total the server claims.
+@Suite struct FetchAllTests {
+    @Test func neverMoreFetchesAliveThanTheWorkersAndEveryOffsetOnce() async throws {
+        let alive = Locked((now: 0, peak: 0, offsets: [Int]()))
+        let pages = try await Fetcher.fetchAll(from: 50, to: 10_000, by: 50, workers: 4) { offset in
+            alive.withLock { $0.now += 1; $0.peak = max($0.peak, $0.now); $0.offsets.append(offset) }
+            await Task.yield()
+            alive.withLock { $0.now -= 1 }
+            return offset / 50
+        }
+        let seen = alive.current
+        #expect(seen.peak <= 4 && seen.peak >= 1)
+        #expect(seen.offsets.sorted() == Array(stride(from: 50, to: 10_000, by: 50)))
+        #expect(pages.count == 199 && pages[9_950] == 199)
+    }
+
+    @Test func aFailingPageCancelsTheRestAndIsThrown() async throws {
+        struct Boom: Error {}
+        let started = Locked(0)
+        await #expect(throws: Boom.self) {
+            _ = try await Fetcher.fetchAll(from: 0, to: 1_000_000, by: 1, workers: 3) { offset -> Int in
+                started.withLock { $0 += 1 }
+                if offset == 10 { throw Boom() }
+                await Task.yield()
+                return offset
+            }
+        }
+        #expect(started.current < 1_000, "the pool stopped taking offsets after the failure: \(started.current)")
+    }
+
+    @Test func anEmptyOrBackwardsRangeFetchesNothing() async throws {
+        let calls = Locked(0)
+        for (start, end) in [(50, 50), (50, 0), (50, -5_000_000_000)] {
+            let pages = try await Fetcher.fetchAll(from: start, to: end, by: 50, workers: 8) { _ in calls.withLock { $0 += 1 } }
+            #expect(pages.isEmpty)
+        }
+        #expect(calls.current == 0)
+    }
+
+    @Test func theCapsAreSpotifysLimits() {
+        #expect(Fetcher.maxPlaylistEntries == 10_000)
+        #expect(Fetcher.maxLikedEntries >= 10_000 && Fetcher.maxPlaylists >= 10_000)
+    }
+}
