@@ -105,18 +105,10 @@ public struct CachedItem: Sendable, Equatable {
 
     public static let csvHeader = "position,name,artists,album,duration_ms,added_at,uri"
 
-    /// One CSV record (no line terminator), RFC 4180 quoting.
+    /// One CSV record (no line terminator): text cells through `CSVCell` (quoted, no control
+    /// characters, no formulas), the numbers timbre writes itself as they are.
     public var csvRow: String {
-        [String(position), name, artists.joined(separator: "; "), album ?? "", String(durationMS), addedAt ?? "", uri]
-            .map(CSV.field).joined(separator: ",")
+        [String(position), CSVCell.encode(name), CSVCell.encode(artists.joined(separator: "; ")), CSVCell.encode(album ?? ""),
+         String(durationMS), CSVCell.encode(addedAt ?? ""), CSVCell.encode(uri)].joined(separator: ",")
     }
 }
-
-enum CSV {
-    /// Quotes a field when it holds a comma, a quote, CR or LF; doubles inner quotes.
-    static func field(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
-        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
-}
-

@@ -154,6 +154,14 @@ import TimbreCore
         #expect(item.csvRow == "3,\"Say \"\"hi\"\", now\nplease\",\"A; B, C\",,1000,,spotify:local:A:B:T:1")
     }
 
+    @Test func csvFromHostileNamesCarriesNoEscapeAndNoFormula() {
+        let item = CachedItem(position: 0, kind: .track, id: "4uLU6hMCjMI75M1A2tKUQC", uri: "spotify:track:4uLU6hMCjMI75M1A2tKUQC",
+                              name: "=1+1\u{1B}[2J", artists: ["@SUM(A1)", "\u{9B}x"], album: "+cmd|' /C calc'!A0", durationMS: 5, addedAt: nil)
+        let row = item.csvRow
+        #expect(!row.unicodeScalars.contains { $0.value == 0x1B || (0x80...0x9F).contains($0.value) })
+        #expect(row == "0,\"'=1+1[2J\",\"'@SUM(A1); x\",\"'+cmd|' /C calc'!A0\",5,,spotify:track:4uLU6hMCjMI75M1A2tKUQC")
+    }
+
     @Test func playlistJSONFollowsTheContract() {
         let playlist = CachedPlaylist(id: "liked", name: "Liked Songs", ownerID: "u", ownerName: nil, snapshotID: nil, trackCount: 812,
                                       collaborative: false, isPublic: false, syncedAt: Date(timeIntervalSince1970: 1_795_341_600), unavailable: false)
@@ -162,8 +170,8 @@ import TimbreCore
 
     @Test func reportJSONFollowsTheContract() {
         let report = SyncReport(status: .partial, checked: 60, updated: 3, unchanged: 56, failed: 1, removed: 0, likedUpdated: true, likedCount: 800,
-                                itemsWritten: 412, requests: 19, warnings: ["w"], durationMS: 1840)
-        #expect(report.json.serialized() == #"{"status":"partial","playlists":{"checked":60,"updated":3,"unchanged":56,"failed":1,"removed":0},"liked":{"updated":true,"count":800},"items_written":412,"requests":19,"warnings":["w"],"duration_ms":1840}"#)
+                                itemsWritten: 412, requests: 19, warnings: ["w"], durationMS: 1840, rateLimitedMS: 2000)
+        #expect(report.json.serialized() == #"{"status":"partial","playlists":{"checked":60,"updated":3,"unchanged":56,"failed":1,"removed":0},"liked":{"updated":true,"count":800},"items_written":412,"requests":19,"warnings":["w"],"duration_ms":1840,"rate_limited_ms":2000}"#)
         #expect(report.exitStatus == .partial)
     }
 }
