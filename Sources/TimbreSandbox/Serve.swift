@@ -40,6 +40,12 @@ extension Root {
         @Option(help: "Each access token expires after this many API requests (tokens that die mid-sync).")
         var accessTokenRequests: Int?
 
+        @Option(help: "The signed-in user's display name (any text, escape sequences included).")
+        var displayName: String?
+
+        @Option(help: "The signed-in user's id (default sandbox_user).")
+        var userId: String?
+
         @Option(help: "Refresh-token handling: rotate, omit or same.")
         var refreshRotation: RefreshRotation = .rotate
 
@@ -76,6 +82,8 @@ extension Root {
             settings.clientID = clientId
             settings.accessTokenTTL = accessTokenTtl
             settings.accessTokenRequests = accessTokenRequests
+            settings.displayName = displayName
+            settings.userID = userId
             settings.refreshRotation = refreshRotation
             settings.developmentMode = !noDevMode
             settings.legacy = legacy

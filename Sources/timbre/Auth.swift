@@ -45,13 +45,15 @@ extension Root {
                     ]))
                     return
                 }
-                let who = session?.displayName.map { "\(TerminalText.sanitize($0)) (\(session?.userID ?? "?"))" } ?? session?.userID ?? "unknown user"
+                // Every string here came from Spotify: shown, never run by the terminal.
+                let userID = session?.userID.map { TerminalText.preview($0, limit: 80) }
+                let who = session?.displayName.map { "\(TerminalText.preview($0, limit: 80)) (\(userID ?? "?"))" } ?? userID ?? "unknown user"
                 print("Signed in to Spotify as \(who)")
                 print("  secret stored in: \(source.rawValue)")
                 if let session {
                     let state = session.expiresAt > Date() ? "expires" : "expired"
                     print("  access token \(state): \(session.expiresAt.iso8601)")
-                    print("  scopes: \(session.scopes.joined(separator: " "))")
+                    print("  scopes: \(session.scopes.map { TerminalText.preview($0, limit: 80) }.joined(separator: " "))")
                 }
             }
         }

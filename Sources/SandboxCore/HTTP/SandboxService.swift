@@ -23,6 +23,10 @@ public struct SandboxConfiguration: Sendable {
     /// Each access token answers "The access token expired" after this many API requests
     /// (nil: only its lifetime counts) — tokens that die mid-sync.
     public var accessTokenRequests: Int?
+    /// The signed-in user's display name instead of the generated one (hostile names for tests).
+    public var displayName: String?
+    /// The signed-in user's id instead of `sandbox_user`.
+    public var userID: String?
     /// Where the request log is appended (JSON lines); nil keeps it in memory only.
     public var requestLogPath: String?
     /// Lines for stderr; never given a secret.
@@ -65,7 +69,10 @@ public final class SandboxService: Sendable {
 
     public init(configuration: SandboxConfiguration) {
         self.configuration = configuration
-        state = Mutex(State(library: Library(size: configuration.library, seed: configuration.seed)))
+        var library = Library(size: configuration.library, seed: configuration.seed)
+        if let name = configuration.displayName { library.users[0].displayName = name }
+        if let id = configuration.userID { library.users[0].id = id }
+        state = Mutex(State(library: library))
         if let path = configuration.requestLogPath {
             _ = FileManager.default.createFile(atPath: path, contents: nil)
             logFile = Mutex(FileHandle(forWritingAtPath: path))
