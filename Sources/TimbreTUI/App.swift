@@ -17,9 +17,22 @@ public struct CacheLibrarySource: LibrarySource {
         }
     }
 
+    /// A malformed id is refused with an error naming it (it used to open Liked Songs instead).
     public func tracks(of playlistID: String) throws -> [TrackRow] {
-        let ref: PlaylistRef = playlistID == CachedPlaylist.likedID ? .liked : (SpotifyID(playlistID).map(PlaylistRef.playlist) ?? .liked)
+        let ref: PlaylistRef
+        if playlistID == CachedPlaylist.likedID {
+            ref = .liked
+        } else if let id = SpotifyID(playlistID) {
+            ref = .playlist(id)
+        } else {
+            throw NotAPlaylistID(text: playlistID)
+        }
         return try cache.items(of: ref, Self.row) ?? []
+    }
+
+    public struct NotAPlaylistID: Error, Equatable, CustomStringConvertible {
+        public let text: String
+        public var description: String { "“\(TerminalText.preview(text, limit: 40))” is not a playlist id; nothing was opened" }
     }
 
     public func search(_ query: String, limit: Int) throws -> [TUIState.SearchHit] {
@@ -60,16 +73,24 @@ public final class TUIApp: @unchecked Sendable {
     private let source: any LibrarySource
     private let sync: BackgroundSync?
     private let environment: [String: String]
+    private let inbox: MessageInbox
+    private let stderrLog: String?
     private var state = TUIState()
     private let mailbox = Locked<[Event]>([])
     private let stopRequested = Locked(false)
     private var syncTask: Task<Void, Never>?
 
+    /// `inbox` brings warnings from background work (the keyring, the token manager, the cache)
+    /// to the status line and `:messages`; `stderrLog` is where fd 2 points while the interface
+    /// owns the terminal (nil leaves fd 2 alone: tests of the loop).
     public init(source: any LibrarySource, sync: BackgroundSync?, status: StatusInfo, keys: [String: String],
-                environment: [String: String] = ProcessInfo.processInfo.environment) {
+                environment: [String: String] = ProcessInfo.processInfo.environment,
+                inbox: MessageInbox = MessageInbox(), stderrLog: String? = nil) {
         self.source = source
         self.sync = sync
         self.environment = environment
+        self.inbox = inbox
+        self.stderrLog = stderrLog
         state.status = status
         let problems = state.keymap.apply(keys)
         if let first = problems.first { state.setMessage(first + (problems.count > 1 ? " (+\(problems.count - 1) more)" : "")) }
@@ -78,7 +99,7 @@ public final class TUIApp: @unchecked Sendable {
     /// Runs until the user quits (q, Ctrl-C) or SIGTERM; the terminal is restored on every path.
     public func run() async throws {
         let terminal = Terminal()
-        try terminal.start(environment: environment)
+        try terminal.start(environment: environment, stderrLog: stderrLog)
         let signals = watchSignals()
         defer {
             terminal.restore()
@@ -102,6 +123,9 @@ public final class TUIApp: @unchecked Sendable {
         while !state.shouldQuit && !stopRequested.current {
             // Repaint only when something changed: an idle interface costs no CPU.
             var dirty = drainMailbox()
+            let posted = inbox.take()
+            for text in posted { state.addMessage(text) }
+            dirty = dirty || !posted.isEmpty
             if state.syncRequested {
                 state.syncRequested = false
                 startSync()
@@ -125,11 +149,10 @@ public final class TUIApp: @unchecked Sendable {
         switch event {
         case .resize:
             return
-        case .key(let key) where state.mode == .help:
-            _ = key
+        case .key where state.mode == .help, .character where state.mode == .help:
             state.apply(.help)
-        case .character where state.mode == .help:
-            state.apply(.help)
+        case .key where state.mode == .messages, .character where state.mode == .messages:
+            state.apply(.messages)
         case .key(let key) where isTyping:
             switch key.name {
             case "Enter": afterTyping(state.type(.enter))
@@ -249,6 +272,7 @@ public final class TUIApp: @unchecked Sendable {
                 state.status.offline = false
                 state.status.lastSync = Self.clock()
                 if report.failed > 0 { state.status.lastError = "\(report.failed) playlist(s) failed to sync" }
+                for warning in report.warnings { state.addMessage(warning) }
                 reloadPlaylists()
                 // A sync that changed no items leaves the open list as it is (no second copy of a
                 // 10,000-row list while the first is still shown).
@@ -260,6 +284,7 @@ public final class TUIApp: @unchecked Sendable {
                 state.status.syncProgress = nil
                 state.status.offline = offline
                 state.status.lastError = TerminalText.preview(message, limit: 100)
+                state.addMessage("sync failed: " + message)
                 if offline { state.status.hint = "showing the cache; U retries" }
             }
         }

@@ -28,6 +28,8 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
     case search(String?)
     case sync
     case help
+    /// The list of warnings and errors background work reported.
+    case messages
     case redraw
     case prompt
     case quit
@@ -47,6 +49,7 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
         case .search(let text): return text.map { "search \($0)" } ?? "search"
         case .sync: return "sync"
         case .help: return "help"
+        case .messages: return "messages"
         case .redraw: return "redraw"
         case .prompt: return "prompt"
         case .quit: return "quit"
@@ -102,6 +105,7 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
         case "clear": return try noArguments(.clear)
         case "sync": return try noArguments(.sync)
         case "help": return try noArguments(.help)
+        case "messages": return try noArguments(.messages)
         case "redraw": return try noArguments(.redraw)
         case "prompt": return try noArguments(.prompt)
         case "quit", "q": return try noArguments(.quit)
@@ -110,7 +114,7 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
     }
 
     public static let names = ["move", "focus", "open", "filter", "next-match", "previous-match", "clear", "sort",
-                               "search", "sync", "help", "redraw", "prompt", "quit"]
+                               "search", "sync", "help", "messages", "redraw", "prompt", "quit"]
 }
 
 public enum CommandError: Error, Equatable, Sendable, CustomStringConvertible {

@@ -37,7 +37,7 @@ public struct Keymap: Sendable {
         ("l", "focus tracks"), ("Right", "focus tracks"), ("Enter", "open"),
         ("/", "filter"), ("n", "next-match"), ("N", "previous-match"), ("Esc", "clear"),
         ("s", "sort next"), ("S", "sort reverse"), ("F", "search"), ("U", "sync"), ("?", "help"),
-        ("C-l", "redraw"), (":", "prompt"), ("q", "quit"),
+        ("M", "messages"), ("C-l", "redraw"), (":", "prompt"), ("q", "quit"),
     ]
 
     public init() {

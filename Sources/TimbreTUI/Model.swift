@@ -63,6 +63,8 @@ public struct StatusInfo: Sendable, Equatable {
     public var offline: Bool
     public var hint: String?
     public var lastError: String?
+    /// The latest warning from background work (the whole list: `:messages`).
+    public var lastMessage: String?
 
     public init(user: String? = nil, lastSync: String? = nil, syncProgress: String? = nil, rateLimitWait: Int? = nil,
                 offline: Bool = false, hint: String? = nil, lastError: String? = nil) {

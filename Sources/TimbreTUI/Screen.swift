@@ -38,6 +38,7 @@ public enum Screen {
         switch state.mode {
         case .searchResults: rightRows = searchLines(state, width: rightWidth, height: bodyRows)
         case .help: rightRows = helpLines(state, width: rightWidth, height: bodyRows)
+        case .messages: rightRows = messageLines(state, width: rightWidth, height: bodyRows)
         default: rightRows = trackLines(state, width: rightWidth, height: bodyRows)
         }
         for index in 0..<bodyRows {
@@ -58,6 +59,7 @@ public enum Screen {
     static func rightHeader(_ state: TUIState) -> String {
         if state.mode == .searchResults { return " Search results (\(state.searchResults.count)) — Enter jumps, Esc closes" }
         if state.mode == .help { return " Keys — any key closes" }
+        if state.mode == .messages { return " Messages (\(state.messages.count)) — any key closes" }
         guard let playlist = state.openedPlaylist else { return " Tracks — Enter opens the selected playlist" }
         var text = " \(playlist.name) · \(state.visibleTracks.count)"
         if state.visibleTracks.count != state.tracks.count { text += "/\(state.tracks.count)" }
@@ -154,6 +156,15 @@ public enum Screen {
         return Array(out.prefix(height))
     }
 
+    /// The newest messages that fit, newest last (as a log reads).
+    static func messageLines(_ state: TUIState, width: Int, height: Int) -> [Segment] {
+        var out = state.messages.isEmpty
+            ? [Segment(TextWidth.pad("  No messages.", columns: width), .dim)]
+            : state.messages.suffix(height).map { Segment(TextWidth.pad("  " + $0, columns: width)) }
+        while out.count < height { out.append(Segment(String(repeating: " ", count: width))) }
+        return Array(out.prefix(height))
+    }
+
     static func inputLine(_ state: TUIState, width: Int) -> Segment {
         switch state.mode {
         case .filterInput: return Segment(TextWidth.pad("/" + state.input + "▏", columns: width))
@@ -172,6 +183,7 @@ public enum Screen {
         if let progress = status.syncProgress { parts.append("syncing \(progress)") } else if let last = status.lastSync { parts.append("synced \(last)") }
         if let wait = status.rateLimitWait, wait > 0 { parts.append("rate-limited, waiting \(wait) s") }
         if let error = status.lastError { parts.append("error: \(error)") }
+        if status.lastError == nil, let message = status.lastMessage { parts.append("⚠ \(message) (:messages)") }
         if let hint = status.hint { parts.append(hint) }
         return " " + parts.joined(separator: " · ")
     }

@@ -6,7 +6,7 @@ import TimbreCore
 /// curses layer only paints `Screen.render(self, …)` and feeds keys back.
 public struct TUIState: Sendable {
     public enum Pane: Sendable { case playlists, tracks }
-    public enum Mode: Sendable, Equatable { case normal, filterInput, promptInput, searchInput, help, searchResults }
+    public enum Mode: Sendable, Equatable { case normal, filterInput, promptInput, searchInput, help, searchResults, messages }
 
     public struct SearchHit: Sendable, Equatable {
         public var playlistID: String
@@ -43,6 +43,9 @@ public struct TUIState: Sendable {
     public internal(set) var searchResults: [SearchHit] = []
     public internal(set) var searchCursor = 0
     public internal(set) var message: String?
+    /// Warnings and errors from background work, oldest first (`:messages`), at most `messageLimit`.
+    public internal(set) var messages: [String] = []
+    public static let messageLimit = 200
     public var status = StatusInfo()
     public internal(set) var shouldQuit = false
     /// Set by `sync`; the app starts a background sync and clears it.
@@ -84,6 +87,15 @@ public struct TUIState: Sendable {
     }
 
     public var openedPlaylist: PlaylistRow? { playlists.first { $0.id == openedPlaylistID } }
+
+    /// A warning or error from background work: kept for `:messages`, the latest shown in the
+    /// status line. Text from the network is made inert here, once.
+    public mutating func addMessage(_ text: String) {
+        let clean = TerminalText.preview(text, limit: 500)
+        messages.append(clean)
+        if messages.count > Self.messageLimit { messages.removeFirst(messages.count - Self.messageLimit) }
+        status.lastMessage = clean
+    }
 
     // MARK: Commands
 
@@ -142,6 +154,7 @@ public struct TUIState: Sendable {
             }
         case .sync: syncRequested = true
         case .help: mode = mode == .help ? .normal : .help
+        case .messages: mode = mode == .messages ? .normal : .messages
         case .redraw: break
         case .prompt:
             mode = .promptInput

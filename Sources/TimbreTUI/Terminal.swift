@@ -23,14 +23,16 @@ final class Terminal: @unchecked Sendable {
         var exitStatus: ExitStatus { .usage }
     }
 
-    /// Checks that stdin/stdout are a capable terminal, then takes over the screen.
-    func start(environment: [String: String]) throws {
+    /// Checks that stdin/stdout are a capable terminal, then takes over the screen. With
+    /// `stderrLog`, fd 2 goes to that file until `restore()`.
+    func start(environment: [String: String], stderrLog: String? = nil) throws {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else { throw NotATerminal(reason: "stdin or stdout is not a terminal") }
         let term = environment["TERM"] ?? ""
         guard !term.isEmpty, term != "dumb" else { throw NotATerminal(reason: "TERM is \(term.isEmpty ? "unset" : "dumb")") }
         setlocale(LC_ALL, "")
         guard let screen = initscr() else { throw NotATerminal(reason: "ncurses could not initialise TERM=\(term)") }
         window = screen
+        if let stderrLog { StderrCapture.begin(logPath: stderrLog) }
         Terminal.installCrashRestore()
         cbreak()
         noecho()
@@ -55,6 +57,7 @@ final class Terminal: @unchecked Sendable {
         window = nil
         curs_set(1)
         endwin()
+        StderrCapture.end()
     }
 
     var size: (rows: Int, columns: Int) {
@@ -137,6 +140,8 @@ final class Terminal: @unchecked Sendable {
         for signal in [SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGABRT, SIGFPE] {
             Glibc.signal(signal) { number in
                 endwin()
+                // The crash report belongs on the terminal, not in the log.
+                StderrCapture.end()
                 Glibc.signal(number, SIG_DFL)
                 raise(number)
             }

@@ -33,12 +33,13 @@ struct AppContext {
         return try LibraryCache.open(path: paths.cache, verify: false, warn: { Output.warning($0) })
     }
 
-    func vault(insecureStorage: Bool = false) -> CredentialVault {
+    /// `warnings` defaults to stderr; the interface passes its message list instead.
+    func vault(insecureStorage: Bool = false, warnings: (@Sendable (String) -> Void)? = nil) -> CredentialVault {
         CredentialVault(
             profile: profile, refreshTier: config.refreshTokenTier,
             environment: EnvironmentSecretStore(environment: environment),
             keyring: LibSecretStore(), file: FileSecretStore(path: paths.credentials),
-            insecureStorage: insecureStorage, warnings: { Output.warning($0) })
+            insecureStorage: insecureStorage, warnings: warnings ?? { Output.warning($0) })
     }
 
     func clientID(redirectPort: Int) throws -> String {

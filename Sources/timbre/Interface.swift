@@ -8,9 +8,11 @@ import TimbreTUI
 /// Opens the interactive interface on the cache of `context`, with a background sync when signed in.
 enum Interface {
     static func open(_ context: AppContext, vault: CredentialVault? = nil) async throws {
+        // Once curses owns the terminal nothing may print under it: warnings go to the interface.
+        let inbox = MessageInbox()
         // The first frame must not wait for a whole-file check: the background sync verifies first.
-        let cache = try LibraryCache.open(path: context.paths.cache, verify: false, warn: { Output.warning($0) })
-        let vault = vault ?? context.vault()
+        let cache = try LibraryCache.open(path: context.paths.cache, verify: false, warn: { inbox.post($0) })
+        let vault = vault ?? context.vault(warnings: { inbox.post($0) })
         var status = StatusInfo()
         var background: BackgroundSync?
         let signedIn = ((try? await vault.refreshToken()) ?? nil) != nil
@@ -37,7 +39,7 @@ enum Interface {
         }
         if let last = try? cache.lastSyncedAt() { status.lastSync = ClockText.localDateTime(last) }
         let app = TUIApp(source: CacheLibrarySource(cache: cache), sync: background, status: status, keys: context.config.keys,
-                         environment: context.environment)
+                         environment: context.environment, inbox: inbox, stderrLog: context.paths.log)
         try await app.run()
     }
 }
