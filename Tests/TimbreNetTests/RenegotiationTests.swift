@@ -66,9 +66,11 @@ final class OpenSSLServer: @unchecked Sendable {
 
     init(pki: TestPKI) throws {
         let output = Pipe()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = ["s_server", "-4", "-tls1_2", "-accept", "0", "-ign_eof",
-                             "-cert", pki.directory.appendingPathComponent("chain.pem").path,
+        // stdbuf: s_server reports the renegotiation with printf, which a pipe would hold back.
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/stdbuf")
+        process.arguments = ["-oL", "/usr/bin/openssl", "s_server", "-4", "-tls1_2", "-accept", "0", "-ign_eof",
+                             "-cert", pki.directory.appendingPathComponent("leaf.pem").path,
+                             "-cert_chain", pki.directory.appendingPathComponent("chain.pem").path,
                              "-key", pki.directory.appendingPathComponent("leaf.key").path]
         process.standardInput = input
         process.standardOutput = output
@@ -98,7 +100,7 @@ final class OpenSSLServer: @unchecked Sendable {
         }.start()
         ready.wait()
         guard let port = portFound.current else {
-            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
             throw TestFailure("openssl s_server did not start: \(printed.current)")
         }
         self.port = port
@@ -122,13 +124,12 @@ final class OpenSSLServer: @unchecked Sendable {
         guard printed.current.contains(needle) else { throw TestFailure("s_server never printed \(needle):\n\(printed.current)") }
     }
 
+    /// SIGKILL (started from the task pool, it inherits a mask that blocks SIGTERM), then waits for
+    /// Foundation to see the exit (waitUntilExit can hang off the main thread).
     func stop() async {
-        process.terminate()
-        await withCheckedContinuation { continuation in
-            Thread { [process] in
-                process.waitUntilExit()
-                continuation.resume()
-            }.start()
+        kill(process.processIdentifier, SIGKILL)
+        for _ in 0..<500 where process.isRunning {
+            try? await Task.sleep(for: .milliseconds(10))
         }
     }
 }
