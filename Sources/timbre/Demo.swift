@@ -125,7 +125,8 @@ struct DemoSandbox {
         process.environment = Spawn.childEnvironment(ProcessInfo.processInfo.environment)
         try process.run()
         guard let buffer = readAnnouncement(out.fileHandleForReading.fileDescriptor, deadline: ContinuousClock.now + timeout) else {
-            process.terminate()
+            // SIGKILL: a hung sandbox may not act on SIGTERM (it can inherit a mask that blocks it).
+            kill(process.processIdentifier, SIGKILL)
             throw DemoStartTimeout(seconds: Int(timeout.components.seconds))
         }
         guard let line = buffer.split(separator: 10).first,
