@@ -38,4 +38,20 @@ import TimbreCore
         let store = FileSecretStore(path: dir + "/credentials.json") { _ in }
         await #expect(throws: SecretStoreError.self) { _ = try await store.read(.refreshToken, profile: "default") }
     }
+
+    /// Only root can give a file away, so only a root test run can plant one.
+    @Test(.enabled(if: geteuid() == 0)) func aCredentialsFileOfAnotherUserIsRefused() async throws {
+        let dir = try folder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try json.write(toFile: dir + "/credentials.json", atomically: true, encoding: .utf8)
+        chmod(dir + "/credentials.json", 0o600)
+        chown(dir + "/credentials.json", 12_345, 12_345)
+        let store = FileSecretStore(path: dir + "/credentials.json") { _ in }
+        do {
+            _ = try await store.read(.refreshToken, profile: "default")
+            Issue.record("read a credentials file that belongs to another user")
+        } catch {
+            #expect(error.message.contains("belongs to another user"))
+        }
+    }
 }
