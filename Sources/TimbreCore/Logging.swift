@@ -45,6 +45,8 @@ public final class LogSink: Sendable {
             close(fd)
             throw LogError(path: path, errno: EINVAL)
         }
+        // A log left 0644 by an older timbre still holds request details: tighten it too.
+        if info.st_mode & 0o077 != 0 { _ = fchmod(fd, 0o600) }
         self.fd = Locked(fd)
     }
 
