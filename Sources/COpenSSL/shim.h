@@ -24,4 +24,8 @@ static inline int tossl_ctx_set_min_proto(SSL_CTX *ctx, int v) { return (int)SSL
 static inline int tossl_ctx_set_max_proto(SSL_CTX *ctx, int v) { return (int)SSL_CTX_set_max_proto_version(ctx, v); }
 static inline int tossl_tls1_2_version(void) { return TLS1_2_VERSION; }
 static inline int tossl_tls1_3_version(void) { return TLS1_3_VERSION; }
+// A renegotiation on a reused connection would run the verify callback again, long after the
+// transfer that set it up ended; timbre refuses it instead.
+static inline void tossl_ctx_refuse_renegotiation(SSL_CTX *ctx) { SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION); }
+static inline int tossl_ctx_new_ex_index(CRYPTO_EX_free *free_func) { return SSL_CTX_get_ex_new_index(0, NULL, NULL, NULL, free_func); }
 #endif

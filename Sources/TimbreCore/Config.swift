@@ -65,6 +65,7 @@ public struct Config: Sendable, Equatable {
     public static func load(paths: Paths, environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigError) -> Config {
         var config: Config
         if FileManager.default.fileExists(atPath: paths.config) {
+            try FilePermissions.requireSafeConfig(paths.config)
             let text: String
             do {
                 text = try String(contentsOfFile: paths.config, encoding: .utf8)

@@ -25,20 +25,28 @@ public struct FileLogHandler: LogHandler {
         if let explicit = event.metadata { merged.merge(explicit) { _, new in new } }
         let level = event.level
         let message = event.message
-        let meta = merged.isEmpty ? "" : " " + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        let meta = merged.isEmpty ? "" : " " + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\(TerminalText.sanitize("\($0.value)"))" }.joined(separator: " ")
         let stamp = ClockText.iso(Date(), milliseconds: true)
         sink.write(Redactor.redact("\(stamp) \(level) \(label): \(message)\(meta)") + "\n")
     }
 }
 
-/// The log file, opened once for appending with mode 0600; writes are serialised.
+/// The log file, opened once for appending with mode 0600; writes are serialised. A symlink in its
+/// place is refused, not followed: it would send timbre's appends into any file the user can write.
 public final class LogSink: Sendable {
     private let fd: Locked<Int32>
 
     public init(path: String) throws {
         try Paths.ensureParentDirectory(of: path)
-        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { throw LogError(path: path, errno: errno) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            close(fd)
+            throw LogError(path: path, errno: EINVAL)
+        }
+        // A log left 0644 by an older timbre still holds request details: tighten it too.
+        if info.st_mode & 0o077 != 0 { _ = fchmod(fd, 0o600) }
         self.fd = Locked(fd)
     }
 

@@ -14,7 +14,10 @@ public enum Spawn {
     /// Starts `argv` (`argv[0]` a path) with every signal unblocked and at its default action,
     /// stdin from /dev/null, stdout to `stdoutPath` (or /dev/null), stderr to /dev/null or, with
     /// `mergeStderr`, to stdout. Returns the child's pid; the caller reaps it (`wait`).
-    public static func start(_ argv: [String], stdoutPath: String? = nil, mergeStderr: Bool = false) throws(Failure) -> pid_t {
+    /// The child gets no descriptor beyond 0-2, and `environment` when given (else this process's;
+    /// pass `childEnvironment(…)` for programs that are not timbre's own).
+    public static func start(_ argv: [String], stdoutPath: String? = nil, mergeStderr: Bool = false,
+                             environment: [String: String]? = nil) throws(Failure) -> pid_t {
         guard let program = argv.first else { throw Failure(description: "nothing to start") }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -25,6 +28,11 @@ public enum Spawn {
             posix_spawn_file_actions_adddup2(&actions, 1, 2)
         } else {
             posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        }
+        // Descriptors opened without close-on-exec elsewhere in the process (curl's socketpair, a
+        // library's) must not reach a browser. Closing one that is gone by now is not an error.
+        for fd in openDescriptors() where fd > 2 {
+            posix_spawn_file_actions_addclose(&actions, fd)
         }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -38,10 +46,32 @@ public enum Spawn {
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var arguments = argv.map { strdup($0) } + [nil]
         defer { arguments.forEach { free($0) } }
+        var environmentStrings = (environment ?? [:]).map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { environmentStrings.forEach { free($0) } }
         var pid: pid_t = 0
-        let status = posix_spawn(&pid, program, &actions, &attributes, &arguments, environ)
+        let status = environment == nil
+            ? posix_spawn(&pid, program, &actions, &attributes, &arguments, environ)
+            : posix_spawn(&pid, program, &actions, &attributes, &arguments, &environmentStrings)
         guard status == 0 else { throw Failure(description: "cannot start \(program): \(String(cString: strerror(status)))") }
         return pid
+    }
+
+    /// What a child of timbre may see of its environment: everything but timbre's own variables
+    /// (`TIMBRE_REFRESH_TOKEN` is a credential, the rest are none of a browser's business) and
+    /// anything named like a secret. DISPLAY, WAYLAND_DISPLAY, XDG_*, HOME, PATH, LANG, LC_*,
+    /// DBUS_SESSION_BUS_ADDRESS and BROWSER pass, so a browser still finds the session.
+    public static func childEnvironment(_ environment: [String: String]) -> [String: String] {
+        environment.filter { key, _ in
+            let upper = key.uppercased()
+            if upper.hasPrefix("TIMBRE_") { return false }
+            return !["TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "API_KEY", "PRIVATE_KEY"].contains { upper.contains($0) }
+        }
+    }
+
+    /// The descriptors open in this process now, from /proc/self/fd.
+    static func openDescriptors() -> [Int32] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return [] }
+        return names.compactMap { Int32($0) }
     }
 
     /// Waits for the child to end; its exit status, or 128 + the signal that ended it.

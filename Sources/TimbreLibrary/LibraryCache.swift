@@ -61,7 +61,9 @@ public final class LibraryCache: Sendable {
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA cell_size_check = ON; PRAGMA page_size = 8192") }
         let pool = try DatabasePool(path: path, configuration: configuration)
         try CacheSchema.migrator.migrate(pool)
-        chmod(path, 0o600)
+        // SQLite made -wal and -shm with the umask's mode before this chmod; later opens copy the
+        // main file's mode, but this process keeps using the ones it has.
+        for file in [path, path + "-wal", path + "-shm"] { chmod(file, 0o600) }
         return pool
     }
 

@@ -14,13 +14,20 @@ public final class SyncLock: Sendable {
 
     deinit { release() }
 
-    /// Takes the lock, waiting up to `wait` for another sync to finish.
-    public static func acquire(cachePath: String, wait: Duration) throws -> SyncLock {
+    /// Takes the lock, waiting up to `wait` for another sync to finish. The wait sleeps the task,
+    /// never the thread: the caller runs on Swift's small cooperative pool.
+    public static func acquire(cachePath: String, wait: Duration) async throws -> SyncLock {
         let path = cachePath + ".lock"
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty { try CacheError.createFolder(directory) }
-        let fd = Foundation.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        // O_NOFOLLOW: a symlink planted here must not make timbre lock and truncate another file.
+        let fd = Foundation.open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { throw SyncLockError.cannotOpen(path: path, detail: String(cString: strerror(errno))) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            close(fd)
+            throw SyncLockError.cannotOpen(path: path, detail: "it is not a regular file")
+        }
         let deadline = ContinuousClock.now + wait
         while true {
             if flock(fd, LOCK_EX | LOCK_NB) == 0 {
@@ -39,7 +46,12 @@ public final class SyncLock: Sendable {
                 close(fd)
                 throw SyncLockError.busy(pid: holder)
             }
-            usleep(50_000)
+            do {
+                try await Task.sleep(for: .milliseconds(50))
+            } catch {
+                close(fd)
+                throw error
+            }
         }
     }
 

@@ -47,7 +47,7 @@ public final class CurlTransport: HTTPTransport {
         return ChainInspection(host: host, chain: verification.inspectedChain, trustError: verification.inspectedTrustError)
     }
 
-    private func run(_ request: HTTPRequest, host: String, kind: CurlTransfer.Kind, verification: TLSVerification) async throws -> HTTPResponse {
+    func run(_ request: HTTPRequest, host: String, kind: CurlTransfer.Kind, verification: TLSVerification) async throws -> HTTPResponse {
         // Cancellation may arrive before the transfer exists; the flag carries it over.
         let state = Locked<(transfer: CurlTransfer?, cancelled: Bool)>((nil, false))
         return try await withTaskCancellationHandler {

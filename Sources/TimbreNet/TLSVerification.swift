@@ -94,10 +94,33 @@ final class TLSVerification: @unchecked Sendable {
     }
 
     /// Installed on every SSL_CTX curl creates (one per connection), through CURLOPT_SSL_CTX_FUNCTION.
+    /// The context outlives the transfer that made it (curl caches the connection), so it holds its
+    /// own reference to `verification`, dropped by OpenSSL when the context is freed; renegotiation,
+    /// the one way a later transfer could re-run the callback, is refused.
     static func installVerifyCallback(sslContext: UnsafeMutableRawPointer, verification: UnsafeMutableRawPointer) {
-        SSL_CTX_set_cert_verify_callback(OpaquePointer(sslContext), { store, argument in
+        let context = OpaquePointer(sslContext)
+        tossl_ctx_refuse_renegotiation(context)
+        let index = contextDataIndex
+        let retained = Unmanaged<TLSVerification>.fromOpaque(verification).retain().toOpaque()
+        if let previous = SSL_CTX_get_ex_data(context, index) {
+            Unmanaged<TLSVerification>.fromOpaque(previous).release()
+        }
+        guard index >= 0, SSL_CTX_set_ex_data(context, index, retained) == 1 else {
+            // Without a slot to own it, the reference would leak; fail closed instead of dangling.
+            Unmanaged<TLSVerification>.fromOpaque(retained).release()
+            SSL_CTX_set_cert_verify_callback(context, { _, _ in 0 }, nil)
+            return
+        }
+        SSL_CTX_set_cert_verify_callback(context, { store, argument in
             guard let store, let argument else { return 0 }
             return Unmanaged<TLSVerification>.fromOpaque(argument).takeUnretainedValue().verify(store)
-        }, verification)
+        }, retained)
+    }
+
+    /// The SSL_CTX ex_data slot that owns a reference; OpenSSL calls the free function with it when
+    /// the context goes.
+    private static let contextDataIndex: Int32 = tossl_ctx_new_ex_index { _, pointer, _, _, _, _ in
+        guard let pointer else { return }
+        Unmanaged<TLSVerification>.fromOpaque(pointer).release()
     }
 }

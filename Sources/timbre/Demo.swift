@@ -38,7 +38,10 @@ extension Root {
 
             let say: @Sendable (String) -> Void = { Output.stderr($0 + "\n") }
             say("Starting the Spotify sandbox (\(library) library)…")
-            let sandbox = try DemoSandbox.start(stateDirectory: home.appendingPathComponent("sandbox"), library: library)
+            // TIMBRE_DEMO_START_TIMEOUT (seconds) lets tests meet the deadline without waiting it out.
+            let startTimeout = Int(ProcessInfo.processInfo.environment["TIMBRE_DEMO_START_TIMEOUT"] ?? "").map { Duration.seconds(max(1, $0)) }
+                ?? DemoSandbox.announcementTimeout
+            let sandbox = try DemoSandbox.start(stateDirectory: home.appendingPathComponent("sandbox"), library: library, timeout: startTimeout)
             defer { sandbox.stop() }
 
             // A throwaway profile: its own XDG folders and config.toml, secrets in memory only.
@@ -106,7 +109,7 @@ struct DemoSandbox {
         var exitStatus: ExitStatus { .failure }
     }
 
-    static func start(stateDirectory: URL, library: String) throws -> DemoSandbox {
+    static func start(stateDirectory: URL, library: String, timeout: Duration = announcementTimeout) throws -> DemoSandbox {
         let own = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
         let binary = own.deletingLastPathComponent().appendingPathComponent("timbre-sandbox")
         guard FileManager.default.isExecutableFile(atPath: binary.path) else { throw Missing(path: binary.path) }
@@ -118,12 +121,13 @@ struct DemoSandbox {
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
+        // The sandbox is not a browser but still none of timbre's secrets' business.
+        process.environment = Spawn.childEnvironment(ProcessInfo.processInfo.environment)
         try process.run()
-        var buffer = Data()
-        while !buffer.contains(10) {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            buffer.append(chunk)
+        guard let buffer = readAnnouncement(out.fileHandleForReading.fileDescriptor, deadline: ContinuousClock.now + timeout) else {
+            // SIGKILL: a hung sandbox may not act on SIGTERM (it can inherit a mask that blocks it).
+            kill(process.processIdentifier, SIGKILL)
+            throw DemoStartTimeout(seconds: Int(timeout.components.seconds))
         }
         guard let line = buffer.split(separator: 10).first,
               let info = try? JSONSerialization.jsonObject(with: line) as? [String: Any],
@@ -137,6 +141,36 @@ struct DemoSandbox {
 
     func stop() {
         if process.isRunning { process.terminate() }
+    }
+
+    struct DemoStartTimeout: UserFacingError {
+        let seconds: Int
+        var message: String { "the sandbox did not announce itself within \(seconds) seconds" }
+        var hint: String? { "the machine may be very busy; try again, or run `timbre-sandbox serve` by hand to see what it does" }
+        var exitStatus: ExitStatus { .failure }
+    }
+
+    /// How long a starting sandbox may take to print its first line.
+    static let announcementTimeout: Duration = .seconds(20)
+
+    /// Reads up to the first newline, or nil when `deadline` passes first; a sandbox that hangs
+    /// must not hang the demo with it.
+    static func readAnnouncement(_ fd: Int32, deadline: ContinuousClock.Instant) -> Data? {
+        var buffer = Data()
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while !buffer.contains(10) {
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { return nil }
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&poller, 1, Int32(max(1, min(1_000, left.components.seconds * 1_000 + left.components.attoseconds / 1_000_000_000_000_000))))
+            if ready < 0 && errno == EINTR { continue }
+            guard ready > 0 else { continue }
+            let count = read(fd, &chunk, chunk.count)
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            buffer.append(contentsOf: chunk[0..<count])
+        }
+        return buffer
     }
 }
 

@@ -52,6 +52,14 @@ extension Root {
             case .failure(let error): report(.warn, "sign-in", "cannot tell: \((error as? any UserFacingError)?.message ?? "\(error)")")
             }
 
+            let loose = FilePermissions.looseDirectories(paths)
+            if loose.isEmpty {
+                report(.ok, "permissions", "timbre's folders are yours alone")
+            }
+            for folder in loose {
+                report(.warn, "permissions", "\(folder.path) is open to other users — fix: `\(folder.fix)`")
+            }
+
             if FileManager.default.fileExists(atPath: paths.cache) {
                 do {
                     let moved = Locked<[String]>([])

@@ -25,7 +25,7 @@ enum Interface {
             let cachePath = context.paths.cache
             background = BackgroundSync(
                 run: { progress in
-                    let lock = try SyncLock.acquire(cachePath: cachePath, wait: .seconds(2))
+                    let lock = try await SyncLock.acquire(cachePath: cachePath, wait: .seconds(2))
                     defer { lock.release() }
                     guard try cache.integrityCheck() else { throw CacheError.damaged(path: cachePath) }
                     return try await SyncEngine(client: client, cache: cache, options: SyncOptions(), progress: progress).run()

@@ -54,7 +54,9 @@ extension Root {
                     openBrowser: { Browser.open($0, environment: context.environment) }))
             let mode: LoginFlow.Mode = withToken ? .withToken : (paste ? .paste : .loopback(openBrowser: !noBrowser))
             let (profile, _) = try await flow.run(mode)
-            let name = profile.displayName.map { "\(TerminalText.sanitize($0)) (\(profile.id))" } ?? profile.id
+            // Both strings come from the server: neither reaches the terminal raw.
+            let id = TerminalText.sanitize(profile.id)
+            let name = profile.displayName.map { "\(TerminalText.sanitize($0)) (\(id))" } ?? id
             let place = insecureStorage ? context.paths.credentials : "the keyring"
             Output.stderr("✓ Signed in to Spotify as \(name); credentials stored in \(place).\n")
         }

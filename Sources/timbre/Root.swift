@@ -32,6 +32,12 @@ struct Root: AsyncParsableCommand {
     /// Runs the command line with timbre's exit codes: usage errors exit 2 (ArgumentParser would
     /// say 64), `UserFacingError`s print their message and hint and exit with their own code.
     static func main() async {
+        // A reader that goes away must end the output through EPIPE (Output.write), not kill
+        // timbre with a signal mid-write.
+        signal(SIGPIPE, SIG_IGN)
+        // Every file timbre makes — the cache's -wal and -shm included, which SQLite creates —
+        // is the user's alone.
+        umask(0o077)
         let paths = Paths.resolve()
         TimbreLogging.bootstrap(paths: paths)
         do {

@@ -43,7 +43,7 @@ extension Root {
             let context = try AppContext.load()
             let vault = context.vault()
             guard try await vault.refreshToken() != nil else { throw AuthError.notSignedIn }
-            let lock = try SyncLock.acquire(cachePath: context.paths.cache, wait: .seconds(10))
+            let lock = try await SyncLock.acquire(cachePath: context.paths.cache, wait: .seconds(10))
             defer { withExtendedLifetime(lock) {} }
             let cache = try LibraryCache.open(path: context.paths.cache, warn: { Output.warning($0) })
             let executor = context.executor()

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A scripted "browser" for login tests: follows Spotify's authorize redirect to the loopback
 # callback, as a person clicking "Agree" would. BROWSER_MODE=forge swaps the state first;
+# BROWSER_MODE=forge-first fires a forged callback (as a hostile page could), then the real one;
 # BROWSER_LOG receives what it did. Trusts the sandbox through BROWSER_CA.
 set -u
 url=$1
@@ -8,6 +9,10 @@ log=${BROWSER_LOG:-/dev/null}
 location=$(curl -s -o /dev/null -w '%{redirect_url}' --cacert "$BROWSER_CA" "$url")
 echo "authorize -> $location" >> "$log"
 [ -n "$location" ] || exit 1
+if [ "${BROWSER_MODE:-}" = forge-first ]; then
+  forged=$(printf '%s' "$location" | sed -E 's/state=[^&]*/state=forged-state/')
+  curl -s -o /dev/null -w 'forged %{http_code}\n' "$forged" >> "$log"
+fi
 if [ "${BROWSER_MODE:-}" = forge ]; then
   location=$(printf '%s' "$location" | sed -E 's/state=[^&]*/state=forged-state/')
 fi

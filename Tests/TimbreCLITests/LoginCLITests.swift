@@ -73,12 +73,24 @@ import TimbreTestSupport
     @Test func forgedStateStoresNothing() async throws {
         let (sandbox, cli) = try await setUp()
         try await withCleanup({ await sandbox.stop(); cli.remove() }) {
-            let login = try await cli.run(["login"], environment: ["BROWSER_MODE": "forge"])
+            // A callback with another state is answered 404 and the login keeps waiting for its own.
+            let login = try await cli.run(["login"], environment: ["BROWSER_MODE": "forge", "TIMBRE_LOGIN_TIMEOUT": "3"])
             #expect(login.status == 1)
-            #expect(login.stderr.contains("state"))
+            #expect(login.stderr.contains("no sign-in callback arrived"))
+            #expect(try String(contentsOfFile: cli.environment["BROWSER_LOG"] ?? "", encoding: .utf8).contains("callback 404"))
             #expect(try await cli.run(["auth", "status"]).status == 4)
             // The code was never exchanged.
             #expect(try await sandbox.requests().allSatisfy { $0.path != "/api/token" })
+        }
+    }
+
+    @Test func aForgedCallbackDoesNotEndTheLogin() async throws {
+        let (sandbox, cli) = try await setUp()
+        try await withCleanup({ await sandbox.stop(); cli.remove() }) {
+            let login = try await cli.run(["login"], environment: ["BROWSER_MODE": "forge-first"])
+            #expect(login.status == 0, "\(login.stderr)")
+            #expect(try String(contentsOfFile: cli.environment["BROWSER_LOG"] ?? "", encoding: .utf8).contains("forged 404"))
+            #expect(try await cli.run(["auth", "status"]).status == 0)
         }
     }
 

@@ -303,10 +303,10 @@ import TimbreCore
     @Test func secondSyncLockWaitsThenNamesTheHolder() async throws {
         let dir = try TempDir()
         let path = dir.path("cache/library.sqlite")
-        let first = try SyncLock.acquire(cachePath: path, wait: .zero)
+        let first = try await SyncLock.acquire(cachePath: path, wait: .zero)
         let started = ContinuousClock.now
         do {
-            _ = try SyncLock.acquire(cachePath: path, wait: .milliseconds(300))
+            _ = try await SyncLock.acquire(cachePath: path, wait: .milliseconds(300))
             Issue.record("the second lock must not be granted")
         } catch let error as SyncLockError {
             #expect(error.message == "another timbre sync is running (pid \(getpid()))")
@@ -319,9 +319,9 @@ import TimbreCore
             try await Task.sleep(for: .milliseconds(200))
             first.release()
         }
-        let second = try SyncLock.acquire(cachePath: path, wait: .seconds(5))
+        let second = try await SyncLock.acquire(cachePath: path, wait: .seconds(5))
         try await releaser.value
         second.release()
-        _ = try SyncLock.acquire(cachePath: path, wait: .zero)
+        _ = try await SyncLock.acquire(cachePath: path, wait: .zero)
     }
 }

@@ -25,7 +25,7 @@ public enum Browser {
     public static func open(_ url: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
         guard let command = command(for: url, environment: environment) else { return false }
         // Not `Process`: the browser would inherit the task pool's blocked signals (see `Spawn`).
-        guard let pid = try? Spawn.start(command) else { return false }
+        guard let pid = try? Spawn.start(command, environment: Spawn.childEnvironment(environment)) else { return false }
         Spawn.reapWhenDone(pid)
         return true
     }

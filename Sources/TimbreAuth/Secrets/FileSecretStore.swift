@@ -74,14 +74,25 @@ public struct FileSecretStore: SecretStore {
     private typealias Profiles = [String: [String: String]]
 
     private func load(allowUnsafe: Bool) throws(SecretStoreError) -> Profiles {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // Not through a symlink, and only a regular file of ours: anyone who could plant either
+        // would choose the refresh token timbre uses.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         if fd < 0 {
             if errno == ENOENT { return [:] }
+            if errno == ELOOP {
+                throw .fileIO(path: path, detail: "it is a symbolic link, which timbre does not follow; put the file itself there, or run `timbre logout` and sign in again")
+            }
             throw .fileIO(path: path, detail: Self.errnoText())
         }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw .fileIO(path: path, detail: Self.errnoText()) }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw .fileIO(path: path, detail: "it is not a regular file; remove it and sign in again")
+        }
+        guard info.st_uid == geteuid() else {
+            throw .fileIO(path: path, detail: "it belongs to another user (uid \(info.st_uid)); remove it and sign in again")
+        }
         let mode = UInt16(info.st_mode & 0o7777)
         if !allowUnsafe && mode & 0o077 != 0 { throw .unsafePermissions(path: path, mode: mode) }
         var data = Data()

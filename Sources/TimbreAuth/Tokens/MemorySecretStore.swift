@@ -1,7 +1,7 @@
 import TimbreCore
 
 /// Secrets that live only as long as the process: the demo's throwaway profile, and tests.
-public final class MemorySecretStore: SecretStore, @unchecked Sendable {
+public final class MemorySecretStore: SecretStore, Sendable {
     public let source: SecretSource = .keyring
     private let values = Locked<[String: [UInt8]]>([:])
 

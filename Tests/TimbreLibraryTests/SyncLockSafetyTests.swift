@@ -1,0 +1,17 @@
+import Foundation
+import Testing
+@testable import TimbreLibrary
+
+@Suite struct SyncLockSafetyTests {
+    /// A symlink planted at `<cache>.lock` must not make timbre lock and truncate another file.
+    @Test func aSymlinkedLockIsRefusedAndItsTargetKept() async throws {
+        let dir = try TempDir()
+        let victim = dir.path("victim")
+        try "precious\n".write(toFile: victim, atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: dir.path("library.sqlite.lock"), withDestinationPath: victim)
+        await #expect(throws: SyncLockError.self) {
+            _ = try await SyncLock.acquire(cachePath: dir.path("library.sqlite"), wait: .zero)
+        }
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious\n")
+    }
+}
