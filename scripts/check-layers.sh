@@ -30,7 +30,7 @@ fi
 root="${1:-$here}"
 
 # Modules that come with the platform: any target may import them.
-system="Foundation Glibc Darwin Dispatch"
+system="Foundation Glibc Darwin Dispatch Synchronization"
 
 # target: the modules (other than the platform's) it may import.
 allowed() {

@@ -8,11 +8,12 @@ public struct RetryPolicy: Sendable {
     public var maxRetries: Int
     public var baseDelay: Duration
     public var maxDelay: Duration
-    /// 401s answered to ever newer tokens that one request accepts before it gives up.
+    /// 401s answered to ever newer tokens that one request accepts before it gives up: enough for
+    /// every request in flight to see the tokens refreshed for the others die first.
     public var maxReauthorizations: Int
 
     public init(maxRetries: Int = 6, baseDelay: Duration = .milliseconds(250), maxDelay: Duration = .seconds(8),
-                maxReauthorizations: Int = 5) {
+                maxReauthorizations: Int = 16) {
         self.maxRetries = maxRetries
         self.baseDelay = baseDelay
         self.maxDelay = maxDelay

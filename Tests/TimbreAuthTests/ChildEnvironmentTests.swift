@@ -5,7 +5,7 @@ import TimbreTestSupport
 @testable import TimbreAuth
 
 /// The browser timbre starts is not timbre's: it gets neither its secrets nor its descriptors.
-@Suite(.tags(.integration))
+@Suite(.tags(.integration), .integrationTier)
 struct ChildEnvironmentTests {
     @Test func theBrowserGetsNoSecretAndNoInheritedDescriptor() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("timbre-browser-\(UUID().uuidString)")

@@ -6,7 +6,7 @@ import TimbreTestSupport
 
 /// The loopback listener against hostile neighbours: a page that fires a callback with the wrong
 /// state, and a client that connects and then dawdles.
-@Suite(.tags(.integration))
+@Suite(.tags(.integration), .integrationTier)
 struct LoopbackListenerTests {
     @Test func wrongStateIsAnswered404AndTheRightCallbackStillSignsIn() async throws {
         let listener = try LoopbackListener(port: 0)

@@ -3,7 +3,7 @@ import Testing
 import TimbreTestSupport
 
 /// A sandbox that starts and then says nothing must not hang `timbre demo` with it.
-@Suite(.tags(.integration))
+@Suite(.tags(.integration), .integrationTier)
 struct DemoStartTests {
     @Test func aSilentSandboxEndsTheDemoWithAClearError() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("timbre-demo-bin-\(UUID().uuidString)")

@@ -4,7 +4,7 @@ import TimbreCore
 import TimbreTestSupport
 
 /// timbre's files are the user's alone, and a config others could have written is refused.
-@Suite(.tags(.integration))
+@Suite(.tags(.integration), .integrationTier)
 struct FilePermissionsCLITests {
     private func mode(_ path: String) -> UInt16? {
         (try? FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.uint16Value

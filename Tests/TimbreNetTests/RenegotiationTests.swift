@@ -7,7 +7,7 @@ import TimbreTestSupport
 /// A server that asks for a TLS 1.2 renegotiation on a connection curl keeps for reuse. The verify
 /// callback would then run for a transfer that has ended; timbre refuses the renegotiation, and the
 /// context keeps its verification alive for as long as the connection lives.
-@Suite(.tags(.integration))
+@Suite(.tags(.integration), .integrationTier)
 struct RenegotiationTests {
     @Test func renegotiationOnAReusedConnectionIsRefused() async throws {
         let pki = try await TestPKI.shared()
