@@ -147,7 +147,7 @@ public final class SandboxProcess: @unchecked Sendable {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("timbre-sandbox-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
         let stderrURL = state.appendingPathComponent("stderr.log")
-        FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
 
         let process = Process()
         process.executableURL = binary

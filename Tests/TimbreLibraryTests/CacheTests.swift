@@ -131,7 +131,7 @@ import TimbreCore
         #expect(second > max(first, other), "a rewritten list goes after every other")
         #expect(try cache.items(of: .playlist(SpotifyID(Self.idA)!))?.map(\.position) == [7])
         #expect(try cache.items(of: .playlist(SpotifyID(Self.idB)!))?.map(\.name) == ["B"])
-        let counts = try await cache.pool.read { db in try Row.fetchAll(db, sql: "SELECT list, COUNT(*) AS n FROM item GROUP BY list ORDER BY list") }
+        let counts = try cache.pool.read { db in try Row.fetchAll(db, sql: "SELECT list, COUNT(*) AS n FROM item GROUP BY list ORDER BY list") }
         #expect(counts.map { $0["list"] as Int64 } == [other, second] && counts.map { $0["n"] as Int } == [1, 1], "the old rows are gone")
         // A stray row where the next list will go (a file edited by hand) does not block it.
         let next = try #require(try await key(Self.idA)) + 1

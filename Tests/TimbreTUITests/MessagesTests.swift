@@ -87,7 +87,7 @@ import Testing
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let victim = directory.appendingPathComponent("victim").path
-        FileManager.default.createFile(atPath: victim, contents: Data())
+        _ = FileManager.default.createFile(atPath: victim, contents: Data())
         let log = directory.appendingPathComponent("timbre.log").path
         try FileManager.default.createSymbolicLink(atPath: log, withDestinationPath: victim)
         #expect(StderrCapture.begin(logPath: log) == "/dev/null")
