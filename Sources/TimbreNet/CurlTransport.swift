@@ -17,14 +17,23 @@ public final class CurlTransport: HTTPTransport {
     private let loop: CurlMultiLoop
     private let observer: any TrustObserver
 
-    public init(settings: TransportSettings, observer: (any TrustObserver)? = nil, logger: Logger = Logger(label: "timbre.tls")) {
+    public convenience init(settings: TransportSettings, observer: (any TrustObserver)? = nil, logger: Logger = Logger(label: "timbre.tls")) {
+        self.init(settings: settings, observer: observer, logger: logger, idlePollMilliseconds: 1000)
+    }
+
+    /// `idlePollMilliseconds`: how long the idle loop sleeps when no wakeup comes (tests make it
+    /// long, so that a lost wakeup shows as a test past its time limit).
+    init(settings: TransportSettings, observer: (any TrustObserver)?, logger: Logger, idlePollMilliseconds: Int32) {
         CurlGlobal.ensureInitialized()
         self.settings = settings
         var observers: [any TrustObserver] = [LoggingTrustObserver(logger: logger)]
         if let observer { observers.append(observer) }
         self.observer = TrustObservers(all: observers)
-        self.loop = CurlMultiLoop()
+        self.loop = CurlMultiLoop(idlePollMilliseconds: idlePollMilliseconds)
     }
+
+    /// The loop is asleep waiting for work (tests wait for it before sending).
+    var loopIsAsleep: Bool { loop.isAsleep }
 
     deinit { loop.stop() }
 
@@ -134,8 +143,12 @@ final class CurlMultiLoop: @unchecked Sendable {
     private let multi: UnsafeMutableRawPointer
     private let inbox = Locked(Inbox())
     private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    private let idlePollMilliseconds: Int32
 
-    init() {
+    var isAsleep: Bool { inbox.withLock { $0.sleeping } }
+
+    init(idlePollMilliseconds: Int32 = 1000) {
+        self.idlePollMilliseconds = idlePollMilliseconds
         guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed: out of memory") }
         self.multi = multi
         _ = tcurl_multi_set_long(multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX)
@@ -207,7 +220,7 @@ final class CurlMultiLoop: @unchecked Sendable {
                 transfer.complete(code)
             }
             if inbox.withLock({ $0.fallAsleep() }) {
-                curl_multi_poll(multi, nil, 0, 1000, nil)
+                curl_multi_poll(multi, nil, 0, idlePollMilliseconds, nil)
                 inbox.withLock { $0.sleeping = false }
             }
         }
