@@ -1,8 +1,10 @@
 // swift-tools-version:6.2
 import PackageDescription
 
-// Layers (arrows point down only):
-//   C shims → TimbreCore → TimbreNet → TimbreAuth → TimbreLibrary → TimbreTUI → timbre
+// Layers (arrows point down only; docs/ARCHITECTURE.md):
+//   C shims → TimbreCore → TimbreNet → TimbreAuth, TimbreLibrary → TimbreTUI → TimbreApp → timbre
+// TimbreAuth (sign-in, secrets, tokens) and TimbreLibrary (cache, sync) do not see each other:
+// TimbreApp, the composition root, joins them behind the `SpotifyAPI` seam.
 // The sandbox (a Spotify-compatible TLS server for tests and `timbre demo`) is its own
 // executable; `timbre` never links it, it launches it as a process.
 let package = Package(
@@ -39,15 +41,16 @@ let package = Package(
         .target(name: "TimbreAuth", dependencies: ["TimbreNet", "CLibSecret"]),
         .target(
             name: "TimbreLibrary",
-            dependencies: ["TimbreAuth", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")]
+            dependencies: ["TimbreNet", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")]
         ),
         .target(name: "TimbreTUI", dependencies: ["TimbreLibrary", "CNcursesw"]),
+        // Commands, the console, doctor, the demo, and the composition root that builds the live
+        // Spotify API once.
+        .target(name: "TimbreApp", dependencies: ["TimbreTUI", "TimbreAuth", "TimbreLibrary", "TimbreNet", "TimbreCore"]),
+        // Thin: each subcommand parses its options and calls one TimbreApp function.
         .executableTarget(
             name: "timbre",
-            dependencies: [
-                "TimbreTUI", "TimbreAuth", "TimbreNet", "TimbreCore",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            dependencies: ["TimbreApp", "TimbreCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
 
         .executableTarget(name: "TimbreBench", dependencies: ["TimbreTUI", "TimbreLibrary", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
@@ -66,10 +69,10 @@ let package = Package(
 
         .target(name: "TimbreTestSupport", dependencies: ["SandboxCore", "TimbreCore"]),
         .testTarget(name: "TimbreCoreTests", dependencies: ["TimbreCore", "TimbreTestSupport", .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "TimbreLibraryTests", dependencies: ["TimbreLibrary", "TimbreTestSupport"]),
+        .testTarget(name: "TimbreLibraryTests", dependencies: ["TimbreLibrary", "TimbreApp", "TimbreTestSupport"]),
         .testTarget(name: "TimbreNetTests", dependencies: ["TimbreNet", "TimbreTestSupport"]),
         .testTarget(name: "TimbreTUITests", dependencies: ["TimbreTUI"]),
-        .testTarget(name: "TimbreCLITests", dependencies: ["TimbreTestSupport"]),
+        .testTarget(name: "TimbreCLITests", dependencies: ["timbre", "TimbreApp", "TimbreTestSupport"]),
         .testTarget(name: "SandboxTests", dependencies: ["SandboxCore", "TimbreTestSupport"]),
         .testTarget(name: "TimbreAuthTests", dependencies: ["TimbreAuth", "TimbreTestSupport"]),
     ]

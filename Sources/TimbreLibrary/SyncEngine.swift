@@ -1,5 +1,4 @@
 import Foundation
-import TimbreAuth
 import TimbreCore
 import TimbreNet
 
@@ -14,14 +13,14 @@ public final class SyncEngine: Sendable {
     /// keep every request slot of the rate budget busy while finished playlists are written.
     static let playlistConcurrency = 16
 
-    private let client: AuthorizedClient
+    private let api: any SpotifyAPI
     private let cache: LibraryCache
     private let options: SyncOptions
     private let progress: @Sendable (SyncProgress) -> Void
 
-    public init(client: AuthorizedClient, cache: LibraryCache, options: SyncOptions,
+    public init(api: any SpotifyAPI, cache: LibraryCache, options: SyncOptions,
                 progress: @escaping @Sendable (SyncProgress) -> Void = { _ in }) {
-        self.client = client
+        self.api = api
         self.cache = cache
         self.options = options
         self.progress = progress
@@ -39,10 +38,10 @@ public final class SyncEngine: Sendable {
     public func run() async throws -> SyncReport {
         let started = Date()
         let clock = ContinuousClock.now
-        let sentBefore = client.executor.requestsSent
-        let waitedBefore = client.executor.budget.waited
+        let sentBefore = api.executor.requestsSent
+        let waitedBefore = api.executor.budget.waited
         let warnings = Locked<[String]>([])
-        let fetcher = Fetcher(client: client, state: Locked(RunState()))
+        let fetcher = Fetcher(api: api, state: Locked(RunState()))
         let stored = try await cache.storedState()
 
         // Liked Songs needs nothing from the playlist list: it runs alongside from the start.
@@ -164,9 +163,9 @@ public final class SyncEngine: Sendable {
         let elapsed = ContinuousClock.now - clock
         let report = SyncReport(status: status, checked: checked, updated: updated, unchanged: unchanged, failed: failed,
                                 removed: removed, likedUpdated: likedUpdated, likedCount: likedCount, itemsWritten: itemsWritten,
-                                requests: client.executor.requestsSent - sentBefore, warnings: warnings.current,
+                                requests: api.executor.requestsSent - sentBefore, warnings: warnings.current,
                                 durationMS: Self.milliseconds(elapsed),
-                                rateLimitedMS: Self.milliseconds(client.executor.budget.waited - waitedBefore))
+                                rateLimitedMS: Self.milliseconds(api.executor.budget.waited - waitedBefore))
         try await cache.recordRun(startedAt: started, report: report)
         progress(SyncProgress(phase: .finished, description: "done", done: total, total: total))
         return report
@@ -252,7 +251,7 @@ public final class SyncEngine: Sendable {
                 }
                 // Asked only when Liked Songs changed, so a no-change resync stays within
                 // ceil(playlists/50) + 2 requests even when it has to refresh the token first.
-                let me = try await client.me()
+                let me = try await api.me()
                 let meta = PlaylistMeta(id: CachedPlaylist.likedID, name: CachedPlaylist.likedName, ownerID: me.id, ownerName: me.displayName,
                                         snapshotID: nil, total: fetched.total, collaborative: false, isPublic: false)
                 let written = try await cache.replaceItems(of: meta, trackCount: fetched.total, items: items, fingerprint: fingerprint, sortOrder: -1)

@@ -1,5 +1,4 @@
 import Foundation
-import TimbreAuth
 import TimbreCore
 import TimbreNet
 
@@ -41,7 +40,7 @@ struct FetchedList: Sendable {
 
 /// Paging through the Web API, with the run's fallbacks.
 struct Fetcher: Sendable {
-    let client: AuthorizedClient
+    let api: any SpotifyAPI
     let state: Locked<RunState>
 
     static let itemFields = "id,uri,name,type,duration_ms,is_local,artists(name),album(name),show(name)"
@@ -58,13 +57,13 @@ struct Fetcher: Sendable {
     func getDecoded<T>(_ path: String, _ decode: (Data) throws -> T) async throws -> T {
         var attempts = 0
         while true {
-            let response = try await client.get(path)
+            let response = try await api.get(path)
             do {
                 return try decode(response.body)
             } catch {
                 attempts += 1
-                guard attempts <= client.executor.policy.maxRetries else { throw MalformedResponse(path: Self.describe(path), attempts: attempts) }
-                try await client.executor.backOff(attempt: attempts - 1)
+                guard attempts <= api.executor.policy.maxRetries else { throw MalformedResponse(path: Self.describe(path), attempts: attempts) }
+                try await api.executor.backOff(attempt: attempts - 1)
             }
         }
     }
@@ -189,7 +188,7 @@ struct Fetcher: Sendable {
 
     /// Page requests of one list in flight at once: enough to keep every slot of the rate budget
     /// busy, and no more — a `total` of five billion must not become a task per page.
-    var workers: Int { client.executor.budget.maxConcurrent }
+    var workers: Int { api.executor.budget.maxConcurrent }
 
     /// `fetch` for every offset, keyed by offset, by at most `workers` tasks that take the next
     /// offset as they finish one. Each result is kept as its task ends; the first error cancels

@@ -1,10 +1,9 @@
 import ArgumentParser
-import Foundation
-import TimbreAuth
+import TimbreApp
 import TimbreCore
 
 extension Root {
-    struct Login: AsyncParsableCommand {
+    struct Login: Runnable {
         static let configuration = CommandConfiguration(
             abstract: "Sign in to Spotify (OAuth PKCE with a loopback redirect).",
             discussion: """
@@ -37,43 +36,16 @@ extension Root {
             if let port, !(0...65535).contains(port) { throw ValidationError("--port must be 0–65535") }
         }
 
-        func run() async throws {
-            let context = try AppContext.load()
-            let port = self.port ?? context.config.redirectPort
-            let clientID = try context.clientID(redirectPort: port == 0 ? Config.defaultRedirectPort : port)
-            let executor = context.executor()
-            let vault = context.vault(insecureStorage: insecureStorage)
-            let timeout = Int(context.environment["TIMBRE_LOGIN_TIMEOUT"] ?? "").map { Duration.seconds(max(1, $0)) } ?? .seconds(300)
-            let flow = LoginFlow(
-                accounts: AccountsClient(executor: executor, accountsURL: context.config.accountsURL, clientID: clientID),
-                apiURL: context.config.apiURL, executor: executor, vault: vault, port: port, timeout: timeout,
-                io: LoginIO(
-                    say: { Output.stderr($0 + "\n") },
-                    readLine: { Swift.readLine(strippingNewline: true) },
-                    readAll: { FileHandle.standardInput.readDataToEndOfFile() },
-                    openBrowser: { Browser.open($0, environment: context.environment) }))
-            let mode: LoginFlow.Mode = withToken ? .withToken : (paste ? .paste : .loopback(openBrowser: !noBrowser))
-            let (profile, _) = try await flow.run(mode)
-            // Both strings come from the server: neither reaches the terminal raw.
-            let id = TerminalText.sanitize(profile.id)
-            let name = profile.displayName.map { "\(TerminalText.sanitize($0)) (\(id))" } ?? id
-            let place = insecureStorage ? context.paths.credentials : "the keyring"
-            Output.stderr("✓ Signed in to Spotify as \(name); credentials stored in \(place).\n")
+        func run(_ invocation: Invocation) async throws -> ExitStatus {
+            try await LoginCommand(noBrowser: noBrowser, paste: paste, port: port, withToken: withToken, insecureStorage: insecureStorage).run(invocation)
         }
     }
 
-    struct Logout: AsyncParsableCommand {
+    struct Logout: Runnable {
         static let configuration = CommandConfiguration(abstract: "Remove every stored secret of this profile from the keyring and the credentials file.")
 
-        func run() async throws {
-            let context = try AppContext.load()
-            let problems = try await context.vault().removeAll()
-            for problem in problems { Output.warning(problem) }
-            Output.stderr("Signed out: removed timbre's credentials for profile \"\(context.profile)\".\n")
-            if context.environment[EnvironmentSecretStore.variable] != nil {
-                Output.warning("TIMBRE_REFRESH_TOKEN is still set in your environment; unset it to stay signed out")
-            }
-            if !problems.isEmpty { throw ExitCode(ExitStatus.failure.rawValue) }
+        func run(_ invocation: Invocation) async throws -> ExitStatus {
+            try await LogoutCommand().run(invocation)
         }
     }
 }

@@ -1,8 +1,9 @@
 import ArgumentParser
+import TimbreApp
 import TimbreCore
 
 extension Root {
-    struct PathsCommand: AsyncParsableCommand {
+    struct PathsCommand: Runnable {
         static let configuration = CommandConfiguration(
             commandName: "paths",
             abstract: "Show where timbre keeps its config file, cache database, log and credentials file.")
@@ -10,16 +11,8 @@ extension Root {
         @Flag(help: "Print a JSON object instead of text.")
         var json = false
 
-        func run() async throws {
-            let paths = Paths.resolve()
-            if json {
-                Output.json(paths.json)
-            } else {
-                print("config:      \(paths.config)")
-                print("cache:       \(paths.cache)")
-                print("log:         \(paths.log)")
-                print("credentials: \(paths.credentials)")
-            }
+        func run(_ invocation: Invocation) async throws -> ExitStatus {
+            try await TimbreApp.PathsCommand(json: json).run(invocation)
         }
     }
 }

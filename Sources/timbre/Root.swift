@@ -3,10 +3,16 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import TimbreApp
 import TimbreCore
 
+/// A subcommand: its options parsed by ArgumentParser, its work one call into TimbreApp.
+protocol Runnable: ParsableCommand {
+    func run(_ invocation: Invocation) async throws -> ExitStatus
+}
+
 @main
-struct Root: AsyncParsableCommand {
+struct Root: Runnable {
     static let configuration = CommandConfiguration(
         commandName: "timbre",
         abstract: "Your Spotify library in the terminal: browse playlists from a local cache, sync headlessly.",
@@ -20,101 +26,63 @@ struct Root: AsyncParsableCommand {
         subcommands: [Demo.self, Doctor.self, Login.self, Logout.self, Auth.self, Sync.self, Playlists.self, Tracks.self, Pins.self, PathsCommand.self]
     )
 
-    func run() async throws {
-        // The interface needs a terminal on both ends; otherwise this is a usage error.
-        guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
-            Output.stderr(Root.helpMessage() + "\n")
-            throw ExitCode(ExitStatus.usage.rawValue)
-        }
-        try await Interface.open(try AppContext.load())
+    func run(_ invocation: Invocation) async throws -> ExitStatus {
+        try await InterfaceCommand().run(invocation)
     }
 
-    /// Runs the command line with timbre's exit codes: usage errors exit 2 (ArgumentParser would
-    /// say 64), `UserFacingError`s print their message and hint and exit with their own code.
     static func main() async {
-        // A reader that goes away must end the output through EPIPE (Output.write), not kill
-        // timbre with a signal mid-write.
+        // A reader that goes away ends the output through EPIPE (see the console's streams), not
+        // by killing timbre with a signal mid-write.
         signal(SIGPIPE, SIG_IGN)
         // Every file timbre makes — the cache's -wal and -shm included, which SQLite creates —
         // is the user's alone.
         umask(0o077)
-        let paths = Paths.resolve()
-        TimbreLogging.bootstrap(paths: paths)
+        let environment = ProcessInfo.processInfo.environment
+        TimbreLogging.bootstrap(paths: Paths.resolve(environment: environment), environment: environment)
+        let invocation = Invocation(console: .standard(environment: environment), environment: environment)
+        Foundation.exit(await run(Array(CommandLine.arguments.dropFirst()), invocation))
+    }
+
+    /// Parses `arguments`, runs the command, and turns every way it can end into an exit code —
+    /// the one place that does. Usage errors exit 2 with ArgumentParser's help text; a
+    /// `UserFacingError` prints its sentence and hint and exits with its own code.
+    static func run(_ arguments: [String], _ invocation: Invocation) async -> Int32 {
+        let console = invocation.console
+        let command: any ParsableCommand
         do {
-            var command = try parseAsRoot()
-            if var asyncCommand = command as? any AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
-            }
-        } catch let error as any UserFacingError {
-            Output.error(error)
-            Foundation.exit(error.exitStatus.rawValue)
-        } catch let error as ExitCode {
-            Foundation.exit(error.rawValue)
+            command = try parseAsRoot(arguments)
         } catch {
-            let code = exitCode(for: error)
-            let text = fullMessage(for: error)
-            if code == .success {
-                if !text.isEmpty { print(text) }
-                Foundation.exit(0)
-            }
-            Output.stderr(text + "\n")
-            Foundation.exit(ExitStatus.usage.rawValue)
+            return parseFailure(error, console)
+        }
+        guard let runnable = command as? any Runnable else {
+            // A group named alone (`timbre auth`): its help.
+            console.write(helpMessage(for: type(of: command)) + "\n")
+            return ExitStatus.success.rawValue
+        }
+        do {
+            return try await runnable.run(invocation).rawValue
+        } catch let error as UsageError where error.showsHelp {
+            console.writeError(helpMessage(for: type(of: command)) + "\n")
+            console.report(error)
+            return error.exitStatus.rawValue
+        } catch let error as any UserFacingError {
+            console.report(error)
+            return error.exitStatus.rawValue
+        } catch {
+            console.writeError(Redactor.redact("timbre: \(error)\n"))
+            return ExitStatus.failure.rawValue
         }
     }
-}
 
-/// Data to stdout, diagnostics to stderr.
-enum Output {
-    static func error(_ error: any UserFacingError) {
-        var text = "timbre: \(error.message)\n"
-        if let hint = error.hint { text += "  hint: \(hint)\n" }
-        write(Redactor.redact(text), to: STDERR_FILENO)
-    }
-
-    /// Lines of data on stdout.
-    static func lines(_ lines: [String], terminator: String = "\n") {
-        guard !lines.isEmpty else { return }
-        write(lines.joined(separator: terminator) + terminator, to: STDOUT_FILENO)
-    }
-
-    static func warning(_ text: String) {
-        write("timbre: warning: \(text)\n", to: STDERR_FILENO)
-    }
-
-    static func stdout(_ text: String) { write(text, to: STDOUT_FILENO) }
-    static func stderr(_ text: String) { write(text, to: STDERR_FILENO) }
-
-    /// Writes JSON on one line plus a newline.
-    static func json(_ value: JSONValue) {
-        write(value.serialized() + "\n", to: STDOUT_FILENO)
-    }
-
-    /// All of `text`, retrying short writes. A reader that went away (`timbre sync --json | head
-    /// -c 0`: EPIPE, SIGPIPE being ignored) ends the output quietly; Foundation's
-    /// `FileHandle.write` would stop the process with a crash report instead.
-    static func write(_ text: String, to descriptor: Int32) {
-        var text = text
-        text.withUTF8 { bytes in
-            var offset = 0
-            while offset < bytes.count, let base = bytes.baseAddress {
-                let written = Glibc.write(descriptor, base + offset, bytes.count - offset)
-                if written > 0 {
-                    offset += written
-                } else if written < 0, errno == EINTR {
-                    continue
-                } else {
-                    return
-                }
-            }
+    /// `--help` and `--version` exit 0 with their text on stdout; everything else ArgumentParser
+    /// refuses is a usage error: exit 2, the message and the usage on stderr.
+    private static func parseFailure(_ error: any Error, _ console: Console) -> Int32 {
+        let text = fullMessage(for: error)
+        if exitCode(for: error) == .success {
+            if !text.isEmpty { console.line(text) }
+            return ExitStatus.success.rawValue
         }
+        console.writeError(text + "\n")
+        return ExitStatus.usage.rawValue
     }
-}
-
-/// Usage errors raised by our own validation: exit 2 with the message.
-struct UsageError: UserFacingError {
-    let message: String
-    var hint: String? = nil
-    var exitStatus: ExitStatus { .usage }
 }

@@ -5,7 +5,9 @@ import TimbreCore
 /// the URL, otherwise the URL is the last argument), else `xdg-open`, else nothing (the caller
 /// prints the URL). The URL is passed as one argument, never through a shell.
 public enum Browser {
-    public static func command(for url: String, environment: [String: String], searchPath: (String) -> String? = Browser.which) -> [String]? {
+    /// `searchPath` finds an executable by name; by default on `environment`'s PATH.
+    public static func command(for url: String, environment: [String: String], searchPath: ((String) -> String?)? = nil) -> [String]? {
+        let searchPath = searchPath ?? { which($0, environment: environment) }
         if let browser = environment["BROWSER"]?.split(separator: ":").first.map(String.init),
            !browser.trimmingCharacters(in: .whitespaces).isEmpty {
             var words = browser.split(separator: " ").map(String.init)
@@ -30,8 +32,8 @@ public enum Browser {
         return true
     }
 
-    public static func which(_ name: String) -> String? {
-        for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
+    public static func which(_ name: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        for dir in (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
             let candidate = "\(dir)/\(name)"
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
         }

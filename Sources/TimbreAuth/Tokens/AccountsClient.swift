@@ -59,13 +59,6 @@ public struct AccountsClient: Sendable {
 }
 
 /// The user, from `GET /me`.
-public struct UserProfile: Decodable, Sendable, Equatable {
-    public var id: String
-    public var displayName: String?
-
-    enum CodingKeys: String, CodingKey { case id, displayName = "display_name" }
-}
-
 public enum AuthError: UserFacingError, Equatable {
     case notSignedIn
     case malformedTokenResponse

@@ -1,4 +1,5 @@
 import Foundation
+import TimbreApp
 import SandboxCore
 import Testing
 import TimbreAuth
@@ -52,14 +53,14 @@ enum HarnessError: Error { case badURL(String) }
 /// A sandbox, a signed-in client over the real pinned transport, and a cache in a temp folder.
 final class Harness: @unchecked Sendable {
     let sandbox: SandboxProcess
-    let client: AuthorizedClient
+    let api: LiveSpotifyAPI
     let dir: TempDir
     let cache: LibraryCache
     var cachePath: String { dir.path("cache/library.sqlite") }
 
-    private init(sandbox: SandboxProcess, client: AuthorizedClient, dir: TempDir, cache: LibraryCache) {
+    private init(sandbox: SandboxProcess, api: LiveSpotifyAPI, dir: TempDir, cache: LibraryCache) {
         self.sandbox = sandbox
-        self.client = client
+        self.api = api
         self.dir = dir
         self.cache = cache
     }
@@ -91,11 +92,11 @@ final class Harness: @unchecked Sendable {
                                   session: Session(accessToken: access, expiresAt: Date().addingTimeInterval(3000), scopes: []))
         let dir = try TempDir()
         let cache = try LibraryCache.open(path: dir.path("cache/library.sqlite"), warn: { _ in })
-        return Harness(sandbox: sandbox, client: AuthorizedClient(executor: executor, tokens: tokens, apiURL: apiURL), dir: dir, cache: cache)
+        return Harness(sandbox: sandbox, api: LiveSpotifyAPI(client: AuthorizedClient(executor: executor, tokens: tokens, apiURL: apiURL)), dir: dir, cache: cache)
     }
 
     func sync(_ options: SyncOptions = SyncOptions()) async throws -> SyncReport {
-        try await SyncEngine(client: client, cache: cache, options: options).run()
+        try await SyncEngine(api: api, cache: cache, options: options).run()
     }
 
     func stop() async { await sandbox.stop() }

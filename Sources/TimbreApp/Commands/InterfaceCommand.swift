@@ -1,13 +1,25 @@
-import Foundation
 import TimbreAuth
 import TimbreCore
 import TimbreLibrary
-import TimbreNet
 import TimbreTUI
 
-/// Opens the interactive interface on the cache of `context`, with a background sync when signed in.
-enum Interface {
-    static func open(_ context: AppContext, vault: CredentialVault? = nil) async throws {
+/// `timbre` with no command: the interactive interface on the cache, with a background sync when
+/// signed in.
+public struct InterfaceCommand: Sendable {
+    public init() {}
+
+    public func run(_ invocation: Invocation) async throws -> ExitStatus {
+        // The interface needs a terminal on both ends; otherwise this is a usage error.
+        guard invocation.console.stdinIsTTY, invocation.console.stdoutIsTTY else {
+            throw UsageError(message: "the interface needs a terminal on stdin and stdout",
+                             hint: "run `timbre` in a terminal, or use one of the commands above", showsHelp: true)
+        }
+        try await open(try invocation.context())
+        return .success
+    }
+
+    /// Opens the interface on `context`'s cache; `vault` overrides the profile's (the demo's lives in memory).
+    func open(_ context: AppContext, vault: CredentialVault? = nil) async throws {
         // Once curses owns the terminal nothing may print under it: warnings go to the interface.
         let inbox = MessageInbox()
         // The first frame must not wait for a whole-file check: the background sync verifies first.
@@ -19,19 +31,11 @@ enum Interface {
         if signedIn, context.config.clientID != nil {
             let session = await vault.loadSession()
             status.user = session?.displayName ?? session?.userID ?? "signed in"
-            let executor = context.executor()
-            let tokens = try context.tokens(executor: executor, vault: vault)
-            let client = AuthorizedClient(executor: executor, tokens: tokens, apiURL: context.config.apiURL)
-            let cachePath = context.paths.cache
+            let sync = context.librarySync(api: try context.spotify(vault: vault), warnings: { inbox.post($0) })
             background = BackgroundSync(
-                run: { progress in
-                    let lock = try await SyncLock.acquire(cachePath: cachePath, wait: .seconds(2))
-                    defer { lock.release() }
-                    guard try cache.integrityCheck() else { throw CacheError.damaged(path: cachePath) }
-                    return try await SyncEngine(client: client, cache: cache, options: SyncOptions(), progress: progress).run()
-                },
+                run: { progress in try await sync.run(cache: cache, lockWait: .seconds(2), progress: progress) },
                 rateLimitWait: {
-                    guard let left = executor.budget.remainingPause else { return nil }
+                    guard let left = sync.executor.budget.remainingPause else { return nil }
                     return Int(left.components.seconds) + 1
                 })
         } else {

@@ -1,0 +1,101 @@
+import Foundation
+import TimbreAuth
+import TimbreCore
+import TimbreLibrary
+import TimbreNet
+
+/// One run of a command (gh's Factory): the console it talks through and the environment it was
+/// started with. Nothing below reads the process's own environment or streams.
+public struct Invocation: Sendable {
+    public let console: Console
+    public let environment: [String: String]
+
+    public init(console: Console, environment: [String: String]) {
+        self.console = console
+        self.environment = environment
+    }
+
+    public var paths: Paths { Paths.resolve(environment: environment) }
+
+    /// The composition root for commands that need config.toml.
+    public func context() throws -> AppContext {
+        let paths = self.paths
+        return AppContext(invocation: self, paths: paths, config: try Config.load(paths: paths, environment: environment))
+    }
+}
+
+/// The composition root (GRDB's AppDatabase, gh's Factory): everything a command needs is built
+/// here from the environment and config.toml, once — the pinned transport, the executor, the
+/// credential vault, the token manager and the live `SpotifyAPI`. No command builds them by hand.
+public struct AppContext: Sendable {
+    public let invocation: Invocation
+    public let paths: Paths
+    public let config: Config
+
+    public init(invocation: Invocation, paths: Paths, config: Config) {
+        self.invocation = invocation
+        self.paths = paths
+        self.config = config
+    }
+
+    public var console: Console { invocation.console }
+    public var environment: [String: String] { invocation.environment }
+
+    /// `TIMBRE_PROFILE` names a separate set of credentials (the demo uses its own); default "default".
+    public var profile: String {
+        let name = environment["TIMBRE_PROFILE"]?.trimmingCharacters(in: .whitespaces) ?? ""
+        return name.isEmpty ? "default" : name
+    }
+
+    /// Every request goes through one of these: the pinned libcurl transport, the retry policy and
+    /// the shared rate budget.
+    public func executor() -> RequestExecutor {
+        RequestExecutor(transport: CurlTransport(settings: TransportSettings(config: config)),
+                        budget: RateBudget(waitBudget: .seconds(config.rateLimitBudget)))
+    }
+
+    /// The cache, if a sync has created it; read-only commands never create one.
+    public func existingCache() throws -> LibraryCache? {
+        guard FileManager.default.fileExists(atPath: paths.cache) else { return nil }
+        // Read-only: no whole-file check before answering; `timbre sync` verifies before writing.
+        return try LibraryCache.open(path: paths.cache, verify: false, warn: console.warnings)
+    }
+
+    /// `warnings` defaults to the console's stderr; the interface passes its message list instead.
+    public func vault(insecureStorage: Bool = false, warnings: (@Sendable (String) -> Void)? = nil) -> CredentialVault {
+        CredentialVault(
+            profile: profile, refreshTier: config.refreshTokenTier,
+            environment: EnvironmentSecretStore(environment: environment),
+            keyring: LibSecretStore(), file: FileSecretStore(path: paths.credentials),
+            insecureStorage: insecureStorage, warnings: warnings ?? console.warnings)
+    }
+
+    public func clientID(redirectPort: Int) throws -> String {
+        guard let id = config.clientID else { throw LoginError.missingClientID(redirectURI: PKCE.redirectURI(port: redirectPort)) }
+        return id
+    }
+
+    func accounts(executor: RequestExecutor, clientID: String) -> AccountsClient {
+        AccountsClient(executor: executor, accountsURL: config.accountsURL, clientID: clientID)
+    }
+
+    /// Token handling for commands that call the Web API.
+    func tokens(executor: RequestExecutor, vault: CredentialVault) throws -> TokenManager {
+        TokenManager(accounts: accounts(executor: executor, clientID: try clientID(redirectPort: config.redirectPort)), vault: vault)
+    }
+
+    /// The live Web API: the one place an authorized client is put together.
+    public func spotify(vault: CredentialVault, executor: RequestExecutor? = nil) throws -> LiveSpotifyAPI {
+        let executor = executor ?? self.executor()
+        return LiveSpotifyAPI(client: AuthorizedClient(executor: executor, tokens: try tokens(executor: executor, vault: vault), apiURL: config.apiURL))
+    }
+
+    /// Syncs of this profile's cache through `api`.
+    public func librarySync(api: any SpotifyAPI, warnings: (@Sendable (String) -> Void)? = nil) -> LibrarySync {
+        LibrarySync(api: api, cachePath: paths.cache, warn: warnings ?? console.warnings)
+    }
+}
+
+extension Date {
+    var iso8601: String { ClockText.iso(self) }
+}

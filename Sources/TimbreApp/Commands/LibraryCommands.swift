@@ -1,0 +1,83 @@
+import TimbreCore
+import TimbreLibrary
+
+/// `timbre playlists`: the cached playlists, offline.
+public struct PlaylistsCommand: Sendable {
+    public var json: Bool
+
+    public init(json: Bool) { self.json = json }
+
+    public func run(_ invocation: Invocation) async throws -> ExitStatus {
+        let context = try invocation.context()
+        let console = context.console
+        guard let cache = try context.existingCache() else {
+            if json { console.json(.array([])) }
+            console.warning("the cache is empty — run `timbre sync` first")
+            return .success
+        }
+        let playlists = try cache.playlists()
+        if json {
+            console.json(.array(playlists.map(\.json)))
+            return .success
+        }
+        console.lines(playlists.map { playlist in
+            let count = String(playlist.trackCount).leftPadded(to: 6)
+            var flags: [String] = []
+            if playlist.unavailable { flags.append("unavailable") }
+            if playlist.collaborative { flags.append("collaborative") }
+            let suffix = flags.isEmpty ? "" : "  [\(flags.joined(separator: ", "))]"
+            return "\(playlist.id.padding(toLength: 22, withPad: " ", startingAt: 0))  \(count)  \(TerminalText.sanitize(playlist.name))\(suffix)"
+        })
+        return .success
+    }
+}
+
+/// `timbre tracks REF`: a cached playlist's entries, offline, as text, JSON or CSV.
+public struct TracksCommand: Sendable {
+    public enum Format: Sendable { case text, json, csv }
+
+    public var ref: String
+    public var format: Format
+
+    public init(ref: String, format: Format) {
+        self.ref = ref
+        self.format = format
+    }
+
+    public func run(_ invocation: Invocation) async throws -> ExitStatus {
+        let reference = try PlaylistRef.parse(ref)
+        let context = try invocation.context()
+        let console = context.console
+        guard let cache = try context.existingCache(), let items = try cache.items(of: reference) else {
+            throw NotCached(reference: reference)
+        }
+        switch format {
+        case .json:
+            console.json(.array(items.map(\.json)))
+        case .csv:
+            console.lines([CachedItem.csvHeader] + items.map(\.csvRow), terminator: "\r\n")
+        case .text:
+            console.lines(items.map { item in
+                let artists = item.artists.joined(separator: ", ")
+                let minutes = item.durationMS / 60_000, seconds = (item.durationMS / 1000) % 60
+                let duration = "\(minutes):" + String(seconds).leftPadded(to: 2, with: "0")
+                let album = item.album.map { " · \($0)" } ?? ""
+                return TerminalText.sanitize("\(String(item.position).leftPadded(to: 5))  \(item.name) — \(artists)\(album)  \(duration)")
+            })
+        }
+        return .success
+    }
+}
+
+struct NotCached: UserFacingError {
+    let reference: PlaylistRef
+    var message: String { reference == .liked ? "Liked Songs are not in the cache" : "playlist \(reference) is not in the cache" }
+    var hint: String? { "run `timbre sync` (or `timbre sync --playlist \(reference)`) first; `timbre playlists` lists what is cached" }
+    var exitStatus: ExitStatus { .failure }
+}
+
+extension String {
+    func leftPadded(to width: Int, with pad: Character = " ") -> String {
+        count >= width ? self : String(repeating: pad, count: width - count) + self
+    }
+}

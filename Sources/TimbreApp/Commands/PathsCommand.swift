@@ -1,0 +1,23 @@
+import TimbreCore
+
+/// `timbre paths`: where the config file, cache, log and credentials file live.
+public struct PathsCommand: Sendable {
+    public var json: Bool
+
+    public init(json: Bool) { self.json = json }
+
+    public func run(_ invocation: Invocation) async throws -> ExitStatus {
+        let paths = invocation.paths
+        if json {
+            invocation.console.json(paths.json)
+        } else {
+            invocation.console.lines([
+                "config:      \(paths.config)",
+                "cache:       \(paths.cache)",
+                "log:         \(paths.log)",
+                "credentials: \(paths.credentials)",
+            ])
+        }
+        return .success
+    }
+}

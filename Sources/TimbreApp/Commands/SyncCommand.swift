@@ -1,0 +1,55 @@
+import TimbreAuth
+import TimbreCore
+import TimbreLibrary
+
+/// `timbre sync`: brings the cache up to date, headless.
+public struct SyncCommand: Sendable {
+    public var playlists: [String]
+    public var liked: Bool
+    public var force: Bool
+    public var json: Bool
+    public var quiet: Bool
+
+    public init(playlists: [String], liked: Bool, force: Bool, json: Bool, quiet: Bool) {
+        self.playlists = playlists
+        self.liked = liked
+        self.force = force
+        self.json = json
+        self.quiet = quiet
+    }
+
+    /// Exit 0, or 3 when some playlists failed (the rest are stored).
+    public func run(_ invocation: Invocation) async throws -> ExitStatus {
+        let options = try selection()
+        let context = try invocation.context()
+        let console = context.console
+        let vault = context.vault()
+        guard try await vault.refreshToken() != nil else { throw AuthError.notSignedIn }
+        let sync = context.librarySync(api: try context.spotify(vault: vault))
+        HeapTrim.keep(upTo: 4 << 20)
+        let bar = ProgressBar(console: console, enabled: !quiet && !json && console.showsProgress)
+        let report = try await bar.showing(rateLimits: sync.executor.budget) { progress in
+            try await sync.run(options: options, lockWait: .seconds(10), progress: progress)
+        }
+        if json {
+            console.json(report.json)
+        } else if !quiet {
+            for warning in report.warnings { console.warning(warning) }
+            console.line(report.summary)
+        }
+        return report.exitStatus
+    }
+
+    /// Every reference is checked before any request is sent.
+    func selection() throws -> SyncOptions {
+        var selected: [SpotifyID] = []
+        var wantsLiked = liked
+        for text in playlists {
+            switch try PlaylistRef.parse(text) {
+            case .liked: wantsLiked = true
+            case .playlist(let id): if !selected.contains(id) { selected.append(id) }
+            }
+        }
+        return SyncOptions(playlists: selected, liked: wantsLiked, force: force)
+    }
+}

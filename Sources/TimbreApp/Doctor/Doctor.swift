@@ -1,0 +1,119 @@
+import Foundation
+import TimbreAuth
+import TimbreCore
+import TimbreLibrary
+import TimbreNet
+
+/// The checks of `timbre doctor`, each a small function returning its lines. Offline checks read
+/// files and the keyring only; `connect` with `online` makes a TLS connection to each host.
+public struct Doctor: Sendable {
+    let context: AppContext
+
+    public init(context: AppContext) { self.context = context }
+
+    /// Every check, in the order they are shown.
+    public func checks(online: Bool) async -> [DoctorCheck] {
+        var results = [config(), clientID(), await keyring(), await signIn()]
+        results += permissions()
+        results += cache()
+        results += pins()
+        results += await connect(online: online)
+        return results
+    }
+
+    /// config.toml parses (a config that does not is reported by `DoctorCommand` before any check runs).
+    func config() -> DoctorCheck {
+        DoctorCheck(.ok, "config", context.config.sourcePath.map { "\($0) parses" } ?? "no file at \(context.paths.config); using defaults")
+    }
+
+    func clientID() -> DoctorCheck {
+        let config = context.config
+        if let id = config.clientID { return DoctorCheck(.ok, "client id", "set (\(id.prefix(6))…)") }
+        let port = config.redirectPort == 0 ? Config.defaultRedirectPort : config.redirectPort
+        return DoctorCheck(.fail, "client id", "not set — fix: register an app at https://developer.spotify.com/dashboard with redirect URI \(PKCE.redirectURI(port: port)), then client_id = \"…\" in \(context.paths.config)")
+    }
+
+    /// The Secret Service answers; with TIMBRE_REFRESH_TOKEN set a missing keyring is only a warning.
+    func keyring() async -> DoctorCheck {
+        do {
+            _ = try await LibSecretStore().read(.clientID, profile: "timbre-doctor-probe")
+            return DoctorCheck(.ok, "keyring", "Secret Service reachable and unlocked")
+        } catch {
+            let level: DoctorCheck.Level = EnvironmentSecretStore(environment: context.environment) != nil ? .warn : .fail
+            return DoctorCheck(level, "keyring", "\(error.message) — fix: \(error.hint ?? "unlock your keyring")")
+        }
+    }
+
+    func signIn() async -> DoctorCheck {
+        let vault = context.vault()
+        do {
+            guard let found = try await vault.refreshToken() else { return DoctorCheck(.warn, "sign-in", "not signed in — fix: `timbre login`") }
+            return DoctorCheck(.ok, "sign-in", "signed in (secret in \(found.1.rawValue))")
+        } catch {
+            return DoctorCheck(.warn, "sign-in", "cannot tell: \(Self.describe(error))")
+        }
+    }
+
+    func permissions() -> [DoctorCheck] {
+        let loose = FilePermissions.looseDirectories(context.paths)
+        if loose.isEmpty { return [DoctorCheck(.ok, "permissions", "timbre's folders are yours alone")] }
+        return loose.map { DoctorCheck(.warn, "permissions", "\($0.path) is open to other users — fix: `\($0.fix)`") }
+    }
+
+    /// The cache opens, migrates and passes SQLite's integrity_check.
+    func cache() -> [DoctorCheck] {
+        let path = context.paths.cache
+        guard FileManager.default.fileExists(atPath: path) else {
+            return [DoctorCheck(.warn, "cache", "no cache yet at \(path) — fix: `timbre sync`")]
+        }
+        do {
+            let moved = Locked<[String]>([])
+            let cache = try LibraryCache.open(path: path, warn: { text in moved.withLock { $0.append(text) } })
+            let notes = moved.current.map { DoctorCheck(.warn, "cache", $0) }
+            guard try cache.integrityCheck() else {
+                return notes + [DoctorCheck(.fail, "cache", "\(path) fails integrity_check — fix: delete it and run `timbre sync` (it is re-fetchable)")]
+            }
+            return notes + [DoctorCheck(.ok, "cache", "\(path): integrity ok, \(try cache.playlists().count) playlists")]
+        } catch {
+            return [DoctorCheck(.fail, "cache", "\(Self.describe(error)) — fix: delete \(path) and run `timbre sync`")]
+        }
+    }
+
+    /// Each host timbre talks to has a pin policy; without one every request would be refused.
+    func pins() -> [DoctorCheck] {
+        let settings = TransportSettings(config: context.config)
+        var seen = Set<String>()
+        return hosts.compactMap { url -> DoctorCheck? in
+            let host = url.host ?? "?"
+            guard seen.insert(host).inserted else { return nil }
+            guard let rule = settings.pins.rule(for: host) else {
+                return DoctorCheck(.fail, "pins", "\(host): no pin policy, every request would be refused — fix: add [[tls.pin]] for it (`timbre pins https://\(host)`)")
+            }
+            let origin = settings.pins.configured.contains(rule) ? "config.toml" : "shipped defaults"
+            return DoctorCheck(.ok, "pins", "\(host): \(rule.pins.count) pin(s), scope \(rule.scope.rawValue), \(rule.mode.rawValue) (\(origin))")
+        }
+    }
+
+    /// A request to each host through the pinned transport: TLS, the pins and the route in one go.
+    func connect(online: Bool) async -> [DoctorCheck] {
+        guard online else { return [DoctorCheck(.ok, "connect", "skipped (add --online to test the connection)")] }
+        let transport = CurlTransport(settings: TransportSettings(config: context.config))
+        var results: [DoctorCheck] = []
+        for url in hosts {
+            do {
+                let response = try await transport.send(HTTPRequest(url: url, timeout: .seconds(10)))
+                results.append(DoctorCheck(.ok, "connect", "\(url.host ?? "?"): TLS and pins ok (HTTP \(response.status))"))
+            } catch {
+                let hint = (error as? any UserFacingError)?.hint ?? "check the network"
+                results.append(DoctorCheck(.fail, "connect", "\(Self.describe(error)) — fix: \(hint)"))
+            }
+        }
+        return results
+    }
+
+    private var hosts: [URL] { [context.config.accountsURL, context.config.apiURL] }
+
+    static func describe(_ error: any Error) -> String {
+        (error as? any UserFacingError)?.message ?? "\(error)"
+    }
+}
