@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Fails when a source file imports a module its layer may not see. The layers (docs/ARCHITECTURE.md):
 #
-#   C shims → TimbreCore → TimbreNet → TimbreAuth → TimbreLibrary → TimbreTUI → timbre
+#   C shims → TimbreCore → TimbreNet → TimbreAuth, TimbreLibrary → TimbreTUI → TimbreApp → timbre
+#
+# TimbreAuth and TimbreLibrary are side by side: neither imports the other (the composition root
+# in TimbreApp joins them behind TimbreLibrary's SpotifyAPI). The executable imports TimbreApp and
+# the parser only.
 #
 # A target may import only targets below it, and each C library, GRDB, the server stack and the
 # command-line parser only in the targets that own them. The sandbox and the test support never
@@ -17,13 +21,19 @@ if [ "${1:-}" = "--self-test" ]; then
   trap 'rm -rf "$copy"' EXIT
   cp -r "$here/Sources" "$copy/"
   "$0" "$copy" >/dev/null || { echo "check-layers self-test: the clean tree must pass" >&2; exit 1; }
-  # TimbreCore reaching up into the interface: an arrow pointing the wrong way.
-  echo "import TimbreTUI" >> "$copy/Sources/TimbreCore/Paths.swift"
-  if output="$("$0" "$copy" 2>&1)"; then
-    echo "check-layers self-test: a wrong import was not caught" >&2
-    exit 1
-  fi
-  echo "check-layers self-test: a wrong import fails the check: ${output#check-layers: }"
+  # An arrow pointing the wrong way (TimbreCore reaching up into the interface), and a sideways
+  # one (the library reaching into sign-in instead of going through SpotifyAPI): each must fail.
+  for wrong in "TimbreCore/Paths.swift:TimbreTUI" "TimbreLibrary/SyncEngine.swift:TimbreAuth"; do
+    file="${wrong%%:*}"; module="${wrong##*:}"
+    cp "$here/Sources/$file" "$copy/Sources/$file"
+    echo "import $module" >> "$copy/Sources/$file"
+    if output="$("$0" "$copy" 2>&1)"; then
+      echo "check-layers self-test: a wrong import ($module in $file) was not caught" >&2
+      exit 1
+    fi
+    cp "$here/Sources/$file" "$copy/Sources/$file"
+    echo "check-layers self-test: a wrong import fails the check: ${output#check-layers: }"
+  done
   exit 0
 fi
 
@@ -38,9 +48,10 @@ allowed() {
     TimbreCore)        echo "Logging TOMLKit" ;;
     TimbreNet)         echo "TimbreCore Logging CCurl COpenSSL" ;;
     TimbreAuth)        echo "TimbreCore TimbreNet Logging CLibSecret" ;;
-    TimbreLibrary)     echo "TimbreCore TimbreNet TimbreAuth Logging GRDB GRDBSQLite" ;;
-    TimbreTUI)         echo "TimbreCore TimbreNet TimbreAuth TimbreLibrary Logging CNcursesw" ;;
-    timbre)            echo "TimbreCore TimbreNet TimbreAuth TimbreLibrary TimbreTUI Logging ArgumentParser" ;;
+    TimbreLibrary)     echo "TimbreCore TimbreNet Logging GRDB GRDBSQLite" ;;
+    TimbreTUI)         echo "TimbreCore TimbreNet TimbreLibrary Logging CNcursesw" ;;
+    TimbreApp)         echo "TimbreCore TimbreNet TimbreAuth TimbreLibrary TimbreTUI Logging" ;;
+    timbre)            echo "TimbreApp TimbreCore ArgumentParser" ;;
     TimbreBench)       echo "TimbreCore TimbreNet TimbreAuth TimbreLibrary TimbreTUI Logging ArgumentParser" ;;
     SandboxCore)       echo "COpenSSL" ;;
     TimbreSandbox)     echo "SandboxCore Logging ArgumentParser Hummingbird HummingbirdTLS NIOCore NIOSSL HTTPTypes" ;;
