@@ -66,7 +66,7 @@ public struct AppContext: Sendable {
         CredentialVault(
             profile: profile, refreshTier: config.refreshTokenTier,
             environment: EnvironmentSecretStore(environment: environment),
-            keyring: LibSecretStore(), file: FileSecretStore(path: paths.credentials),
+            keyring: LibSecretStore(), file: FileSecretStore(path: paths.credentials, warn: { [console] in console.say($0) }),
             insecureStorage: insecureStorage, warnings: warnings ?? console.warnings)
     }
 

@@ -55,9 +55,15 @@ struct Root: Runnable {
             return parseFailure(error, console)
         }
         guard let runnable = command as? any Runnable else {
-            // A group named alone (`timbre auth`): its help.
-            console.write(helpMessage(for: type(of: command)) + "\n")
-            return ExitStatus.success.rawValue
+            // `--help`, `help sync`, a group named alone (`timbre auth`): the parser's own commands,
+            // which end by asking for the help text.
+            do {
+                var command = command
+                try command.run()
+                return ExitStatus.success.rawValue
+            } catch {
+                return parseFailure(error, console)
+            }
         }
         do {
             return try await runnable.run(invocation).rawValue

@@ -8,9 +8,9 @@ import TimbreTestSupport
             let cli = try TimbreCLI(extraEnvironment: ["TIMBRE_REFRESH_TOKEN": try await sandbox.mintRefreshToken()])
             defer { cli.remove() }
             try cli.configure(for: sandbox)
-            #expect(try await cli.run(["sync", "--quiet"]).status == 0)
+            #expect(await cli.invoke(["sync", "--quiet"]).status == 0)
 
-            let good = try await cli.run(["doctor", "--online"])
+            let good = await cli.invoke(["doctor", "--online"])
             let lines = good.stdout.split(separator: "\n")
             #expect(lines.contains { $0.hasPrefix("ok") && $0.contains("config") })
             #expect(lines.contains { $0.hasPrefix("ok") && $0.contains("integrity ok") })
@@ -21,7 +21,7 @@ import TimbreTestSupport
             #expect(good.status == 0, "\(good.stdout)")
 
             try cli.configure(for: sandbox, pin: "sha256/" + Data(repeating: 3, count: 32).base64EncodedString())
-            let bad = try await cli.run(["doctor", "--online"])
+            let bad = await cli.invoke(["doctor", "--online"])
             #expect(bad.status == 1)
             #expect(bad.stdout.split(separator: "\n").contains { $0.hasPrefix("fail") && $0.contains("connect") })
         }
@@ -31,7 +31,7 @@ import TimbreTestSupport
         let cli = try TimbreCLI()
         defer { cli.remove() }
         try cli.writeConfig("redirect_port = \"nope\"")
-        let result = try await cli.run(["doctor"])
+        let result = await cli.invoke(["doctor"])
         #expect(result.status == 1)
         #expect(result.stdout.hasPrefix("fail  config"))
     }

@@ -18,17 +18,17 @@ import TimbreTestSupport
             try await withCleanup({ cli.remove() }) {
                 try cli.configure(for: sandbox)
                 let minted = try await sandbox.mintRefreshToken()
-                let login = try await cli.run(["login", "--with-token", "--insecure-storage"], stdin: minted)
+                let login = await cli.invoke(["login", "--with-token", "--insecure-storage"], stdin: minted)
                 #expect(login.status == 0, "\(login.stderr)")
                 #expect(Self.isInert(login.stdout) && Self.isInert(login.stderr), "\(login.stdout.debugDescription) \(login.stderr.debugDescription)")
 
-                let status = try await cli.run(["auth", "status"])
+                let status = await cli.invoke(["auth", "status"])
                 #expect(status.status == 0, "\(status.stderr)")
                 #expect(status.stdout.contains("Eve^[]0;pwned^G<U+009B>31m<U+202E>gpj.exe (id^[[2J<U+2066>)"), "\(status.stdout.debugDescription)")
                 #expect(Self.isInert(status.stdout), "\(status.stdout.debugDescription)")
 
                 // JSON keeps the data exactly, escaped: a script gets the real name.
-                let json = try await cli.run(["auth", "status", "--json"])
+                let json = await cli.invoke(["auth", "status", "--json"])
                 let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
                 #expect(object?["display_name"] as? String == Self.hostileName)
                 #expect(!json.stdout.contains("\u{1B}"), "control characters are \\u-escaped in JSON")

@@ -2,8 +2,9 @@ import Foundation
 import Testing
 import TimbreTestSupport
 
-/// `timbre login`, `auth status`, `auth token` and `logout` through the real binary, against the
-/// sandbox, with a scripted browser and a real keyring (scripts/test.sh runs the suite inside
+/// `timbre login`, `auth status`, `auth token` and `logout` against the sandbox, with a scripted
+/// browser and a real keyring; in-process (`invoke`) except the first test, which runs the real
+/// binary and reads its log file for secrets, and the paste flow, driven through a shell (scripts/test.sh runs the suite inside
 /// dbus-run-session with gnome-keyring unlocked).
 @Suite(.serialized, .tags(.integration), .integrationTier) struct LoginCLITests {
     static let browser = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -74,23 +75,26 @@ import TimbreTestSupport
         let (sandbox, cli) = try await setUp()
         try await withCleanup({ await sandbox.stop(); cli.remove() }) {
             // A callback with another state is answered 404 and the login keeps waiting for its own.
-            let login = try await cli.run(["login"], environment: ["BROWSER_MODE": "forge", "TIMBRE_LOGIN_TIMEOUT": "3"])
+            let login = await cli.invoke(["login"], environment: ["BROWSER_MODE": "forge", "TIMBRE_LOGIN_TIMEOUT": "3"])
             #expect(login.status == 1)
             #expect(login.stderr.contains("no sign-in callback arrived"))
-            #expect(try String(contentsOfFile: cli.environment["BROWSER_LOG"] ?? "", encoding: .utf8).contains("callback 404"))
-            #expect(try await cli.run(["auth", "status"]).status == 4)
+            let browserLog = try String(contentsOfFile: cli.environment["BROWSER_LOG"] ?? "", encoding: .utf8)
+            #expect(browserLog.contains("callback 404"))
+            #expect(await cli.invoke(["auth", "status"]).status == 4)
             // The code was never exchanged.
-            #expect(try await sandbox.requests().allSatisfy { $0.path != "/api/token" })
+            let requests = try await sandbox.requests()
+            #expect(requests.allSatisfy { $0.path != "/api/token" })
         }
     }
 
     @Test func aForgedCallbackDoesNotEndTheLogin() async throws {
         let (sandbox, cli) = try await setUp()
         try await withCleanup({ await sandbox.stop(); cli.remove() }) {
-            let login = try await cli.run(["login"], environment: ["BROWSER_MODE": "forge-first"])
+            let login = await cli.invoke(["login"], environment: ["BROWSER_MODE": "forge-first"])
             #expect(login.status == 0, "\(login.stderr)")
-            #expect(try String(contentsOfFile: cli.environment["BROWSER_LOG"] ?? "", encoding: .utf8).contains("forged 404"))
-            #expect(try await cli.run(["auth", "status"]).status == 0)
+            let browserLog = try String(contentsOfFile: cli.environment["BROWSER_LOG"] ?? "", encoding: .utf8)
+            #expect(browserLog.contains("forged 404"))
+            #expect(await cli.invoke(["auth", "status"]).status == 0)
         }
     }
 
@@ -98,10 +102,10 @@ import TimbreTestSupport
         let (sandbox, cli) = try await setUp()
         try await withCleanup({ await sandbox.stop(); cli.remove() }) {
             try await sandbox.setAuthorizeMode(approve: false)
-            let login = try await cli.run(["login"])
+            let login = await cli.invoke(["login"])
             #expect(login.status == 4)
             #expect(login.stderr.contains("access was denied"))
-            #expect(try await cli.run(["auth", "status"]).status == 4)
+            #expect(await cli.invoke(["auth", "status"]).status == 4)
         }
     }
 
@@ -141,14 +145,14 @@ import TimbreTestSupport
     @Test func withTokenAcceptsAMintedTokenAndRejectsABadOne() async throws {
         let (sandbox, cli) = try await setUp(["--refresh-rotation", "same"])
         try await withCleanup({ await sandbox.stop(); cli.remove() }) {
-            let bad = try await cli.run(["login", "--with-token"], stdin: "not-a-real-refresh-token\n")
+            let bad = await cli.invoke(["login", "--with-token"], stdin: "not-a-real-refresh-token\n")
             #expect(bad.status == 4, "\(bad.stderr)")
-            #expect(try await cli.run(["auth", "status"]).status == 4, "nothing stored after a rejected token")
+            #expect(await cli.invoke(["auth", "status"]).status == 4, "nothing stored after a rejected token")
 
             let minted = try await sandbox.mintRefreshToken()
-            let good = try await cli.run(["login", "--with-token"], stdin: "{\"refresh_token\": \"\(minted)\", \"token_type\": \"Bearer\"}")
+            let good = await cli.invoke(["login", "--with-token"], stdin: "{\"refresh_token\": \"\(minted)\", \"token_type\": \"Bearer\"}")
             #expect(good.status == 0, "\(good.stderr)")
-            let status = json(try await cli.run(["auth", "status", "--json"]).stdout)
+            let status = json(await cli.invoke(["auth", "status", "--json"]).stdout)
             #expect(status["user_id"] as? String == sandbox.info.userID)
             #expect(status["source"] as? String == "keyring")
             #expect(cli.filesContaining(minted).isEmpty, "refresh token leaked to \(cli.filesContaining(minted))")
@@ -160,16 +164,16 @@ import TimbreTestSupport
         let (sandbox, cli) = try await setUp(["--refresh-rotation", "same"])
         try await withCleanup({ await sandbox.stop(); cli.remove() }) {
             let minted = try await sandbox.mintRefreshToken()
-            let login = try await cli.run(["login", "--with-token", "--insecure-storage"], stdin: minted)
+            let login = await cli.invoke(["login", "--with-token", "--insecure-storage"], stdin: minted)
             #expect(login.status == 0, "\(login.stderr)")
             #expect(login.stderr.contains("plain text"))
             let file = cli.home.appendingPathComponent("config/timbre/credentials.json").path
             let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
             #expect(mode == 0o600)
             #expect(cli.filesContaining(minted) == [file])
-            let status = json(try await cli.run(["auth", "status", "--json"]).stdout)
+            let status = json(await cli.invoke(["auth", "status", "--json"]).stdout)
             #expect(status["source"] as? String == "file")
-            #expect(try await cli.run(["logout"]).status == 0)
+            #expect(await cli.invoke(["logout"]).status == 0)
             #expect(!FileManager.default.fileExists(atPath: file))
         }
     }
@@ -178,10 +182,10 @@ import TimbreTestSupport
         let (sandbox, cli) = try await setUp(["--refresh-rotation", "same"])
         try await withCleanup({ await sandbox.stop(); cli.remove() }) {
             let minted = try await sandbox.mintRefreshToken()
-            let status = try await cli.run(["auth", "status", "--json"], environment: ["TIMBRE_REFRESH_TOKEN": minted])
+            let status = await cli.invoke(["auth", "status", "--json"], environment: ["TIMBRE_REFRESH_TOKEN": minted])
             #expect(status.status == 0, "\(status.stderr)")
             #expect(json(status.stdout)["source"] as? String == "env")
-            let token = try await cli.run(["auth", "token"], environment: ["TIMBRE_REFRESH_TOKEN": minted])
+            let token = await cli.invoke(["auth", "token"], environment: ["TIMBRE_REFRESH_TOKEN": minted])
             #expect(token.status == 0)
             #expect(cli.filesContaining(minted).isEmpty)
         }
@@ -191,15 +195,15 @@ import TimbreTestSupport
         // Access tokens live 60 s, under the 5-minute margin: every `auth token` refreshes.
         let (sandbox, cli) = try await setUp(["--access-token-ttl", "60"])
         try await withCleanup({ await sandbox.stop(); cli.remove() }) {
-            #expect(try await cli.run(["login"]).status == 0)
-            let first = try await cli.run(["auth", "token"])
-            let second = try await cli.run(["auth", "token"])
+            #expect(await cli.invoke(["login"]).status == 0)
+            let first = await cli.invoke(["auth", "token"])
+            let second = await cli.invoke(["auth", "token"])
             #expect(first.status == 0 && second.status == 0)
             #expect(first.stdout != second.stdout, "a token with under 5 minutes left is refreshed")
             #expect(try await sandbox.curl("/v1/me", bearer: second.stdout.trimmingCharacters(in: .newlines)).status == 200)
 
             try await sandbox.revokeRefreshTokens()
-            let expired = try await cli.run(["auth", "token"])
+            let expired = await cli.invoke(["auth", "token"])
             #expect(expired.status == 4)
             #expect(expired.stdout.isEmpty)
             #expect(expired.stderr.contains("your Spotify session has expired (refresh tokens last 6 months) — run `timbre login`"))
@@ -209,7 +213,7 @@ import TimbreTestSupport
     @Test func missingClientIDExplainsHowToRegister() async throws {
         let cli = try TimbreCLI()
         defer { cli.remove() }
-        let login = try await cli.run(["login", "--no-browser"])
+        let login = await cli.invoke(["login", "--no-browser"])
         #expect(login.status == 2)
         #expect(login.stderr.contains("developer.spotify.com/dashboard"))
         #expect(login.stderr.contains("http://127.0.0.1:8974/callback"))
@@ -218,9 +222,9 @@ import TimbreTestSupport
     @Test func notSignedInExitsFour() async throws {
         let cli = try TimbreCLI()
         defer { cli.remove() }
-        let status = try await cli.run(["auth", "status", "--json"])
+        let status = await cli.invoke(["auth", "status", "--json"])
         #expect(status.status == 4)
         #expect(json(status.stdout)["signed_in"] as? Bool == false)
-        #expect(try await cli.run(["auth", "token"]).status == 4)
+        #expect(await cli.invoke(["auth", "token"]).status == 4)
     }
 }

@@ -8,7 +8,7 @@ import TimbreTestSupport
 /// to the sandbox's library, not with playlists given up on.
 extension SyncCLITests {
     private func syncThrough(_ s: Setup) async throws -> [String: Any] {
-        let sync = try await s.cli.run(["sync", "--json"])
+        let sync = await s.cli.invoke(["sync", "--json"])
         #expect(sync.status == 0, "exit \(sync.status): \(sync.stderr)")
         let report = parse(sync.stdout) as? [String: Any] ?? [:]
         #expect(report["status"] as? String == "ok", "\(report)")

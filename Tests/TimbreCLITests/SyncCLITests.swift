@@ -2,8 +2,10 @@ import Foundation
 import Testing
 import TimbreTestSupport
 
-/// `timbre sync`, `playlists` and `tracks` through the real binary against the sandbox, signed in
-/// with `TIMBRE_REFRESH_TOKEN` only (no keyring needed), configured only through config.toml.
+/// `timbre sync`, `playlists` and `tracks` against the sandbox, signed in with
+/// `TIMBRE_REFRESH_TOKEN` only (no keyring needed), configured only through config.toml. Most run
+/// in-process (`invoke`); the real binary where only a process shows it (killed mid-sync, a reader
+/// that leaves early, a sync process beside readers).
 @Suite(.serialized, .tags(.integration), .integrationTier) struct SyncCLITests {
     struct Setup {
         let sandbox: SandboxProcess
@@ -56,7 +58,7 @@ import TimbreTestSupport
     func expectCacheEqualsSandbox(_ s: Setup) async throws {
         let model = try await s.sandbox.library()
         let sandboxPlaylists = model["playlists"] as? [[String: Any]] ?? []
-        let cached = parse(try await s.cli.run(["playlists", "--json"]).stdout) as? [[String: Any]] ?? []
+        let cached = parse(await s.cli.invoke(["playlists", "--json"]).stdout) as? [[String: Any]] ?? []
         #expect(cached.first?["id"] as? String == "liked")
         #expect(cached.first?["name"] as? String == "Liked Songs")
         #expect(cached.dropFirst().map { $0["id"] as? String ?? "" } == sandboxPlaylists.map { $0["id"] as? String ?? "" })
@@ -67,18 +69,18 @@ import TimbreTestSupport
         }
         for playlist in sandboxPlaylists where playlist["readable_in_development_mode"] as? Bool == true {
             let id = playlist["id"] as? String ?? ""
-            let tracks = try await s.cli.run(["tracks", id, "--json"])
+            let tracks = await s.cli.invoke(["tracks", id, "--json"])
             #expect(tracks.status == 0, "\(tracks.stderr)")
             compareItems(parse(tracks.stdout) as? [[String: Any]] ?? [], expectedItems(playlist["items"] as? [[String: Any]] ?? []), id)
         }
-        let liked = parse(try await s.cli.run(["tracks", "liked", "--json"]).stdout) as? [[String: Any]] ?? []
+        let liked = parse(await s.cli.invoke(["tracks", "liked", "--json"]).stdout) as? [[String: Any]] ?? []
         compareItems(liked, expectedItems(model["liked"] as? [[String: Any]] ?? []), "liked")
     }
 
     @Test func fullSyncReproducesTheSandboxLibraryExactly() async throws {
         let s = try await setUp()
         try await withCleanup({ await s.cleanUp() }) {
-            let sync = try await s.cli.run(["sync", "--json"])
+            let sync = await s.cli.invoke(["sync", "--json"])
             #expect(sync.status == 0, "\(sync.stderr)")
             let report = parse(sync.stdout) as? [String: Any] ?? [:]
             #expect(report["status"] as? String == "ok")
@@ -90,9 +92,9 @@ import TimbreTestSupport
     @Test func noChangeResyncIsCheapAndAMutationRefetchesOnlyThatPlaylist() async throws {
         let s = try await setUp()
         try await withCleanup({ await s.cleanUp() }) {
-            #expect(try await s.cli.run(["sync", "--quiet"]).status == 0)
+            #expect(await s.cli.invoke(["sync", "--quiet"]).status == 0)
             try await s.sandbox.clearRequests()
-            let again = parse(try await s.cli.run(["sync", "--json"]).stdout) as? [String: Any] ?? [:]
+            let again = parse(await s.cli.invoke(["sync", "--json"]).stdout) as? [String: Any] ?? [:]
             let playlists = again["playlists"] as? [String: Any] ?? [:]
             #expect(playlists["updated"] as? Int == 0)
             let requests = try await s.sandbox.requests()
@@ -104,7 +106,7 @@ import TimbreTestSupport
             let target = ((model["playlists"] as? [[String: Any]])?.first { $0["readable_in_development_mode"] as? Bool == true }?["id"] as? String) ?? ""
             _ = try await s.sandbox.mutate(playlist: target, action: "append")
             try await s.sandbox.clearRequests()
-            let third = parse(try await s.cli.run(["sync", "--json"]).stdout) as? [String: Any] ?? [:]
+            let third = parse(await s.cli.invoke(["sync", "--json"]).stdout) as? [String: Any] ?? [:]
             #expect((third["playlists"] as? [String: Any])?["updated"] as? Int == 1)
             let itemPaths = Set(try await s.sandbox.requests().map(\.path).filter { $0.hasPrefix("/v1/playlists/") })
             #expect(itemPaths == ["/v1/playlists/\(target)/items"], "\(itemPaths)")
@@ -116,10 +118,10 @@ import TimbreTestSupport
         try await withCleanup({ await s.cleanUp() }) {
             try await s.sandbox.clearRequests()
             for ref in ["nope", "spotify:track:4uLU6hMCjMI75M1A2tKUQC", "'); DROP TABLE playlists;--", "37i9dQZF1DXcBWIGoYBM5"] {
-                let result = try await s.cli.run(["sync", "--playlist", ref])
+                let result = await s.cli.invoke(["sync", "--playlist", ref])
                 #expect(result.status == 2, "\(ref): \(result.stderr)")
                 #expect(result.stderr.contains("not a playlist reference"))
-                #expect(try await s.cli.run(["tracks", ref]).status == 2)
+                #expect(await s.cli.invoke(["tracks", ref]).status == 2)
             }
             #expect(try await s.sandbox.requests().isEmpty)
         }
@@ -128,16 +130,16 @@ import TimbreTestSupport
     @Test func wrongPinExitsFiveAndChangesNothing() async throws {
         let s = try await setUp("small")
         try await withCleanup({ await s.cleanUp() }) {
-            #expect(try await s.cli.run(["sync", "--quiet"]).status == 0)
-            let before = try await s.cli.run(["playlists", "--json"]).stdout
+            #expect(await s.cli.invoke(["sync", "--quiet"]).status == 0)
+            let before = await s.cli.invoke(["playlists", "--json"]).stdout
             try s.cli.configure(for: s.sandbox, pin: "sha256/" + Data(repeating: 9, count: 32).base64EncodedString())
             try await s.sandbox.clearRequests()
-            let sync = try await s.cli.run(["sync", "--force"])
+            let sync = await s.cli.invoke(["sync", "--force"])
             #expect(sync.status == 5, "\(sync.stderr)")
             #expect(sync.stderr.contains("127.0.0.1"))
             #expect(try await s.sandbox.requests().isEmpty, "no HTTP request may reach the server")
             try s.cli.configure(for: s.sandbox)
-            #expect(try await s.cli.run(["playlists", "--json"]).stdout == before)
+            #expect(await s.cli.invoke(["playlists", "--json"]).stdout == before)
         }
     }
 
@@ -159,14 +161,14 @@ import TimbreTestSupport
     @Test func csvAndTextOutput() async throws {
         let s = try await setUp("small")
         try await withCleanup({ await s.cleanUp() }) {
-            #expect(try await s.cli.run(["sync", "--quiet"]).status == 0)
-            let csv = try await s.cli.run(["tracks", "liked", "--csv"])
+            #expect(await s.cli.invoke(["sync", "--quiet"]).status == 0)
+            let csv = await s.cli.invoke(["tracks", "liked", "--csv"])
             #expect(csv.status == 0)
             #expect(csv.stdout.hasPrefix("position,name,artists,album,duration_ms,added_at,uri\r\n"))
-            let text = try await s.cli.run(["playlists"])
+            let text = await s.cli.invoke(["playlists"])
             #expect(text.status == 0)
             #expect(!text.stdout.contains("\u{1B}"), "hostile names must not reach the terminal raw")
-            #expect(try await s.cli.run(["tracks", "liked", "--csv", "--json"]).status == 2)
+            #expect(await s.cli.invoke(["tracks", "liked", "--csv", "--json"]).status == 2)
         }
     }
 
@@ -215,23 +217,23 @@ import TimbreTestSupport
                 guard FileManager.default.fileExists(atPath: s.cli.home.appendingPathComponent("cache/timbre/library.sqlite").path) else { continue }
                 #expect(verdict.trimmingCharacters(in: .whitespacesAndNewlines) == "ok", "round \(round): \(verdict)")
                 // … and every cached playlist is exactly the complete list of the snapshot it records.
-                let cached = parse(try await s.cli.run(["playlists", "--json"]).stdout) as? [[String: Any]] ?? []
+                let cached = parse(await s.cli.invoke(["playlists", "--json"]).stdout) as? [[String: Any]] ?? []
                 for playlist in cached where playlist["id"] as? String != "liked" {
                     guard let snapshot = playlist["snapshot_id"] as? String, let want = complete[snapshot], !want.isEmpty else { continue }
-                    let got = parse(try await s.cli.run(["tracks", playlist["id"] as? String ?? "", "--json"]).stdout) as? [[String: Any]] ?? []
+                    let got = parse(await s.cli.invoke(["tracks", playlist["id"] as? String ?? "", "--json"]).stdout) as? [[String: Any]] ?? []
                     if got.isEmpty { continue } // listed before its items were ever stored
                     #expect(got.count == want.count, "round \(round) playlist \(playlist["id"] ?? ""): \(got.count) items for a snapshot of \(want.count)")
                 }
             }
             // A final uninterrupted sync completes and matches.
-            #expect(try await s.cli.run(["sync", "--quiet"]).status == 0)
+            #expect(await s.cli.invoke(["sync", "--quiet"]).status == 0)
         }
     }
 
     @Test func readersDuringASyncNeverFail() async throws {
         let s = try await setUp("medium", ["--latency-ms", "5"])
         try await withCleanup({ await s.cleanUp() }) {
-            #expect(try await s.cli.run(["sync", "--quiet"]).status == 0)
+            #expect(await s.cli.invoke(["sync", "--quiet"]).status == 0)
             let bin = try SandboxProcess.binaryDirectory().appendingPathComponent("timbre").path
             let writer = Process()
             writer.executableURL = URL(fileURLWithPath: bin)
@@ -240,7 +242,7 @@ import TimbreTestSupport
             try writer.run()
             var reads = 0
             while writer.isRunning {
-                let result = try await s.cli.run(["playlists", "--json"])
+                let result = await s.cli.invoke(["playlists", "--json"])
                 #expect(result.status == 0, "reader failed during sync: \(result.stderr)")
                 #expect(result.stderr.isEmpty)
                 reads += 1

@@ -50,15 +50,19 @@ final class BufferInput: ConsoleInput {
 
     init(_ text: String) { remaining = Locked(Substring(text)) }
 
+    /// Like `Swift.readLine(strippingNewline: true)`: "\n" and "\r\n" end a line.
     func readLine() -> String? {
         remaining.withLock { rest in
             guard !rest.isEmpty else { return nil }
-            guard let newline = rest.firstIndex(of: "\n") else {
+            // By bytes: "\r\n" is one Character, so a Character search for "\n" would miss it.
+            guard let newline = rest.utf8.firstIndex(of: UInt8(ascii: "\n")) else {
                 defer { rest = "" }
                 return String(rest)
             }
-            defer { rest = rest[rest.index(after: newline)...] }
-            return String(rest[..<newline])
+            var line = String(rest[..<newline])
+            if line.utf8.last == UInt8(ascii: "\r") { line.removeLast() }
+            rest = rest[rest.utf8.index(after: newline)...]
+            return line
         }
     }
 

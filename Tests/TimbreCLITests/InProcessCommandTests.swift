@@ -1,0 +1,162 @@
+import Foundation
+import SandboxCore
+import Testing
+import TimbreApp
+import TimbreCore
+import TimbreTestSupport
+
+/// Commands run in-process through a buffered console (`invoke`): the parser, the command and the
+/// exit-code mapping the binary uses, with no process, keyring or server — the unit tier.
+@Suite struct InProcessCommandTests {
+    private func withCLI(_ body: (TimbreCLI) async throws -> Void) async throws {
+        let cli = try TimbreCLI()
+        defer { cli.remove() }
+        try await body(cli)
+    }
+
+    @Test func pathsFollowTheEnvironmentGivenNotTheProcesses() async throws {
+        try await withCLI { cli in
+            let text = await cli.invoke(["paths"])
+            #expect(text.status == 0)
+            #expect(text.stdout.contains("config:      \(cli.home.path)/config/timbre/config.toml\n"))
+            #expect(text.stdout.contains("cache:       \(cli.home.path)/cache/timbre/library.sqlite\n"))
+            #expect(text.stderr.isEmpty)
+            let json = await cli.invoke(["paths", "--json"])
+            let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: String]
+            #expect(object?["log"] == "\(cli.home.path)/state/timbre/timbre.log")
+        }
+    }
+
+    @Test func helpAndVersionGoToStdoutWithExitZero() async throws {
+        try await withCLI { cli in
+            let version = await cli.invoke(["--version"])
+            #expect(version.status == 0)
+            #expect(version.stdout == TimbreVersion.current + "\n")
+            let help = await cli.invoke(["sync", "--help"])
+            #expect(help.status == 0)
+            #expect(help.stdout.contains("USAGE: timbre sync"))
+            // A group named alone prints its help.
+            let group = await cli.invoke(["auth"])
+            #expect(group.status == 0)
+            #expect(group.stdout.contains("USAGE: timbre auth <subcommand>"))
+        }
+    }
+
+    @Test func usageErrorsExitTwoWithTheParsersHelp() async throws {
+        try await withCLI { cli in
+            let unknown = await cli.invoke(["frobnicate"])
+            #expect(unknown.status == 2)
+            #expect(unknown.stdout.isEmpty)
+            #expect(unknown.stderr.contains("Usage: timbre"))
+            let library = await cli.invoke(["demo", "--library", "huge", "--no-interface"])
+            #expect(library.status == 2)
+            #expect(library.stderr.contains("'small', 'medium' or 'large'"))
+            let both = await cli.invoke(["tracks", "liked", "--csv", "--json"])
+            #expect(both.status == 2)
+            #expect(both.stderr.contains("cannot be used together"))
+        }
+    }
+
+    @Test func theInterfaceAndTheDemoNeedATerminal() async throws {
+        try await withCLI { cli in
+            let root = await cli.invoke([])
+            #expect(root.status == 2)
+            #expect(root.stderr.contains("SUBCOMMANDS:"), "the help comes with the refusal")
+            #expect(root.stderr.contains("timbre: the interface needs a terminal"))
+            let demo = await cli.invoke(["demo"])
+            #expect(demo.status == 2)
+            #expect(demo.stderr.contains("`timbre demo` opens the interface and needs a terminal"))
+            #expect(demo.stderr.contains("hint: run it in a terminal, or add --no-interface"))
+        }
+    }
+
+    @Test func offlineListingsExplainAnEmptyCache() async throws {
+        try await withCLI { cli in
+            let playlists = await cli.invoke(["playlists", "--json"])
+            #expect(playlists.status == 0)
+            #expect(playlists.stdout == "[]\n")
+            #expect(playlists.stderr == "timbre: warning: the cache is empty — run `timbre sync` first\n")
+            let tracks = await cli.invoke(["tracks", "liked"])
+            #expect(tracks.status == 1)
+            #expect(tracks.stderr.hasPrefix("timbre: Liked Songs are not in the cache\n  hint: run `timbre sync`"))
+            let bad = await cli.invoke(["tracks", "spotify:playlist:not-an-id\u{1B}]0;x\u{07}"])
+            #expect(bad.status == 2)
+            #expect(!bad.stderr.contains("\u{1B}"), "a hostile reference is shown, never run by the terminal")
+            // No cache file appears: read-only commands never create one.
+            #expect(!FileManager.default.fileExists(atPath: cli.home.appendingPathComponent("cache/timbre/library.sqlite").path))
+        }
+    }
+
+    @Test func syncRefusesBadReferencesBeforeReadingAnything() async throws {
+        try await withCLI { cli in
+            // No config, no sign-in: the reference is checked first, so the answer is exit 2, not 4.
+            let sync = await cli.invoke(["sync", "--playlist", "https://evil.example/playlist/x"])
+            #expect(sync.status == 2)
+            #expect(sync.stderr.contains("is not a playlist reference"))
+        }
+    }
+
+    @Test func pinsOfAPEMFileAsTextAndJSON() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("timbre-pins-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let certificates = try SandboxCertificates.loadOrCreate(in: directory)
+        try await withCLI { cli in
+            let text = await cli.invoke(["pins", certificates.chainFile])
+            #expect(text.status == 0, "\(text.stderr)")
+            let lines = text.stdout.split(separator: "\n")
+            #expect(lines.count == 2 || lines.count == 3)
+            #expect(lines.first?.hasPrefix("leaf") == true)
+            #expect(lines.first?.contains(certificates.pins.leaf) == true)
+            let json = await cli.invoke(["pins", certificates.caFile, "--json"])
+            let entries = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: String]]
+            #expect(entries?.map { $0["pin"] } == [certificates.pins.root])
+            let missing = await cli.invoke(["pins", directory + "/nope.pem"])
+            #expect(missing.status != 0)
+            #expect(missing.stderr.contains("nope.pem"))
+            let scheme = await cli.invoke(["pins", "ftp://example.com"])
+            #expect(scheme.status == 2)
+        }
+    }
+}
+
+/// The console's policies, on their own.
+@Suite struct ConsoleTests {
+    @Test func colourOnlyOnATerminalWithoutNO_COLOR() {
+        #expect(Console.buffered(tty: true, environment: ["TERM": "xterm-256color"]).0.colour)
+        #expect(!Console.buffered(tty: false, environment: ["TERM": "xterm-256color"]).0.colour)
+        #expect(!Console.buffered(tty: true, environment: ["TERM": "xterm", "NO_COLOR": "1"]).0.colour)
+        #expect(Console.buffered(tty: true, environment: ["TERM": "xterm", "NO_COLOR": ""]).0.colour, "an empty NO_COLOR is unset (no-color.org)")
+        #expect(!Console.buffered(tty: true, environment: ["TERM": "dumb"]).0.colour)
+        let (plain, _) = Console.buffered()
+        #expect(plain.tinted("ok", .green) == "ok")
+        let (coloured, _) = Console.buffered(tty: true, environment: ["TERM": "xterm"])
+        #expect(coloured.tinted("ok", .green) == "\u{1B}[32mok\u{1B}[0m")
+    }
+
+    @Test func progressOnlyWhenSomeoneWatchesStderr() {
+        #expect(Console.buffered(tty: true).0.showsProgress)
+        #expect(!Console.buffered(tty: false).0.showsProgress)
+    }
+
+    @Test func bufferedInputReadsLinesThenTheRest() {
+        let (console, _) = Console.buffered(stdin: "first\nsecond\r\nlast")
+        #expect(console.input.readLine() == "first")
+        #expect(console.input.readLine() == "second", "\\r\\n ends a line, as Swift.readLine has it")
+        #expect(String(decoding: console.input.readAll(), as: UTF8.self) == "last")
+        #expect(console.input.readLine() == nil)
+    }
+
+    @Test func errorsAreOneSentenceAndAHintWithSecretsRedacted() {
+        struct Leaky: TimbreCore.UserFacingError {
+            var message: String { "refused: Authorization: Bearer abc.def-ghi" }
+            var hint: String? { "run `timbre login`" }
+            var exitStatus: TimbreCore.ExitStatus { .authenticationRequired }
+        }
+        let (console, capture) = Console.buffered()
+        console.report(Leaky())
+        #expect(capture.stderr.contents.hasPrefix("timbre: refused: "))
+        #expect(!capture.stderr.contents.contains("abc.def-ghi"))
+        #expect(capture.stderr.contents.hasSuffix("\n  hint: run `timbre login`\n"))
+        #expect(capture.stdout.contents.isEmpty)
+    }
+}
