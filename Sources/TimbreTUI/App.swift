@@ -79,6 +79,7 @@ public final class TUIApp: @unchecked Sendable {
     private let mailbox = Locked<[Event]>([])
     private let stopRequested = Locked(false)
     private var syncTask: Task<Void, Never>?
+    private var quitRequested = false
 
     /// `inbox` brings warnings from background work (the keyring, the token manager, the cache)
     /// to the status line and `:messages`; `stderrLog` is where fd 2 points while the interface
@@ -120,19 +121,14 @@ public final class TUIApp: @unchecked Sendable {
         if let first = state.selectedPlaylist { loadTracks(first.id) }
         paint(terminal)
         if sync != nil { startSync() }
-        while !state.shouldQuit && !stopRequested.current {
+        while !quitRequested && !stopRequested.current {
             // Repaint only when something changed: an idle interface costs no CPU.
             var dirty = drainMailbox()
             let posted = inbox.take()
             for text in posted { state.addMessage(text) }
             dirty = dirty || !posted.isEmpty
-            if state.syncRequested {
-                state.syncRequested = false
-                startSync()
-                dirty = true
-            }
             if let event = terminal.readEvent() {
-                handle(event, terminal)
+                perform(state.handle(event), terminal)
                 dirty = true
             }
             if dirty { paint(terminal) }
@@ -145,55 +141,18 @@ public final class TUIApp: @unchecked Sendable {
         terminal.draw(Screen.render(state, rows: rows, columns: columns))
     }
 
-    private func handle(_ event: Terminal.InputEvent, _ terminal: Terminal) {
-        switch event {
-        case .resize:
-            return
-        case .key where state.mode == .help, .character where state.mode == .help:
-            state.apply(.help)
-        case .key where state.mode == .messages, .character where state.mode == .messages:
-            state.apply(.messages)
-        case .key(let key) where isTyping:
-            switch key.name {
-            case "Enter": afterTyping(state.type(.enter))
-            case "Esc": _ = state.type(.escape)
-            case "Backspace", "Delete": _ = state.type(.backspace)
-            default: break
+    /// Runs what a key asked for beyond the state change, which `TUIState.handle` already made.
+    private func perform(_ effects: [TUIState.Effect], _ terminal: Terminal) {
+        for effect in effects {
+            switch effect {
+            case .loadTracks(let playlistID, let position):
+                loadTracks(playlistID)
+                if let position { state.focusTrack(at: position) }
+            case .search(let query): search(query)
+            case .startSync: startSync()
+            case .redraw: terminal.redrawAll()
+            case .quit: quitRequested = true
             }
-        case .character(let character) where isTyping:
-            afterTyping(state.type(.character(character)))
-        case .key(let key):
-            if let command = state.keymap.command(for: key) { run(command, terminal) }
-        case .character(let character):
-            if let key = Key(String(character)), let command = state.keymap.command(for: key) { run(command, terminal) }
-        }
-    }
-
-    private var isTyping: Bool { [.filterInput, .promptInput, .searchInput].contains(state.mode) }
-
-    private func afterTyping(_ outcome: TUIState.InputOutcome) {
-        switch outcome {
-        case .none: break
-        case .run(let command): run(command, nil)
-        case .search(let query): search(query)
-        }
-    }
-
-    private func run(_ command: Command, _ terminal: Terminal?) {
-        switch command {
-        case .redraw: terminal?.redrawAll()
-        case .filter(let text?) where state.mode == .normal:
-            state.apply(.filter(text))
-        case .search(let text?):
-            search(text)
-            return
-        default: break
-        }
-        if case .redraw = command { return }
-        if case .filter(_?) = command { return }
-        if let playlistID = state.apply(command) {
-            loadTracks(playlistID)
-            state.focusPendingTrack()
         }
     }
 
