@@ -5,48 +5,6 @@ import TimbreCore
 import TimbreLibrary
 import TimbreNet
 
-/// Reads the TUI's data from the SQLite cache.
-public struct CacheLibrarySource: LibrarySource {
-    let cache: LibraryCache
-
-    public init(cache: LibraryCache) { self.cache = cache }
-
-    public func playlists() throws -> [PlaylistRow] {
-        try cache.playlists().map {
-            PlaylistRow(id: $0.id, name: $0.name, trackCount: $0.trackCount, owner: $0.ownerName ?? $0.ownerID, unavailable: $0.unavailable)
-        }
-    }
-
-    /// A malformed id is refused with an error naming it (it used to open Liked Songs instead).
-    public func tracks(of playlistID: String) throws -> [TrackRow] {
-        let ref: PlaylistRef
-        if playlistID == CachedPlaylist.likedID {
-            ref = .liked
-        } else if let id = SpotifyID(playlistID) {
-            ref = .playlist(id)
-        } else {
-            throw NotAPlaylistID(text: playlistID)
-        }
-        return try cache.items(of: ref, Self.row) ?? []
-    }
-
-    public struct NotAPlaylistID: Error, Equatable, CustomStringConvertible {
-        public let text: String
-        public var description: String { "“\(TerminalText.preview(text, limit: 40))” is not a playlist id; nothing was opened" }
-    }
-
-    public func search(_ query: String, limit: Int) throws -> [TUIState.SearchHit] {
-        try cache.search(SearchText.foldedBytes(query), limit: limit).map {
-            TUIState.SearchHit(playlistID: $0.playlistID, playlistName: $0.playlistName, track: Self.row($0.item))
-        }
-    }
-
-    static func row(_ item: CachedItem) -> TrackRow {
-        TrackRow(position: item.position, title: item.name, artist: item.artists.joined(separator: ", "), album: item.album ?? "",
-                 durationMS: item.durationMS, addedAt: item.addedAt)
-    }
-}
-
 /// How the TUI runs a background sync: the app passes a closure that runs `SyncEngine`.
 public struct BackgroundSync: Sendable {
     public var run: @Sendable (@escaping @Sendable (SyncProgress) -> Void) async throws -> SyncReport
@@ -79,6 +37,7 @@ public final class TUIApp: @unchecked Sendable {
     private let mailbox = Locked<[Event]>([])
     private let stopRequested = Locked(false)
     private var syncTask: Task<Void, Never>?
+    private var quitRequested = false
 
     /// `inbox` brings warnings from background work (the keyring, the token manager, the cache)
     /// to the status line and `:messages`; `stderrLog` is where fd 2 points while the interface
@@ -120,19 +79,14 @@ public final class TUIApp: @unchecked Sendable {
         if let first = state.selectedPlaylist { loadTracks(first.id) }
         paint(terminal)
         if sync != nil { startSync() }
-        while !state.shouldQuit && !stopRequested.current {
+        while !quitRequested && !stopRequested.current {
             // Repaint only when something changed: an idle interface costs no CPU.
             var dirty = drainMailbox()
             let posted = inbox.take()
             for text in posted { state.addMessage(text) }
             dirty = dirty || !posted.isEmpty
-            if state.syncRequested {
-                state.syncRequested = false
-                startSync()
-                dirty = true
-            }
             if let event = terminal.readEvent() {
-                handle(event, terminal)
+                perform(state.handle(event), terminal)
                 dirty = true
             }
             if dirty { paint(terminal) }
@@ -145,55 +99,18 @@ public final class TUIApp: @unchecked Sendable {
         terminal.draw(Screen.render(state, rows: rows, columns: columns))
     }
 
-    private func handle(_ event: Terminal.InputEvent, _ terminal: Terminal) {
-        switch event {
-        case .resize:
-            return
-        case .key where state.mode == .help, .character where state.mode == .help:
-            state.apply(.help)
-        case .key where state.mode == .messages, .character where state.mode == .messages:
-            state.apply(.messages)
-        case .key(let key) where isTyping:
-            switch key.name {
-            case "Enter": afterTyping(state.type(.enter))
-            case "Esc": _ = state.type(.escape)
-            case "Backspace", "Delete": _ = state.type(.backspace)
-            default: break
+    /// Runs what a key asked for beyond the state change, which `TUIState.handle` already made.
+    private func perform(_ effects: [TUIState.Effect], _ terminal: Terminal) {
+        for effect in effects {
+            switch effect {
+            case .loadTracks(let playlistID, let position):
+                loadTracks(playlistID)
+                if let position { state.focusTrack(at: position) }
+            case .search(let query): search(query)
+            case .startSync: startSync()
+            case .redraw: terminal.redrawAll()
+            case .quit: quitRequested = true
             }
-        case .character(let character) where isTyping:
-            afterTyping(state.type(.character(character)))
-        case .key(let key):
-            if let command = state.keymap.command(for: key) { run(command, terminal) }
-        case .character(let character):
-            if let key = Key(String(character)), let command = state.keymap.command(for: key) { run(command, terminal) }
-        }
-    }
-
-    private var isTyping: Bool { [.filterInput, .promptInput, .searchInput].contains(state.mode) }
-
-    private func afterTyping(_ outcome: TUIState.InputOutcome) {
-        switch outcome {
-        case .none: break
-        case .run(let command): run(command, nil)
-        case .search(let query): search(query)
-        }
-    }
-
-    private func run(_ command: Command, _ terminal: Terminal?) {
-        switch command {
-        case .redraw: terminal?.redrawAll()
-        case .filter(let text?) where state.mode == .normal:
-            state.apply(.filter(text))
-        case .search(let text?):
-            search(text)
-            return
-        default: break
-        }
-        if case .redraw = command { return }
-        if case .filter(_?) = command { return }
-        if let playlistID = state.apply(command) {
-            loadTracks(playlistID)
-            state.focusPendingTrack()
         }
     }
 

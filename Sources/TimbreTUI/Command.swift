@@ -34,32 +34,56 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
     case prompt
     case quit
 
-    public var description: String {
+    /// The first word of every command's text. Each `Command` case has one (`name` switches over
+    /// them), and `parse` switches over these, so a command cannot be added without a name.
+    public enum Name: String, Sendable, CaseIterable {
+        case move, focus, open, filter
+        case nextMatch = "next-match"
+        case previousMatch = "previous-match"
+        case clear, sort, search, sync, help, messages, redraw, prompt, quit
+    }
+
+    public var name: Name {
         switch self {
-        case .move(let motion, let count): return count == 1 ? "move \(motion.rawValue)" : "move \(motion.rawValue) \(count)"
-        case .focus(let focus): return "focus \(focus.rawValue)"
-        case .open: return "open"
-        case .filter(let text): return text.map { "filter \($0)" } ?? "filter"
-        case .nextMatch: return "next-match"
-        case .previousMatch: return "previous-match"
-        case .clear: return "clear"
-        case .sort(.set(let field, let order)): return order.map { "sort \(field.rawValue) \($0.rawValue)" } ?? "sort \(field.rawValue)"
-        case .sort(.nextField): return "sort next"
-        case .sort(.reverse): return "sort reverse"
-        case .search(let text): return text.map { "search \($0)" } ?? "search"
-        case .sync: return "sync"
-        case .help: return "help"
-        case .messages: return "messages"
-        case .redraw: return "redraw"
-        case .prompt: return "prompt"
-        case .quit: return "quit"
+        case .move: return .move
+        case .focus: return .focus
+        case .open: return .open
+        case .filter: return .filter
+        case .nextMatch: return .nextMatch
+        case .previousMatch: return .previousMatch
+        case .clear: return .clear
+        case .sort: return .sort
+        case .search: return .search
+        case .sync: return .sync
+        case .help: return .help
+        case .messages: return .messages
+        case .redraw: return .redraw
+        case .prompt: return .prompt
+        case .quit: return .quit
         }
     }
+
+    /// What follows the name, if anything.
+    private var arguments: String? {
+        switch self {
+        case .move(let motion, let count): return count == 1 ? motion.rawValue : "\(motion.rawValue) \(count)"
+        case .focus(let focus): return focus.rawValue
+        case .filter(let text), .search(let text): return text
+        case .sort(.set(let field, let order)): return order.map { "\(field.rawValue) \($0.rawValue)" } ?? field.rawValue
+        case .sort(.nextField): return "next"
+        case .sort(.reverse): return "reverse"
+        case .open, .nextMatch, .previousMatch, .clear, .sync, .help, .messages, .redraw, .prompt, .quit: return nil
+        }
+    }
+
+    public var description: String { arguments.map { "\(name.rawValue) \($0)" } ?? name.rawValue }
 
     public static func parse(_ text: String) throws(CommandError) -> Command {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         let parts = trimmed.split(separator: " ", maxSplits: 1).map(String.init)
+        // `name` is the word as typed (errors quote it); `q` is short for `quit`.
         guard let name = parts.first?.lowercased() else { throw .empty }
+        guard let known = name == "q" ? Name.quit : Name(rawValue: name) else { throw .unknownCommand(name) }
         let rest = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
         let words = rest.split(separator: " ").map { String($0).lowercased() }
 
@@ -68,8 +92,8 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
             return command
         }
 
-        switch name {
-        case "move":
+        switch known {
+        case .move:
             guard let first = words.first else { throw .missingArgument(command: name, expected: Motion.allCases.map(\.rawValue)) }
             guard let motion = Motion(rawValue: first) else { throw .badArgument(command: name, argument: first, expected: Motion.allCases.map(\.rawValue)) }
             var count = 1
@@ -80,11 +104,11 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
                 count = n
             }
             return .move(motion, count: count)
-        case "focus":
+        case .focus:
             guard words.count == 1 else { throw words.isEmpty ? .missingArgument(command: name, expected: Focus.allCases.map(\.rawValue)) : .unexpectedArgument(command: name, argument: rest) }
             guard let focus = Focus(rawValue: words[0]) else { throw .badArgument(command: name, argument: words[0], expected: Focus.allCases.map(\.rawValue)) }
             return .focus(focus)
-        case "sort":
+        case .sort:
             guard let first = words.first else { throw .missingArgument(command: name, expected: SortField.allCases.map(\.rawValue) + ["next", "reverse"]) }
             if first == "next" || first == "reverse" {
                 guard words.count == 1 else { throw .unexpectedArgument(command: name, argument: rest) }
@@ -97,24 +121,23 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
                 return .sort(.set(field, order))
             }
             return .sort(.set(field, nil))
-        case "filter": return .filter(rest.isEmpty ? nil : rest)
-        case "search": return .search(rest.isEmpty ? nil : rest)
-        case "open": return try noArguments(.open)
-        case "next-match": return try noArguments(.nextMatch)
-        case "previous-match": return try noArguments(.previousMatch)
-        case "clear": return try noArguments(.clear)
-        case "sync": return try noArguments(.sync)
-        case "help": return try noArguments(.help)
-        case "messages": return try noArguments(.messages)
-        case "redraw": return try noArguments(.redraw)
-        case "prompt": return try noArguments(.prompt)
-        case "quit", "q": return try noArguments(.quit)
-        default: throw .unknownCommand(name)
+        case .filter: return .filter(rest.isEmpty ? nil : rest)
+        case .search: return .search(rest.isEmpty ? nil : rest)
+        case .open: return try noArguments(.open)
+        case .nextMatch: return try noArguments(.nextMatch)
+        case .previousMatch: return try noArguments(.previousMatch)
+        case .clear: return try noArguments(.clear)
+        case .sync: return try noArguments(.sync)
+        case .help: return try noArguments(.help)
+        case .messages: return try noArguments(.messages)
+        case .redraw: return try noArguments(.redraw)
+        case .prompt: return try noArguments(.prompt)
+        case .quit: return try noArguments(.quit)
         }
     }
 
-    public static let names = ["move", "focus", "open", "filter", "next-match", "previous-match", "clear", "sort",
-                               "search", "sync", "help", "messages", "redraw", "prompt", "quit"]
+    /// Every command name, in the order `Name` declares them (for error messages and help).
+    public static let names = Name.allCases.map(\.rawValue)
 }
 
 public enum CommandError: Error, Equatable, Sendable, CustomStringConvertible {

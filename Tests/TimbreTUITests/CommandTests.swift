@@ -5,9 +5,42 @@ import TimbreCore
 @Suite struct CommandTests {
     @Test(arguments: ["move down", "move pageup 3", "focus tracks", "open", "filter", "filter beyoncé", "next-match",
                       "previous-match", "clear", "sort title", "sort added desc", "sort next", "sort reverse", "search",
-                      "search hey jude", "sync", "help", "redraw", "prompt", "quit"])
+                      "search hey jude", "sync", "help", "messages", "redraw", "prompt", "quit"])
     func printsBackToWhatItParsed(_ text: String) throws {
         #expect(try Command.parse(text).description == text)
+    }
+
+    /// Every name parses: alone, or (when it needs an argument) with each argument its error
+    /// lists. Each command is named by the name it was parsed from and prints back to its text.
+    @Test(arguments: Command.Name.allCases)
+    func everyNameRoundTrips(_ name: Command.Name) throws {
+        var texts = [name.rawValue]
+        do {
+            _ = try Command.parse(name.rawValue)
+        } catch let error {
+            guard case .missingArgument(let command, let expected) = error else {
+                Issue.record("'\(name.rawValue)' alone failed with \(error)")
+                return
+            }
+            #expect(command == name.rawValue)
+            #expect(!expected.isEmpty)
+            texts = expected.map { "\(name.rawValue) \($0)" }
+        }
+        for text in texts {
+            let command = try Command.parse(text)
+            #expect(command.name == name, "\(text)")
+            #expect(command.description.hasPrefix(name.rawValue), "\(text)")
+            #expect(try Command.parse(command.description) == command, "\(text)")
+        }
+    }
+
+    @Test func namesComeFromTheEnum() {
+        #expect(Command.names == Command.Name.allCases.map(\.rawValue))
+        #expect(Command.names.count == 15)
+        #expect(Command.names.contains("next-match") && Command.names.contains("quit"))
+        #expect(Set(Command.names).count == Command.names.count, "no name twice")
+        let listed = CommandError.unknownCommand("jump").description
+        for name in Command.Name.allCases { #expect(listed.contains(name.rawValue), "\(name.rawValue)") }
     }
 
     @Test func parsingIsForgivingAboutCaseAndSpaces() throws {

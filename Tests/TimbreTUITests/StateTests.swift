@@ -1,7 +1,7 @@
 import Testing
 @testable import TimbreTUI
 
-private func sampleState() -> TUIState {
+func sampleState() -> TUIState {
     var state = TUIState()
     state.setPlaylists([
         PlaylistRow(id: "liked", name: "Liked Songs", trackCount: 3, owner: "me", unavailable: false),
@@ -11,7 +11,7 @@ private func sampleState() -> TUIState {
     return state
 }
 
-private let sampleTracks = [
+let sampleTracks = [
     TrackRow(position: 0, title: "Zebra", artist: "Beyoncé", album: "B", durationMS: 200_000, addedAt: "2024-03-01T00:00:00Z"),
     TrackRow(position: 1, title: "apple", artist: "Adele", album: "C", durationMS: 100_000, addedAt: "2024-01-01T00:00:00Z"),
     TrackRow(position: 3, title: "Mango 日本", artist: "Zed", album: "A", durationMS: 300_000, addedAt: nil),
@@ -28,7 +28,7 @@ private let sampleTracks = [
         state.apply(.move(.down, count: 5))
         #expect(state.selectedPlaylist?.id == "p2", "clamped at the end")
         state.apply(.move(.top, count: 1))
-        #expect(state.apply(.open) == "liked")
+        #expect(state.apply(.open) == [.loadTracks("liked")])
         #expect(state.focus == .tracks)
         state.setTracks(sampleTracks, of: "liked")
         state.apply(.move(.down, count: 1))
@@ -81,10 +81,11 @@ private let sampleTracks = [
         var state = sampleState()
         state.apply(.prompt)
         for c in "move down" { _ = state.type(.character(c)) }
-        #expect(state.type(.enter) == .run(.move(.down, count: 1)))
+        #expect(state.type(.enter) == [], "a move needs nothing from the app")
+        #expect(state.mode == .normal && state.selectedPlaylist?.id == "p1")
         state.apply(.prompt)
         for c in "fly" { _ = state.type(.character(c)) }
-        #expect(state.type(.enter) == .none)
+        #expect(state.type(.enter) == [])
         #expect(state.message?.contains("unknown command") == true)
     }
 
@@ -92,11 +93,11 @@ private let sampleTracks = [
         var state = sampleState()
         state.apply(.search(nil))
         for c in "mango" { _ = state.type(.character(c)) }
-        #expect(state.type(.enter) == .search("mango"))
+        #expect(state.type(.enter) == [.search("mango")])
         state.showSearchResults([.init(playlistID: "p1", playlistName: "Morning Coffee", track: sampleTracks[2])], query: "mango")
-        #expect(state.apply(.open) == "p1")
+        #expect(state.apply(.open) == [.loadTracks("p1", focusing: 3)])
         state.setTracks(sampleTracks, of: "p1")
-        state.focusPendingTrack()
+        state.focusTrack(at: 3)
         #expect(state.selectedPlaylist?.id == "p1")
         #expect(state.selectedTrack?.title == "Mango 日本")
         #expect(state.focus == .tracks)

@@ -1,0 +1,44 @@
+import TimbreCore
+import TimbreLibrary
+
+/// Reads the TUI's data from the SQLite cache.
+public struct CacheLibrarySource: LibrarySource {
+    let cache: LibraryCache
+
+    public init(cache: LibraryCache) { self.cache = cache }
+
+    public func playlists() throws -> [PlaylistRow] {
+        try cache.playlists().map {
+            PlaylistRow(id: $0.id, name: $0.name, trackCount: $0.trackCount, owner: $0.ownerName ?? $0.ownerID, unavailable: $0.unavailable)
+        }
+    }
+
+    /// A malformed id is refused with an error naming it (it used to open Liked Songs instead).
+    public func tracks(of playlistID: String) throws -> [TrackRow] {
+        let ref: PlaylistRef
+        if playlistID == CachedPlaylist.likedID {
+            ref = .liked
+        } else if let id = SpotifyID(playlistID) {
+            ref = .playlist(id)
+        } else {
+            throw NotAPlaylistID(text: playlistID)
+        }
+        return try cache.items(of: ref, Self.row) ?? []
+    }
+
+    public struct NotAPlaylistID: Error, Equatable, CustomStringConvertible {
+        public let text: String
+        public var description: String { "“\(TerminalText.preview(text, limit: 40))” is not a playlist id; nothing was opened" }
+    }
+
+    public func search(_ query: String, limit: Int) throws -> [TUIState.SearchHit] {
+        try cache.search(SearchText.foldedBytes(query), limit: limit).map {
+            TUIState.SearchHit(playlistID: $0.playlistID, playlistName: $0.playlistName, track: Self.row($0.item))
+        }
+    }
+
+    static func row(_ item: CachedItem) -> TrackRow {
+        TrackRow(position: item.position, title: item.name, artist: item.artists.joined(separator: ", "), album: item.album ?? "",
+                 durationMS: item.durationMS, addedAt: item.addedAt)
+    }
+}

@@ -1,0 +1,104 @@
+import TimbreCore
+
+/// Which rows are visible, in what order, and where the cursors are: the filter, the sort and the
+/// motions keep these in step with the rows.
+extension TUIState {
+    var currentFilter: String { focus == .playlists ? playlistFilter : trackFilter }
+
+    mutating func setFilter(_ text: String) {
+        if focus == .playlists {
+            playlistFilter = text
+            refilterPlaylists()
+            playlistCursor = 0
+        } else {
+            let previous = SearchText.foldedBytes(trackFilter)
+            let next = SearchText.foldedBytes(text)
+            trackFilter = text
+            if !previous.isEmpty, next.starts(with: previous) {
+                // Typing narrows: every match of the longer text matched the shorter one, and the
+                // visible rows are already sorted, so filter them in place.
+                visibleTracks = trackColumns.rows(matching: next, among: visibleTracks)
+            } else {
+                resort()
+            }
+            trackCursor = 0
+        }
+        clampCursors()
+    }
+
+    mutating func refilterPlaylists() {
+        let needle = SearchText.foldedBytes(playlistFilter)
+        visiblePlaylists = playlists.indices.filter { needle.isEmpty || SearchText.contains(SearchText.foldedBytes(playlists[$0].name), needle) }
+    }
+
+    mutating func resort() {
+        let needle = SearchText.foldedBytes(trackFilter)
+        // Rows arrive in position order: the default sort needs no work.
+        if sortField == .position, sortOrder == .asc, tracksInPositionOrder {
+            visibleTracks = trackColumns.rows(matching: needle)
+            return
+        }
+        // Otherwise every row is sorted once per list and order, and each filter keeps the
+        // matching rows of that order: a keystroke costs one pass, not a sort.
+        if sortedRows?.field != sortField || sortedRows?.order != sortOrder {
+            sortedRows = (sortField, sortOrder, sortedIndices())
+        }
+        visibleTracks = trackColumns.rows(matching: needle, among: sortedRows?.indices ?? [])
+    }
+
+    /// Every row in the current sort order (ties by position).
+    private func sortedIndices() -> [Int] {
+        var indices = Array(tracks.indices)
+        let rows = tracks
+        let columns = trackColumns
+        let field = sortField
+        func key(_ a: Int, _ b: Int) -> Bool {
+            switch field {
+            case .position: return rows[a].position < rows[b].position
+            case .title: return columns.precedes(a, b, by: .title)
+            case .artist: return columns.precedes(a, b, by: .artist)
+            case .album: return columns.precedes(a, b, by: .album)
+            case .duration: return rows[a].durationMS < rows[b].durationMS
+            case .added: return (rows[a].addedAt ?? "") < (rows[b].addedAt ?? "")
+            }
+        }
+        indices.sort { a, b in
+            if key(a, b) { return sortOrder == .asc }
+            if key(b, a) { return sortOrder == .desc }
+            return rows[a].position < rows[b].position // stable tie-break
+        }
+        return indices
+    }
+
+    mutating func move(_ motion: Command.Motion, count: Int, wrap: Bool = false) {
+        if mode == .searchResults {
+            searchCursor = Self.moved(searchCursor, motion, count: count, total: searchResults.count, page: pageSize, wrap: wrap)
+            return
+        }
+        if focus == .playlists {
+            playlistCursor = Self.moved(playlistCursor, motion, count: count, total: visiblePlaylists.count, page: pageSize, wrap: wrap)
+        } else {
+            trackCursor = Self.moved(trackCursor, motion, count: count, total: visibleTracks.count, page: pageSize, wrap: wrap)
+        }
+    }
+
+    static func moved(_ cursor: Int, _ motion: Command.Motion, count: Int, total: Int, page: Int, wrap: Bool) -> Int {
+        guard total > 0 else { return 0 }
+        var next: Int
+        switch motion {
+        case .up: next = cursor - count
+        case .down: next = cursor + count
+        case .top: return 0
+        case .bottom: return total - 1
+        case .pageup: next = cursor - max(1, page) * count
+        case .pagedown: next = cursor + max(1, page) * count
+        }
+        if wrap { next = ((next % total) + total) % total }
+        return min(max(0, next), total - 1)
+    }
+
+    mutating func clampCursors() {
+        playlistCursor = min(max(0, playlistCursor), max(0, visiblePlaylists.count - 1))
+        trackCursor = min(max(0, trackCursor), max(0, visibleTracks.count - 1))
+    }
+}

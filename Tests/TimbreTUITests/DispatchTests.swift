@@ -1,0 +1,179 @@
+import Testing
+@testable import TimbreTUI
+
+/// Keys and commands become a state change plus effects in `TUIState`; the app only runs effects.
+@Suite struct DispatchTests {
+    /// What the app can see of the state, to show a command changed none of it.
+    struct Rows: Equatable {
+        var playlists: [String], visiblePlaylists: [Int], playlistCursor: Int, openedPlaylistID: String?
+        var tracks: [TrackRow], visibleTracks: [Int], trackCursor: Int, focus: TUIState.Pane, mode: TUIState.Mode
+
+        init(_ state: TUIState) {
+            playlists = state.playlists.map(\.id)
+            visiblePlaylists = state.visiblePlaylists
+            playlistCursor = state.playlistCursor
+            openedPlaylistID = state.openedPlaylistID
+            tracks = state.tracks
+            visibleTracks = state.visibleTracks
+            trackCursor = state.trackCursor
+            focus = state.focus
+            mode = state.mode
+        }
+    }
+
+    func openedState() -> TUIState {
+        var state = sampleState()
+        state.apply(.move(.down, count: 1))
+        state.apply(.open)
+        state.setTracks(sampleTracks, of: "p1")
+        state.apply(.move(.down, count: 1))
+        return state
+    }
+
+    func typing(_ text: String, into state: inout TUIState) {
+        for character in text { #expect(state.type(.character(character)) == []) }
+    }
+
+    @Test func syncAsksTheAppToStartItAndChangesNoRows() {
+        var state = openedState()
+        let before = Rows(state)
+        #expect(state.apply(.sync) == [.startSync])
+        #expect(Rows(state) == before)
+        #expect(state.apply(.sync) == [.startSync], "again: the app, not the state, knows a sync is running")
+    }
+
+    @Test func openOnAPlaylistLoadsItsTracks() {
+        var state = sampleState()
+        state.apply(.move(.down, count: 1))
+        #expect(state.apply(.open) == [.loadTracks("p1")])
+        #expect(state.focus == .tracks)
+        #expect(state.apply(.open) == [], "on the tracks pane Enter opens nothing")
+    }
+
+    @Test func openWithNoPlaylistsDoesNothing() {
+        var state = TUIState()
+        #expect(state.apply(.open) == [])
+        #expect(state.focus == .playlists)
+    }
+
+    @Test func searchTypedAtThePromptOrAfterFRunsTheSearch() {
+        var state = sampleState()
+        state.apply(.prompt)
+        typing("search hey jude", into: &state)
+        #expect(state.type(.enter) == [.search("hey jude")])
+        #expect(state.mode == .normal && state.input == "")
+
+        #expect(state.apply(.search(nil)) == [])
+        #expect(state.mode == .searchInput)
+        typing("  mango ", into: &state)
+        #expect(state.type(.enter) == [.search("mango")])
+        #expect(state.apply(.search(nil)) == [])
+        typing("   ", into: &state)
+        #expect(state.type(.enter) == [], "blank: nothing to search")
+        #expect(state.mode == .normal)
+    }
+
+    @Test func quitAndRedrawAreEffects() {
+        var state = openedState()
+        state.setMessage("sorted by title ↑")
+        let before = Rows(state)
+        #expect(state.apply(.redraw) == [.redraw])
+        #expect(state.message == "sorted by title ↑", "a redraw leaves the message line alone")
+        #expect(state.apply(.quit) == [.quit])
+        #expect(Rows(state) == before)
+    }
+
+    @Test func commandsTypedAtThePromptReturnTheirEffects() {
+        var state = sampleState()
+        for (text, effects) in [("quit", [TUIState.Effect.quit]), ("q", [.quit]), ("sync", [.startSync]), ("redraw", [.redraw]),
+                                ("open", [.loadTracks("liked")]), ("move down", [])] {
+            state.apply(.prompt)
+            typing(text, into: &state)
+            #expect(state.type(.enter) == effects, "\(text)")
+        }
+        #expect(state.selectedPlaylist?.id == "liked", "move down ran on the tracks pane, which is empty")
+    }
+
+    @Test func onlyTheCommandsThatNeedTheAppHaveEffects() {
+        let expected: [(Command, [TUIState.Effect])] = [
+            (.move(.down, count: 1), []), (.focus(.next), []), (.filter(nil), []), (.filter("a"), []), (.nextMatch, []),
+            (.previousMatch, []), (.clear, []), (.sort(.nextField), []), (.search(nil), []), (.help, []), (.messages, []),
+            (.prompt, []), (.open, [.loadTracks("liked")]), (.search("x"), [.search("x")]), (.sync, [.startSync]),
+            (.redraw, [.redraw]), (.quit, [.quit]),
+        ]
+        for (command, effects) in expected {
+            var state = sampleState()
+            #expect(state.apply(command) == effects, "\(command)")
+        }
+        let covered = Set(expected.map { $0.0.name })
+        #expect(covered == Set(Command.Name.allCases), "every command is in this table")
+    }
+
+    @Test func aSearchHitLoadsItsPlaylistAndAsksForItsRow() {
+        var state = sampleState()
+        state.showSearchResults([.init(playlistID: "p1", playlistName: "Morning Coffee", track: sampleTracks[2])], query: "mango")
+        #expect(state.apply(.open) == [.loadTracks("p1", focusing: 3)])
+        #expect(state.mode == .normal && state.focus == .tracks && state.selectedPlaylist?.id == "p1")
+        state.showSearchResults([], query: "nothing")
+        #expect(state.apply(.open) == [], "no hit, no jump")
+    }
+
+    @Test func focusTrackShowsEveryRowAndSelectsThePosition() {
+        var state = openedState()
+        state.apply(.filter("zebra"))
+        #expect(state.visibleTracks.count == 1)
+        state.focusTrack(at: 3)
+        #expect(state.trackFilter == "" && state.visibleTracks.count == 3)
+        #expect(state.selectedTrack?.title == "Mango 日本")
+    }
+
+    // MARK: Terminal events
+
+    func key(_ name: String) throws -> Terminal.InputEvent { .key(try #require(Key(name))) }
+
+    @Test func keysGoThroughTheKeymap() throws {
+        var state = sampleState()
+        #expect(state.handle(.character("U")) == [.startSync])
+        #expect(state.handle(try key("C-l")) == [.redraw])
+        #expect(state.handle(.character("j")) == [])
+        #expect(state.selectedPlaylist?.id == "p1")
+        #expect(state.handle(try key("Enter")) == [.loadTracks("p1")])
+        #expect(state.handle(.resize) == [])
+        #expect(state.handle(.character("€")) == [], "an unbound key does nothing")
+        #expect(state.handle(.character("q")) == [.quit])
+        _ = state.keymap.apply(["x": "sync", "q": "none"])
+        #expect(state.handle(.character("x")) == [.startSync])
+        #expect(state.handle(.character("q")) == [])
+    }
+
+    @Test func anyKeyClosesAnOverlayAndDoesNothingElse() throws {
+        var state = sampleState()
+        #expect(state.handle(.character("?")) == [])
+        #expect(state.mode == .help)
+        #expect(state.handle(.character("q")) == [], "q closes help, it does not quit")
+        #expect(state.mode == .normal)
+        #expect(state.handle(.character("M")) == [])
+        #expect(state.mode == .messages)
+        #expect(state.handle(.character("U")) == [])
+        #expect(state.mode == .normal)
+    }
+
+    @Test func inInputModesKeysType() throws {
+        var state = sampleState()
+        #expect(state.handle(.character(":")) == [])
+        #expect(state.mode == .promptInput)
+        for character in "quiz" { #expect(state.handle(.character(character)) == []) }
+        #expect(state.handle(try key("Backspace")) == [])
+        #expect(state.handle(try key("Delete")) == [])
+        #expect(state.input == "qu")
+        #expect(state.handle(try key("Tab")) == [], "a named key types nothing")
+        #expect(state.handle(.character("i")) == [])
+        #expect(state.handle(.character("t")) == [])
+        #expect(state.handle(try key("Enter")) == [.quit])
+        #expect(state.handle(.character("F")) == [])
+        #expect(state.mode == .searchInput)
+        for character in "U q" { _ = state.handle(.character(character)) }
+        #expect(state.handle(try key("Esc")) == [])
+        #expect(state.mode == .normal && state.input == "")
+    }
+}
