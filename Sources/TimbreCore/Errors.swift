@@ -1,4 +1,4 @@
-/// Process exit codes, as CONTRACT.md fixes them.
+/// Process exit codes, as docs/CLI.md lists them.
 public enum ExitStatus: Int32, Sendable {
     case success = 0
     case failure = 1

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Where timbre keeps its files, following the XDG base directory spec (CONTRACT.md "Files").
+/// Where timbre keeps its files, following the XDG base directory spec (docs/CLI.md "Files").
 public struct Paths: Sendable, Equatable, Codable {
     public var config: String
     public var cache: String
@@ -38,5 +38,12 @@ public struct Paths: Sendable, Equatable, Codable {
         let dir = (path as NSString).deletingLastPathComponent
         try FileManager.default.createDirectory(
             atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    }
+}
+
+extension Paths {
+    /// `timbre paths --json`.
+    public var json: JSONValue {
+        .object([("config", .string(config)), ("cache", .string(cache)), ("log", .string(log)), ("credentials", .string(credentials))])
     }
 }

@@ -39,7 +39,7 @@ public struct CachedPlaylist: Sendable, Equatable {
 
     public var isLiked: Bool { id == Self.likedID }
 
-    /// One element of `timbre playlists --json`, keys in CONTRACT.md's order.
+    /// One element of `timbre playlists --json`, keys in docs/CLI.md's order.
     public var json: JSONValue {
         .object([
             ("id", .string(id)),
@@ -88,7 +88,7 @@ public struct CachedItem: Sendable, Equatable {
         self.addedAt = addedAt
     }
 
-    /// One element of `timbre tracks --json`, keys in CONTRACT.md's order.
+    /// One element of `timbre tracks --json`, keys in docs/CLI.md's order.
     public var json: JSONValue {
         .object([
             ("position", .int(position)),

@@ -36,81 +36,120 @@ public final class SyncEngine: Sendable {
     /// Throws only when the whole run cannot go on: sign-in needed (exit 4), trust failure (exit 5),
     /// the playlist list unreadable, the cache unwritable.
     public func run() async throws -> SyncReport {
+        let run = Run(api: api, stored: try await cache.storedState(), wantsLiked: !options.isSelection || options.liked)
+        // Liked Songs needs nothing from the playlist list: it runs alongside from the start.
+        async let liked = syncLikedSongs(run)
+        let listing = try await listPlaylists(run)
+        try await cache.updateMetadata(listing.playlists)
+        let tally = try await fetchChangedPlaylists(listing, run)
+        return try await finish(run, listing: listing, tally: tally, liked: try await liked)
+    }
+
+    /// What one run shares between its steps.
+    struct Run: Sendable {
         let started = Date()
         let clock = ContinuousClock.now
-        let sentBefore = api.executor.requestsSent
-        let waitedBefore = api.executor.budget.waited
+        let sentBefore: Int
+        let waitedBefore: Duration
+        let fetcher: Fetcher
+        let stored: [String: StoredState]
+        let wantsLiked: Bool
         let warnings = Locked<[String]>([])
-        let fetcher = Fetcher(api: api, state: Locked(RunState()))
-        let stored = try await cache.storedState()
-
-        // Liked Songs needs nothing from the playlist list: it runs alongside from the start.
-        let wantsLiked = !options.isSelection || options.liked
+        /// Lists finished and lists to do, for the progress display.
         let done = Locked(0)
         let totalWork = Locked(0)
-        async let likedOutcome: Outcome? = wantsLiked ? {
-            let outcome = try await self.syncLiked(stored: stored[CachedPlaylist.likedID], fetcher: fetcher, warnings: warnings)
-            let count = done.withLock { $0 += 1; return $0 }
-            self.progress(SyncProgress(phase: .liked, description: CachedPlaylist.likedName, done: count, total: totalWork.current))
-            return outcome
-        }() : nil
 
+        init(api: any SpotifyAPI, stored: [String: StoredState], wantsLiked: Bool) {
+            sentBefore = api.executor.requestsSent
+            waitedBefore = api.executor.budget.waited
+            fetcher = Fetcher(api: api, state: Locked(RunState()))
+            self.stored = stored
+            self.wantsLiked = wantsLiked
+        }
+
+        func warn(_ text: String) { warnings.withLock { $0.append(text) } }
+        func finishedOne() -> Int { done.withLock { $0 += 1; return $0 } }
+    }
+
+    /// The playlists to look at, each with the order to store it in (nil: keep or append).
+    struct Listing: Sendable {
+        var playlists: [(meta: PlaylistMeta, sortOrder: Int?)] = []
+        /// Selected playlists that could not be read.
+        var failed = 0
+        /// Cached playlists Spotify no longer lists, removed from the cache.
+        var removed = 0
+    }
+
+    /// How the playlists whose items were looked at ended.
+    struct Tally: Sendable {
+        var updated = 0, unchanged = 0, failed = 0, itemsWritten = 0
+    }
+
+    /// Step 1, beside the others: Liked Songs (nil when not selected).
+    private func syncLikedSongs(_ run: Run) async throws -> Outcome? {
+        guard run.wantsLiked else { return nil }
+        let outcome = try await syncLiked(stored: run.stored[CachedPlaylist.likedID], fetcher: run.fetcher, warnings: run.warnings)
+        progress(SyncProgress(phase: .liked, description: CachedPlaylist.likedName, done: run.finishedOne(), total: run.totalWork.current))
+        return outcome
+    }
+
+    /// Step 2: the selected playlists, or every playlist of the user — removing from the cache the
+    /// ones Spotify no longer lists, unless it lists none at all.
+    private func listPlaylists(_ run: Run) async throws -> Listing {
         progress(SyncProgress(phase: .listing, description: "reading your playlists", done: 0, total: 0))
-        var checked = 0, updated = 0, unchanged = 0, failed = 0, removed = 0, itemsWritten = 0
-
-        // The playlists to look at, with the order to store them in (nil: keep or append).
-        var metas: [(meta: PlaylistMeta, sortOrder: Int?)] = []
+        var listing = Listing()
         if options.isSelection {
             var seen = Set<SpotifyID>()
             for id in options.playlists where seen.insert(id).inserted {
                 do {
-                    let object = try await fetcher.playlist(id)
-                    if let meta = Self.meta(object, warnings: warnings), meta.id == id.rawValue {
-                        metas.append((meta, nil))
+                    let object = try await run.fetcher.playlist(id)
+                    if let meta = Self.meta(object, warnings: run.warnings), meta.id == id.rawValue {
+                        listing.playlists.append((meta, nil))
                     } else {
-                        failed += 1
-                        warnings.withLock { $0.append("playlist \(id) could not be read: Spotify sent an unexpected object") }
+                        listing.failed += 1
+                        run.warn("playlist \(id) could not be read: Spotify sent an unexpected object")
                     }
                 } catch {
                     if Self.isFatal(error) { throw error }
-                    failed += 1
-                    warnings.withLock { $0.append("playlist \(id) could not be synced: \(Self.describe(error))") }
+                    listing.failed += 1
+                    run.warn("playlist \(id) could not be synced: \(Self.describe(error))")
                 }
             }
-        } else {
-            let list: [API.Playlist]
-            do { list = try await fetcher.userPlaylists() } catch {
-                if Self.isFatal(error) || error is CacheError { throw error }
-                throw SyncError.listUnreadable(Self.describe(error))
-            }
-            var seen = Set<String>()
-            for object in list {
-                guard let meta = Self.meta(object, warnings: warnings), seen.insert(meta.id).inserted else { continue }
-                metas.append((meta, metas.count))
-            }
-            let cachedPlaylists = stored.keys.filter { $0 != CachedPlaylist.likedID }
-            if metas.isEmpty, !cachedPlaylists.isEmpty {
-                warnings.withLock {
-                    $0.append("Spotify listed no playlists while the cache holds \(cachedPlaylists.count); nothing was removed (run `timbre sync` again later)")
-                }
-            } else {
-                let listed = Set(metas.map(\.meta.id))
-                let gone = cachedPlaylists.filter { !listed.contains($0) }
-                try await cache.remove(gone)
-                removed = gone.count
-            }
+            return listing
         }
-        checked = metas.count + failed
-        try await cache.updateMetadata(metas)
+        let list: [API.Playlist]
+        do { list = try await run.fetcher.userPlaylists() } catch {
+            if Self.isFatal(error) || error is CacheError { throw error }
+            throw SyncError.listUnreadable(Self.describe(error))
+        }
+        var seen = Set<String>()
+        for object in list {
+            guard let meta = Self.meta(object, warnings: run.warnings), seen.insert(meta.id).inserted else { continue }
+            listing.playlists.append((meta, listing.playlists.count))
+        }
+        let cachedPlaylists = run.stored.keys.filter { $0 != CachedPlaylist.likedID }
+        if listing.playlists.isEmpty, !cachedPlaylists.isEmpty {
+            run.warn("Spotify listed no playlists while the cache holds \(cachedPlaylists.count); nothing was removed (run `timbre sync` again later)")
+        } else {
+            let listed = Set(listing.playlists.map(\.meta.id))
+            let gone = cachedPlaylists.filter { !listed.contains($0) }
+            try await cache.remove(gone)
+            listing.removed = gone.count
+        }
+        return listing
+    }
 
-        // Items of the playlists that changed.
-        let toFetch = metas.map(\.meta).filter { options.force || stored[$0.id]?.snapshotID != $0.snapshotID || $0.snapshotID == nil }
-        unchanged += metas.count - toFetch.count
-        let total = toFetch.count + (wantsLiked ? 1 : 0)
-        totalWork.withLock { $0 = total }
+    /// Step 3: the entries of every playlist whose snapshot changed (all, with `force`), several
+    /// playlists at once. Fetched lists go to one writer task, several to a transaction
+    /// (`ListWriteQueue`); a playlist counts as updated only once the writer stored its list.
+    private func fetchChangedPlaylists(_ listing: Listing, _ run: Run) async throws -> Tally {
+        let toFetch = listing.playlists.map(\.meta).filter {
+            options.force || run.stored[$0.id]?.snapshotID != $0.snapshotID || $0.snapshotID == nil
+        }
+        var tally = Tally(unchanged: listing.playlists.count - toFetch.count)
+        let total = toFetch.count + (run.wantsLiked ? 1 : 0)
+        run.totalWork.withLock { $0 = total }
         progress(SyncProgress(phase: .items, description: "fetching \(toFetch.count) changed playlists", done: 0, total: total))
-        // Fetched lists go to one writer task, several to a transaction (`ListWriteQueue`); a
-        // playlist counts as updated only once the writer has stored every list without an error.
         let lists = ListWriteQueue()
         async let listsWritten = lists.drain { try await self.cache.replaceItems($0) }
         do {
@@ -122,18 +161,17 @@ public final class SyncEngine: Sendable {
                         return lists.hurry()
                     }
                     group.addTask {
-                        let outcome = try await self.syncPlaylist(meta, stored: stored[meta.id], fetcher: fetcher, lists: lists, warnings: warnings)
-                        let count = done.withLock { $0 += 1; return $0 }
-                        self.progress(SyncProgress(phase: .items, description: meta.name, done: count, total: total))
+                        let outcome = try await self.syncPlaylist(meta, stored: run.stored[meta.id], fetcher: run.fetcher, lists: lists, warnings: run.warnings)
+                        self.progress(SyncProgress(phase: .items, description: meta.name, done: run.finishedOne(), total: total))
                         return outcome
                     }
                 }
                 for _ in 0..<Self.playlistConcurrency { startNext() }
                 for try await outcome in group {
                     switch outcome {
-                    case .updated(let items): updated += 1; itemsWritten += items
-                    case .unchanged: unchanged += 1
-                    case .failed: failed += 1
+                    case .updated(let items): tally.updated += 1; tally.itemsWritten += items
+                    case .unchanged: tally.unchanged += 1
+                    case .failed: tally.failed += 1
                     }
                     startNext()
                 }
@@ -147,26 +185,29 @@ public final class SyncEngine: Sendable {
         }
         lists.close()
         _ = try await listsWritten
+        return tally
+    }
 
-        // Liked Songs.
-        var likedUpdated = false
-        var likedFailed = false
-        switch try await likedOutcome {
+    /// Step 4: the report, recorded in the cache.
+    private func finish(_ run: Run, listing: Listing, tally: Tally, liked: Outcome?) async throws -> SyncReport {
+        var itemsWritten = tally.itemsWritten
+        var likedUpdated = false, likedFailed = false
+        switch liked {
         case .updated(let items): likedUpdated = true; itemsWritten += items
         case .unchanged, nil: break
         case .failed: likedFailed = true
         }
-        let likedCount = (try? cache.playlist(.liked))?.trackCount ?? 0
-
-        let succeeded = updated + unchanged > 0 || (wantsLiked && !likedFailed)
+        let failed = listing.failed + tally.failed
+        let succeeded = tally.updated + tally.unchanged > 0 || (run.wantsLiked && !likedFailed)
         let status: SyncReport.Status = failed == 0 && !likedFailed ? .ok : (succeeded ? .partial : .failed)
-        let elapsed = ContinuousClock.now - clock
-        let report = SyncReport(status: status, checked: checked, updated: updated, unchanged: unchanged, failed: failed,
-                                removed: removed, likedUpdated: likedUpdated, likedCount: likedCount, itemsWritten: itemsWritten,
-                                requests: api.executor.requestsSent - sentBefore, warnings: warnings.current,
-                                durationMS: Self.milliseconds(elapsed),
-                                rateLimitedMS: Self.milliseconds(api.executor.budget.waited - waitedBefore))
-        try await cache.recordRun(startedAt: started, report: report)
+        let report = SyncReport(status: status, checked: listing.playlists.count + listing.failed, updated: tally.updated,
+                                unchanged: tally.unchanged, failed: failed, removed: listing.removed, likedUpdated: likedUpdated,
+                                likedCount: (try? cache.playlist(.liked))?.trackCount ?? 0, itemsWritten: itemsWritten,
+                                requests: api.executor.requestsSent - run.sentBefore, warnings: run.warnings.current,
+                                durationMS: Self.milliseconds(ContinuousClock.now - run.clock),
+                                rateLimitedMS: Self.milliseconds(api.executor.budget.waited - run.waitedBefore))
+        try await cache.recordRun(startedAt: run.started, report: report)
+        let total = run.totalWork.current
         progress(SyncProgress(phase: .finished, description: "done", done: total, total: total))
         return report
     }

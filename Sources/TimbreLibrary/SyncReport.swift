@@ -85,7 +85,7 @@ public struct SyncReport: Sendable, Equatable {
         self.rateLimitedMS = rateLimitedMS
     }
 
-    /// `timbre sync --json`, keys in CONTRACT.md's order.
+    /// `timbre sync --json`, keys in docs/CLI.md's order.
     public var json: JSONValue {
         .object([
             ("status", .string(status.rawValue)),

@@ -122,33 +122,39 @@ import TimbreCore
         #expect(EnvironmentSecretStore(environment: [:]) == nil)
     }
 
-    @Test func readOrderIsEnvThenKeyringThenFileOnlyWhenPresentOrAsked() async throws {
-        let plain = SecretStores.resolve(environment: [:], paths: paths, insecureStorage: false)
-        #expect(plain.readOrder.map(\.source) == [.keyring])
-        #expect(plain.writeStore.source == .keyring)
+    private func vault(environment: [String: String] = [:], keyring: MemorySecretStore = MemorySecretStore(), insecureStorage: Bool) -> CredentialVault {
+        CredentialVault(profile: "default", refreshTier: .high, environment: EnvironmentSecretStore(environment: environment), keyring: keyring,
+                        file: FileSecretStore(path: paths.credentials, warn: { _ in }), insecureStorage: insecureStorage, warnings: { _ in })
+    }
 
-        let withEnv = SecretStores.resolve(environment: ["TIMBRE_REFRESH_TOKEN": "x"], paths: paths, insecureStorage: false)
-        #expect(withEnv.readOrder.map(\.source) == [.env, .keyring])
+    @Test func readOrderIsEnvThenKeyringThenTheFile() async throws {
+        let keyring = MemorySecretStore()
+        let plain = vault(keyring: keyring, insecureStorage: false)
+        #expect(try await plain.refreshToken() == nil)
+        #expect(plain.loginDestination == .keyring)
 
-        let insecure = SecretStores.resolve(environment: [:], paths: paths, insecureStorage: true, warn: { _ in })
-        #expect(insecure.readOrder.map(\.source) == [.keyring, .file])
-        #expect(insecure.writeStore.source == .file)
-        #expect(insecure.file.path == paths.credentials)
+        // The file is read without the flag once it exists.
+        let insecure = vault(keyring: keyring, insecureStorage: true)
+        #expect(insecure.loginDestination == .file)
+        try await insecure.storeRefreshToken(SecretBytes("in-file"), to: .file)
+        #expect(try await plain.refreshToken().map { [$0.0.string, $0.1.rawValue] } == ["in-file", "file"])
 
-        // Once the file exists it is read without the flag too.
-        try await insecure.writeStore.write(SecretBytes("t"), kind: .refreshToken, tier: .high, profile: "default")
-        let later = SecretStores.resolve(environment: [:], paths: paths, insecureStorage: false)
-        #expect(later.readOrder.map(\.source) == [.keyring, .file])
-        #expect(later.writeStore.source == .keyring)
-        try await later.file.delete(.refreshToken, profile: "default")
+        // The keyring comes before the file, the environment before both.
+        try await plain.storeRefreshToken(SecretBytes("in-keyring"), to: .keyring)
+        #expect(try await plain.refreshToken().map { [$0.0.string, $0.1.rawValue] } == ["in-keyring", "keyring"])
+        let withEnv = vault(environment: ["TIMBRE_REFRESH_TOKEN": "from-env"], keyring: keyring, insecureStorage: false)
+        #expect(try await withEnv.refreshToken().map { [$0.0.string, $0.1.rawValue] } == ["from-env", "env"])
+        _ = try await plain.removeAll()
+        #expect(try await plain.refreshToken() == nil, "logout clears the keyring and the file")
     }
 
     @Test func environmentTokenWinsAndIsNeverWritten() async throws {
-        let stores = SecretStores.resolve(
-            environment: ["TIMBRE_REFRESH_TOKEN": "from-env"], paths: paths, insecureStorage: true, warn: { _ in })
-        let found = try await stores.read(.refreshToken, profile: "default")
-        #expect(found?.secret.string == "from-env")
-        #expect(found?.source == .env)
+        let vault = vault(environment: ["TIMBRE_REFRESH_TOKEN": "from-env"], insecureStorage: true)
+        let found = try await vault.refreshToken()
+        #expect(found?.0.string == "from-env")
+        #expect(found?.1 == .env)
+        // A rotated token goes back where the old one came from: for the environment, nowhere.
+        try await vault.storeRefreshToken(SecretBytes("rotated"), to: .env)
         #expect(!FileManager.default.fileExists(atPath: paths.credentials))
     }
 }

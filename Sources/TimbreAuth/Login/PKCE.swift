@@ -22,7 +22,7 @@ public struct PKCE: Sendable {
         self.state = state
     }
 
-    /// `GET {accounts}/authorize?…` as CONTRACT.md lists it.
+    /// `GET {accounts}/authorize?…` as Spotify's authorization-code-with-PKCE guide describes it.
     public func authorizeURL(accountsURL: URL, clientID: String, redirectURI: String) -> URL {
         var components = URLComponents(url: accountsURL.appendingPathComponent("authorize"), resolvingAgainstBaseURL: false)
             ?? URLComponents()

@@ -1,4 +1,4 @@
-/// A JSON value whose objects keep their key order, for output whose shape CONTRACT.md fixes
+/// A JSON value whose objects keep their key order, for output whose shape docs/CLI.md fixes
 /// (Foundation's encoder does not promise an order).
 public indirect enum JSONValue: Sendable, Equatable {
     case object([(String, JSONValue)])
@@ -112,12 +112,6 @@ public indirect enum JSONValue: Sendable, Equatable {
             i += 1
         }
         return false
-    }
-}
-
-extension Paths {
-    public var json: JSONValue {
-        .object([("config", .string(config)), ("cache", .string(cache)), ("log", .string(log)), ("credentials", .string(credentials))])
     }
 }
 
