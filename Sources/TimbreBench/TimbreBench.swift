@@ -65,7 +65,7 @@ struct TimbreBench: ParsableCommand {
             throw ValidationError("the cache has no playlists; sync first")
         }
         var openSamples: [Double] = []
-        var bigRows: [TrackRow] = []
+        var bigRows: [EntryRow] = []
         for _ in 0..<max(1, iterations) {
             var s = state
             let t = ContinuousClock.now
@@ -116,7 +116,7 @@ struct TimbreBench: ParsableCommand {
 
         // 6. `/` over every cached item at once (a 200k-row list on the large library).
         if !skipAllItems {
-            var merged: [TrackRow] = []
+            var merged: [EntryRow] = []
             for playlist in playlists { merged += (try? source.tracks(of: playlist.id)) ?? [] }
             var allState = state
             let t = ContinuousClock.now

@@ -7,7 +7,7 @@ import TimbreCore
 public struct SearchMatch: Sendable, Equatable {
     public var playlistID: String
     public var playlistName: String
-    public var item: CachedItem
+    public var item: CachedEntry
 }
 
 extension LibraryCache {

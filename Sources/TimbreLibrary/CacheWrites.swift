@@ -78,17 +78,17 @@ extension LibraryCache {
         }
     }
 
-    /// `replaceItems` for callers that hold values rather than decoded rows.
+    /// `replaceEntries` for callers that hold values rather than decoded rows.
     @discardableResult
-    func replaceItems(of meta: PlaylistMeta, trackCount: Int, items: [CachedItem], fingerprint: String? = nil,
+    func replaceEntries(of meta: PlaylistMeta, trackCount: Int, items: [CachedEntry], fingerprint: String? = nil,
                       sortOrder: Int? = nil, at date: Date = Date()) async throws -> Int {
-        try await replaceItems(of: meta, trackCount: trackCount, items: ItemList(ItemRows(items)), fingerprint: fingerprint, sortOrder: sortOrder, at: date)
+        try await replaceEntries(of: meta, trackCount: trackCount, items: EntryList(EntryRows(items)), fingerprint: fingerprint, sortOrder: sortOrder, at: date)
     }
 
     /// Replaces a playlist's items together with its snapshot, count and sync time: readers see the
     /// old complete list or the new one. Returns the number of items written.
     @discardableResult
-    func replaceItems(of meta: PlaylistMeta, trackCount: Int, items: ItemList, fingerprint: String? = nil,
+    func replaceEntries(of meta: PlaylistMeta, trackCount: Int, items: EntryList, fingerprint: String? = nil,
                       sortOrder: Int? = nil, at date: Date = Date()) async throws -> Int {
         try await CacheError.wrap {
             try await pool.write { db in
@@ -97,9 +97,9 @@ extension LibraryCache {
         }
     }
 
-    /// Several playlists' `replaceItems` in one transaction (see `ListWriteQueue`): all of them,
+    /// Several playlists' `replaceEntries` in one transaction (see `ListWriteQueue`): all of them,
     /// or, when one fails, none. Returns the number of items written.
-    func replaceItems(_ lists: [ListWrite], at date: Date = Date()) async throws -> Int {
+    func replaceEntries(_ lists: [ListWrite], at date: Date = Date()) async throws -> Int {
         try await CacheError.wrap {
             try await pool.write { db in
                 try lists.reduce(0) { written, list in
@@ -109,7 +109,7 @@ extension LibraryCache {
         }
     }
 
-    private static func write(_ meta: PlaylistMeta, trackCount: Int, items: ItemList, fingerprint: String?, sortOrder: Int?,
+    private static func write(_ meta: PlaylistMeta, trackCount: Int, items: EntryList, fingerprint: String?, sortOrder: Int?,
                               at date: Date, _ db: Database) throws -> Int {
         let order = try sortOrder
             ?? Int.fetchOne(db.cachedStatement(sql: "SELECT sort_order FROM playlist WHERE id = ?"), arguments: [meta.id])
@@ -167,7 +167,7 @@ extension LibraryCache {
     }
 }
 
-/// The item INSERT with its columns bound straight to SQLite from `ItemRows`' buffer: GRDB's
+/// The item INSERT with its columns bound straight to SQLite from `EntryRows`' buffer: GRDB's
 /// argument arrays box every value, and a full sync writes ~200,000 rows. Rows go in 64 per
 /// statement: each execution of an INSERT opens and closes cursors, checks the foreign key's
 /// parent and finishes the statement, and per row that was a third of the sync's CPU time. Used
@@ -197,7 +197,7 @@ private struct ItemInsert {
     /// statement, the rest through one statement of its size (a page of 50: one statement of 50,
     /// not 50 single-row inserts). Texts are bound without a copy (SQLite's static binding): the
     /// buffers outlive every step, and the statement is reset and unbound before they go.
-    static func write(_ items: ItemRows, positionOffset: Int, list: Int64, _ db: Database) throws {
+    static func write(_ items: EntryRows, positionOffset: Int, list: Int64, _ db: Database) throws {
         try items.bytes.withUnsafeBufferPointer { texts in
             var start = 0
             let rows = items.rows
@@ -214,7 +214,7 @@ private struct ItemInsert {
         }
     }
 
-    private func run(_ rows: ArraySlice<ItemRows.Row>, texts: UnsafeBufferPointer<UInt8>, positionOffset: Int, list: Int64) throws {
+    private func run(_ rows: ArraySlice<EntryRows.Row>, texts: UnsafeBufferPointer<UInt8>, positionOffset: Int, list: Int64) throws {
         let raw = statement.sqliteStatement
         sqlite3_reset(raw)
         // Reset and unbound whatever happens: the text pointers belong to the caller.
@@ -226,7 +226,7 @@ private struct ItemInsert {
             guard let base = bytes.baseAddress, !bytes.isEmpty else { return try check(sqlite3_bind_text(raw, index, "", 0, SQLiteText.transient)) }
             try check(sqlite3_bind_text(raw, index, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self), Int32(bytes.count), nil))
         }
-        func bind(_ index: Int32, _ text: ItemRows.Text) throws {
+        func bind(_ index: Int32, _ text: EntryRows.Text) throws {
             guard !text.isNull else { return try check(sqlite3_bind_null(raw, index)) }
             try bind(index, UnsafeBufferPointer(rebasing: texts[text.start..<(text.start + text.count)]))
         }
@@ -251,7 +251,7 @@ private struct ItemInsert {
     }
 
     /// Static text: the binding may point at it.
-    private static func kindText(_ kind: ItemKind) -> StaticString {
+    private static func kindText(_ kind: EntryKind) -> StaticString {
         switch kind {
         case .track: "track"
         case .local: "local"
@@ -292,7 +292,7 @@ enum ItemKey {
 
     /// The first position of `items` that no key can hold, if any: checked before a list is handed
     /// to the batched writer, where a refused row would fail the whole batch.
-    static func firstUnkeyable(_ items: ItemList) -> Int? {
+    static func firstUnkeyable(_ items: EntryList) -> Int? {
         for chunk in items.chunks {
             for row in chunk.rows.rows where key(list: 0, position: row.position + chunk.positionOffset) == nil {
                 return row.position + chunk.positionOffset

@@ -7,7 +7,7 @@ import TimbreCore
 /// only a body that is not JSON, or has no `items` array, fails the page.
 struct EntryPage: JSONReadable {
     /// The page's usable entries, positioned from 0 within the page.
-    var rows = ItemRows()
+    var rows = EntryRows()
     /// Entries on the page, usable or not: the next page's positions start after them.
     var entries = 0
     var total: Int?
@@ -44,7 +44,7 @@ struct EntryPage: JSONReadable {
                 }
                 // A repeated `items` replaces the earlier one, as any JSON object member does.
                 sawItems = true
-                page.rows = ItemRows()
+                page.rows = EntryRows()
                 page.entries = 0
                 page.malformed = []
                 digest = fingerprint ? [] : nil
@@ -92,21 +92,21 @@ struct EntryPage: JSONReadable {
 
     /// The object under an entry's `item` or `track`; texts already in `rows`.
     private struct Fields {
-        var id: ItemRows.Text?
-        var uri: ItemRows.Text?
-        var name: ItemRows.Text?
+        var id: EntryRows.Text?
+        var uri: EntryRows.Text?
+        var name: EntryRows.Text?
         var isEpisode = false
         var durationMS: Int?
         var isLocal: Bool?
         /// A JSON array of the artists' names.
-        var artists: ItemRows.Text?
-        var album: ItemRows.Text?
-        var show: ItemRows.Text?
+        var artists: EntryRows.Text?
+        var album: EntryRows.Text?
+        var show: EntryRows.Text?
     }
 
     private mutating func readEntry(_ reader: inout JSONReader, position: Int, digest: inout [UInt8]?, scratch: inout [UInt8]) throws {
         let mark = rows.mark
-        var addedAt: ItemRows.Text?
+        var addedAt: EntryRows.Text?
         var entryIsLocal: Bool?
         var item: Fields?
         var track: Fields?
@@ -144,8 +144,8 @@ struct EntryPage: JSONReadable {
     }
 
     /// Adds the entry's row; returns why it cannot be stored instead, when it cannot.
-    private mutating func addRow(_ item: Fields, position: Int, addedAt: ItemRows.Text, entryIsLocal: Bool?) -> String? {
-        func quoted(_ id: ItemRows.Text?) -> String { id.flatMap { rows.string($0) }.map { "'\($0)'" } ?? "missing" }
+    private mutating func addRow(_ item: Fields, position: Int, addedAt: EntryRows.Text, entryIsLocal: Bool?) -> String? {
+        func quoted(_ id: EntryRows.Text?) -> String { id.flatMap { rows.string($0) }.map { "'\($0)'" } ?? "missing" }
         let name = item.name ?? rows.append("")
         let duration = max(0, item.durationMS ?? 0)
         if item.isEpisode {
@@ -153,7 +153,7 @@ struct EntryPage: JSONReadable {
             let show = item.show ?? item.album
             let uri = item.uri ?? rows.append("spotify:episode:", id)
             let artists = show.map { rows.appendArray(of: $0) } ?? rows.appendArray([])
-            rows.add(ItemRows.Row(position: position, kind: .episode, durationMS: duration, id: id, uri: uri, name: name,
+            rows.add(EntryRows.Row(position: position, kind: .episode, durationMS: duration, id: id, uri: uri, name: name,
                                   artists: artists, album: show ?? .null, addedAt: addedAt))
             return nil
         }
@@ -162,19 +162,19 @@ struct EntryPage: JSONReadable {
             guard let uri = item.uri, rows.hasPrefix(uri, "spotify:local:") else {
                 return "local file without a spotify:local: URI"
             }
-            rows.add(ItemRows.Row(position: position, kind: .local, durationMS: duration, id: .null, uri: uri, name: name,
+            rows.add(EntryRows.Row(position: position, kind: .local, durationMS: duration, id: .null, uri: uri, name: name,
                                   artists: artists, album: item.album ?? .null, addedAt: addedAt))
             return nil
         }
         guard let id = item.id, rows.isSpotifyID(id) else { return "track id \(quoted(item.id))" }
         let uri = item.uri ?? rows.append("spotify:track:", id)
-        rows.add(ItemRows.Row(position: position, kind: .track, durationMS: duration, id: id, uri: uri, name: name,
+        rows.add(EntryRows.Row(position: position, kind: .track, durationMS: duration, id: id, uri: uri, name: name,
                               artists: artists, album: item.album ?? .null, addedAt: addedAt))
         return nil
     }
 
     /// A track, local file or episode object; nil (value skipped) when it is not an object.
-    private static func readFields(_ reader: inout JSONReader, into rows: inout ItemRows, scratch: inout [UInt8]) throws -> Fields? {
+    private static func readFields(_ reader: inout JSONReader, into rows: inout EntryRows, scratch: inout [UInt8]) throws -> Fields? {
         var item = Fields()
         let isObject = try object(&reader) { reader, key in
             if reader.key(key, is: "id") {
@@ -203,7 +203,7 @@ struct EntryPage: JSONReadable {
     }
 
     /// `{"name": "…", …}` → the name into `rows`; nil when missing or not an object.
-    private static func name(_ reader: inout JSONReader, into rows: inout ItemRows, scratch: inout [UInt8]) throws -> ItemRows.Text? {
+    private static func name(_ reader: inout JSONReader, into rows: inout EntryRows, scratch: inout [UInt8]) throws -> EntryRows.Text? {
         guard try name(&reader, into: &scratch) else { return nil }
         return rows.text { $0.append(contentsOf: scratch); return true }
     }
@@ -221,7 +221,7 @@ struct EntryPage: JSONReadable {
     }
 
     /// `[{"name": …}, …]` → a JSON array of the names that are strings; nil when not an array.
-    private static func names(_ reader: inout JSONReader, into rows: inout ItemRows, scratch: inout [UInt8]) throws -> ItemRows.Text? {
+    private static func names(_ reader: inout JSONReader, into rows: inout EntryRows, scratch: inout [UInt8]) throws -> EntryRows.Text? {
         guard try reader.peek() == .array else {
             try reader.skipValue()
             return nil

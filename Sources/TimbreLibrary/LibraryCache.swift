@@ -114,33 +114,33 @@ public final class LibraryCache: Sendable {
         }
     }
 
-    /// The playlist's items ordered by position; nil when the playlist is not in the cache.
-    public func items(of ref: PlaylistRef) throws -> [CachedItem]? {
-        try items(of: ref) { $0 }
+    /// The playlist's entries ordered by position; nil when the playlist is not in the cache.
+    public func entries(of ref: PlaylistRef) throws -> [CachedEntry]? {
+        try entries(of: ref) { $0 }
     }
 
-    /// The playlist's items ordered by position, each turned into what the caller keeps as it is
-    /// read (no array of `CachedItem` in between: the interface opens 10,000-item playlists);
+    /// The playlist's entries ordered by position, each turned into what the caller keeps as it is
+    /// read (no array of `CachedEntry` in between: the interface opens playlists of 10,000 entries);
     /// nil when the playlist is not in the cache.
-    public func items<T>(of ref: PlaylistRef, _ transform: (CachedItem) throws -> T) throws -> [T]? {
+    public func entries<T>(of ref: PlaylistRef, _ transform: (CachedEntry) throws -> T) throws -> [T]? {
         let key = Self.key(ref)
         return try CacheError.wrap {
             try pool.read { db in
                 guard let count = try Int.fetchOne(db, sql: "SELECT track_count FROM playlist WHERE id = ?", arguments: [key]) else { return nil }
-                return try Self.fetchItems(db, key, expected: count, transform)
+                return try Self.fetchEntries(db, key, expected: count, transform)
             }
         }
     }
 
     /// A playlist and its items read in one transaction, so they belong to the same sync.
-    public func playlistWithItems(_ ref: PlaylistRef) throws -> (playlist: CachedPlaylist, items: [CachedItem])? {
+    public func playlistWithItems(_ ref: PlaylistRef) throws -> (playlist: CachedPlaylist, items: [CachedEntry])? {
         let key = Self.key(ref)
         return try CacheError.wrap {
             try pool.read { db in
                 guard let playlist = try Row.fetchOne(db, sql: Self.playlistSelect + " WHERE id = ?", arguments: [key]).map(Self.playlist) else {
                     return nil
                 }
-                return (playlist, try Self.fetchItems(db, key, expected: playlist.trackCount) { $0 })
+                return (playlist, try Self.fetchEntries(db, key, expected: playlist.trackCount) { $0 })
             }
         }
     }
@@ -169,7 +169,7 @@ public final class LibraryCache: Sendable {
 
     /// A playlist's items, read column by column from SQLite (no `Row` per item: the interface
     /// reads thousands of them before its first frame).
-    private static func fetchItems<T>(_ db: Database, _ key: String, expected: Int, _ transform: (CachedItem) throws -> T) throws -> [T] {
+    private static func fetchEntries<T>(_ db: Database, _ key: String, expected: Int, _ transform: (CachedEntry) throws -> T) throws -> [T] {
         var result: [T] = []
         result.reserveCapacity(min(max(expected, 0), 50_000))  // a hint: the count Spotify reported
         try eachItem(db, of: key) { raw in
@@ -206,14 +206,14 @@ public final class LibraryCache: Sendable {
                        isPublic: row["is_public"], syncedAt: (row["synced_at"] as String?).flatMap(ClockText.parseSQLite), unavailable: row["unavailable"])
     }
 
-    /// The current row of `raw` (columns as in `itemSelect`) as a `CachedItem`.
-    static func item(_ raw: OpaquePointer) -> CachedItem {
+    /// The current row of `raw` (columns as in `itemSelect`) as a `CachedEntry`.
+    static func item(_ raw: OpaquePointer) -> CachedEntry {
         func text(_ column: Int32) -> String? {
             sqlite3_column_type(raw, column) == SQLITE_NULL ? nil : String(decoding: SQLiteText.bytes(raw, column), as: UTF8.self)
         }
         // The cache wrote the artists text itself (a JSON array of strings).
         let artists = JSONValue.parseStringArray(text(5) ?? "[]") ?? []
-        return CachedItem(position: Int(sqlite3_column_int64(raw, 0)), kind: ItemKind(rawValue: text(1) ?? "") ?? .track, id: text(2),
+        return CachedEntry(position: Int(sqlite3_column_int64(raw, 0)), kind: EntryKind(rawValue: text(1) ?? "") ?? .track, id: text(2),
                           uri: text(3) ?? "", name: text(4) ?? "", artists: artists, album: text(6),
                           durationMS: Int(sqlite3_column_int64(raw, 7)), addedAt: text(8))
     }

@@ -1,10 +1,10 @@
 import TimbreCore
 
-/// A fetched playlist on its way to the cache: what `LibraryCache.replaceItems` writes.
+/// A fetched playlist on its way to the cache: what `LibraryCache.replaceEntries` writes.
 struct ListWrite: Sendable {
     var meta: PlaylistMeta
     var trackCount: Int
-    var items: ItemList
+    var items: EntryList
 }
 
 /// The lists a sync has fetched, written by one task several to a transaction.

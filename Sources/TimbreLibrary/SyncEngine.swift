@@ -151,7 +151,7 @@ public final class SyncEngine: Sendable {
         run.totalWork.withLock { $0 = total }
         progress(SyncProgress(phase: .items, description: "fetching \(toFetch.count) changed playlists", done: 0, total: total))
         let lists = ListWriteQueue()
-        async let listsWritten = lists.drain { try await self.cache.replaceItems($0) }
+        async let listsWritten = lists.drain { try await self.cache.replaceEntries($0) }
         do {
             try await withThrowingTaskGroup(of: Outcome.self) { group in
                 var pending = toFetch[...]
@@ -295,7 +295,7 @@ public final class SyncEngine: Sendable {
                 let me = try await api.me()
                 let meta = PlaylistMeta(id: CachedPlaylist.likedID, name: CachedPlaylist.likedName, ownerID: me.id, ownerName: me.displayName,
                                         snapshotID: nil, total: fetched.total, collaborative: false, isPublic: false)
-                let written = try await cache.replaceItems(of: meta, trackCount: fetched.total, items: items, fingerprint: fingerprint, sortOrder: -1)
+                let written = try await cache.replaceEntries(of: meta, trackCount: fetched.total, items: items, fingerprint: fingerprint, sortOrder: -1)
                 return .updated(items: written)
             }
         } catch CacheError.positionOutOfRange(let position) {
@@ -311,8 +311,8 @@ public final class SyncEngine: Sendable {
     // MARK: Helpers
 
     /// The cache rows of a list's pages; positions count across pages.
-    static func rows(of pages: [EntryPage]) -> (items: ItemList, malformed: [String]) {
-        var list = ItemList()
+    static func rows(of pages: [EntryPage]) -> (items: EntryList, malformed: [String]) {
+        var list = EntryList()
         var malformed: [String] = []
         var entries = 0
         for page in pages {

@@ -14,7 +14,7 @@ public struct CacheLibrarySource: LibrarySource {
     }
 
     /// A malformed id is refused with an error naming it (it used to open Liked Songs instead).
-    public func tracks(of playlistID: String) throws -> [TrackRow] {
+    public func tracks(of playlistID: String) throws -> [EntryRow] {
         let ref: PlaylistRef
         if playlistID == CachedPlaylist.likedID {
             ref = .liked
@@ -23,7 +23,7 @@ public struct CacheLibrarySource: LibrarySource {
         } else {
             throw NotAPlaylistID(text: playlistID)
         }
-        return try cache.items(of: ref, Self.row) ?? []
+        return try cache.entries(of: ref, Self.row) ?? []
     }
 
     public struct NotAPlaylistID: Error, Equatable, CustomStringConvertible {
@@ -37,8 +37,8 @@ public struct CacheLibrarySource: LibrarySource {
         }
     }
 
-    static func row(_ item: CachedItem) -> TrackRow {
-        TrackRow(position: item.position, title: item.name, artist: item.artists.joined(separator: ", "), album: item.album ?? "",
+    static func row(_ item: CachedEntry) -> EntryRow {
+        EntryRow(position: item.position, title: item.name, artist: item.artists.joined(separator: ", "), album: item.album ?? "",
                  durationMS: item.durationMS, addedAt: item.addedAt)
     }
 }

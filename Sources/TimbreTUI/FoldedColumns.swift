@@ -20,7 +20,7 @@ public struct FoldedColumns: Sendable {
 
     public init() {}
 
-    public init(_ rows: [TrackRow]) {
+    public init(_ rows: [EntryRow]) {
         bytes.reserveCapacity(rows.count * 48)
         starts.reserveCapacity(rows.count + 1)
         artistStarts.reserveCapacity(rows.count)

@@ -15,9 +15,9 @@ public struct TUIState: Sendable {
         public var playlistID: String
         public var playlistName: String
         /// The row found; its `position` locates it in the playlist.
-        public var track: TrackRow
+        public var track: EntryRow
 
-        public init(playlistID: String, playlistName: String, track: TrackRow) {
+        public init(playlistID: String, playlistName: String, track: EntryRow) {
             self.playlistID = playlistID
             self.playlistName = playlistName
             self.track = track
@@ -28,7 +28,7 @@ public struct TUIState: Sendable {
     public internal(set) var visiblePlaylists: [Int] = []
     public internal(set) var playlistCursor = 0
     public internal(set) var openedPlaylistID: String?
-    public internal(set) var tracks: [TrackRow] = []
+    public internal(set) var tracks: [EntryRow] = []
     /// The folded text of `tracks`, for `/` and sorting.
     public internal(set) var trackColumns = FoldedColumns()
     /// Not private: `setTracks` resets these and `resort` (VisibleRows.swift) reads them.
@@ -67,7 +67,7 @@ public struct TUIState: Sendable {
         clampCursors()
     }
 
-    public mutating func setTracks(_ rows: [TrackRow], of playlistID: String) {
+    public mutating func setTracks(_ rows: [EntryRow], of playlistID: String) {
         let keepCursor = openedPlaylistID == playlistID
         openedPlaylistID = playlistID
         tracks = rows
@@ -83,7 +83,7 @@ public struct TUIState: Sendable {
         visiblePlaylists.indices.contains(playlistCursor) ? playlists[visiblePlaylists[playlistCursor]] : nil
     }
 
-    public var selectedTrack: TrackRow? {
+    public var selectedTrack: EntryRow? {
         visibleTracks.indices.contains(trackCursor) ? tracks[visibleTracks[trackCursor]] : nil
     }
 

@@ -12,8 +12,8 @@ import TimbreCore
         PlaylistMeta(id: id, name: name, ownerID: "me", ownerName: nil, snapshotID: snapshot, total: total, collaborative: false, isPublic: true)
     }
 
-    static func track(_ position: Int, name: String = "Song") -> CachedItem {
-        CachedItem(position: position, kind: .track, id: "4uLU6hMCjMI75M1A2tKUQC", uri: "spotify:track:4uLU6hMCjMI75M1A2tKUQC", name: name,
+    static func track(_ position: Int, name: String = "Song") -> CachedEntry {
+        CachedEntry(position: position, kind: .track, id: "4uLU6hMCjMI75M1A2tKUQC", uri: "spotify:track:4uLU6hMCjMI75M1A2tKUQC", name: name,
                    artists: ["A", "B"], album: "Al", durationMS: 1000, addedAt: "2024-01-01T00:00:00Z")
     }
 
@@ -25,7 +25,7 @@ import TimbreCore
         #expect(mode == 0o700)
         #expect(try cache.playlists().isEmpty)
         #expect(try cache.lastSyncedAt() == nil)
-        #expect(try cache.items(of: .liked) == nil)
+        #expect(try cache.entries(of: .liked) == nil)
         #expect(try cache.integrityCheck())
         let journal = try cache.pool.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
         #expect(journal == "wal")
@@ -39,8 +39,8 @@ import TimbreCore
         let hostile = "'); DROP TABLE playlist;--\u{1B}]0;pwned\u{07}\u{9B}31m e\u{301} 👩‍👩‍👧 \"q\"\nline"
         try await cache.updateMetadata([(Self.meta(Self.idB, name: hostile), 0), (Self.meta(Self.idA), 1)])
         let items = [Self.track(0, name: hostile), Self.track(2), Self.track(3)]
-        #expect(try await cache.replaceItems(of: Self.meta(Self.idA), trackCount: 4, items: items) == 3)
-        try await cache.replaceItems(of: PlaylistMeta(id: "liked", name: "Liked Songs", ownerID: "me", ownerName: "Me", snapshotID: nil, total: 1,
+        #expect(try await cache.replaceEntries(of: Self.meta(Self.idA), trackCount: 4, items: items) == 3)
+        try await cache.replaceEntries(of: PlaylistMeta(id: "liked", name: "Liked Songs", ownerID: "me", ownerName: "Me", snapshotID: nil, total: 1,
                                                       collaborative: false, isPublic: false), trackCount: 1, items: [Self.track(0)], sortOrder: -1)
         let playlists = try cache.playlists()
         #expect(playlists.map(\.id) == ["liked", Self.idB, Self.idA])
@@ -48,9 +48,9 @@ import TimbreCore
         #expect(playlists[1].snapshotID == nil && playlists[1].syncedAt == nil, "metadata alone records no snapshot")
         #expect(playlists[2].snapshotID == "s1" && playlists[2].trackCount == 4 && playlists[2].syncedAt != nil)
         #expect(try cache.lastSyncedAt() == playlists.compactMap(\.syncedAt).max())
-        #expect(try cache.items(of: .playlist(SpotifyID(Self.idA)!)) == items, "duplicates and gaps survive")
-        #expect(try cache.items(of: .playlist(SpotifyID(Self.idB)!)) == [])
-        #expect(try cache.items(of: .playlist(SpotifyID("2222222222222222222222")!)) == nil)
+        #expect(try cache.entries(of: .playlist(SpotifyID(Self.idA)!)) == items, "duplicates and gaps survive")
+        #expect(try cache.entries(of: .playlist(SpotifyID(Self.idB)!)) == [])
+        #expect(try cache.entries(of: .playlist(SpotifyID("2222222222222222222222")!)) == nil)
 
         // Removing a playlist removes its items (a trigger: the cascade of migration v4).
         try await cache.remove([Self.idA])
@@ -65,52 +65,52 @@ import TimbreCore
         let dir = try TempDir()
         let cache = try LibraryCache.open(path: dir.path("library.sqlite"), warn: { _ in })
         let good = [Self.track(0), Self.track(1, name: "")]
-        try await cache.replaceItems(of: Self.meta(Self.idA), trackCount: 2, items: good)
+        try await cache.replaceEntries(of: Self.meta(Self.idA), trackCount: 2, items: good)
         // Two rows with the same position break the primary key: the whole replacement rolls back.
         await #expect(throws: CacheError.self) {
-            try await cache.replaceItems(of: Self.meta(Self.idA, snapshot: "s2"), trackCount: 2, items: [Self.track(0), Self.track(0, name: "dup")])
+            try await cache.replaceEntries(of: Self.meta(Self.idA, snapshot: "s2"), trackCount: 2, items: [Self.track(0), Self.track(0, name: "dup")])
         }
-        #expect(try cache.items(of: .playlist(SpotifyID(Self.idA)!)) == good, "an empty name is stored as \"\", not NULL")
+        #expect(try cache.entries(of: .playlist(SpotifyID(Self.idA)!)) == good, "an empty name is stored as \"\", not NULL")
         #expect(try cache.playlist(.playlist(SpotifyID(Self.idA)!))?.snapshotID == "s1")
         let rejected = await #expect(throws: CacheError.self) {
-            try await cache.replaceItems(of: Self.meta(Self.idA, snapshot: "s3"), trackCount: 1, items: [Self.track(-1)])
+            try await cache.replaceEntries(of: Self.meta(Self.idA, snapshot: "s3"), trackCount: 1, items: [Self.track(-1)])
         }
         #expect(rejected == .positionOutOfRange(-1), "\(String(describing: rejected))")
         #expect(rejected?.message.contains("outside what the cache can hold") == true)
         // Nor does a position the key's low bits cannot hold (it would land in the next list).
         let tooFar = await #expect(throws: CacheError.self) {
-            try await cache.replaceItems(of: Self.meta(Self.idA, snapshot: "s3"), trackCount: 1, items: [Self.track(ItemKey.positions)])
+            try await cache.replaceEntries(of: Self.meta(Self.idA, snapshot: "s3"), trackCount: 1, items: [Self.track(ItemKey.positions)])
         }
         #expect(tooFar == .positionOutOfRange(ItemKey.positions))
-        #expect(try cache.items(of: .playlist(SpotifyID(Self.idA)!)) == good)
+        #expect(try cache.entries(of: .playlist(SpotifyID(Self.idA)!)) == good)
         // The statement is reusable after a failure.
-        try await cache.replaceItems(of: Self.meta(Self.idA, snapshot: "s4"), trackCount: 1, items: [Self.track(5)])
-        #expect(try cache.items(of: .playlist(SpotifyID(Self.idA)!))?.map(\.position) == [5])
+        try await cache.replaceEntries(of: Self.meta(Self.idA, snapshot: "s4"), trackCount: 1, items: [Self.track(5)])
+        #expect(try cache.entries(of: .playlist(SpotifyID(Self.idA)!))?.map(\.position) == [5])
     }
 
     @Test func listsWrittenTogetherAreStoredAllOrNone() async throws {
         let dir = try TempDir()
         let cache = try LibraryCache.open(path: dir.path("library.sqlite"), warn: { _ in })
-        func write(_ id: String, _ snapshot: String, _ items: [CachedItem]) -> ListWrite {
-            ListWrite(meta: Self.meta(id, snapshot: snapshot), trackCount: items.count, items: ItemList(ItemRows(items)))
+        func write(_ id: String, _ snapshot: String, _ items: [CachedEntry]) -> ListWrite {
+            ListWrite(meta: Self.meta(id, snapshot: snapshot), trackCount: items.count, items: EntryList(EntryRows(items)))
         }
         let a = [Self.track(0), Self.track(1)], b = [Self.track(0, name: "b")]
-        #expect(try await cache.replaceItems([write(Self.idA, "s1", a), write(Self.idB, "s1", b)]) == 3)
-        #expect(try cache.items(of: .playlist(SpotifyID(Self.idA)!)) == a)
-        #expect(try cache.items(of: .playlist(SpotifyID(Self.idB)!)) == b)
+        #expect(try await cache.replaceEntries([write(Self.idA, "s1", a), write(Self.idB, "s1", b)]) == 3)
+        #expect(try cache.entries(of: .playlist(SpotifyID(Self.idA)!)) == a)
+        #expect(try cache.entries(of: .playlist(SpotifyID(Self.idB)!)) == b)
         // The second list breaks the key: the first, written before it in the same transaction, rolls back too.
         await #expect(throws: CacheError.self) {
-            try await cache.replaceItems([write(Self.idA, "s2", [Self.track(7)]), write(Self.idB, "s2", [Self.track(0), Self.track(0)])])
+            try await cache.replaceEntries([write(Self.idA, "s2", [Self.track(7)]), write(Self.idB, "s2", [Self.track(0), Self.track(0)])])
         }
-        #expect(try cache.items(of: .playlist(SpotifyID(Self.idA)!)) == a)
+        #expect(try cache.entries(of: .playlist(SpotifyID(Self.idA)!)) == a)
         #expect(try cache.playlist(.playlist(SpotifyID(Self.idA)!))?.snapshotID == "s1")
-        #expect(try cache.items(of: .playlist(SpotifyID(Self.idB)!)) == b)
+        #expect(try cache.entries(of: .playlist(SpotifyID(Self.idB)!)) == b)
 
         // What the sync checks before handing a list over, so that no batch holds such a row.
-        #expect(ItemKey.firstUnkeyable(ItemList(ItemRows(a))) == nil)
-        #expect(ItemKey.firstUnkeyable(ItemList(ItemRows([Self.track(0), Self.track(-1)]))) == -1)
-        var pages = ItemList(ItemRows([Self.track(0)]))
-        pages.append(ItemRows([Self.track(0), Self.track(1)]), positionOffset: ItemKey.positions - 1)
+        #expect(ItemKey.firstUnkeyable(EntryList(EntryRows(a))) == nil)
+        #expect(ItemKey.firstUnkeyable(EntryList(EntryRows([Self.track(0), Self.track(-1)]))) == -1)
+        var pages = EntryList(EntryRows([Self.track(0)]))
+        pages.append(EntryRows([Self.track(0), Self.track(1)]), positionOffset: ItemKey.positions - 1)
         #expect(ItemKey.firstUnkeyable(pages) == ItemKey.positions)
     }
 
@@ -122,15 +122,15 @@ import TimbreCore
             try await cache.pool.read { db in try Int64.fetchOne(db, sql: "SELECT items_key FROM playlist WHERE id = ?", arguments: [id]) }
         }
         #expect(try await key(Self.idA) == nil, "no key before the first write")
-        try await cache.replaceItems(of: Self.meta(Self.idA), trackCount: 2, items: [Self.track(0), Self.track(1)])
-        try await cache.replaceItems(of: Self.meta(Self.idB), trackCount: 1, items: [Self.track(0, name: "B")])
+        try await cache.replaceEntries(of: Self.meta(Self.idA), trackCount: 2, items: [Self.track(0), Self.track(1)])
+        try await cache.replaceEntries(of: Self.meta(Self.idB), trackCount: 1, items: [Self.track(0, name: "B")])
         let first = try #require(try await key(Self.idA))
         let other = try #require(try await key(Self.idB))
-        try await cache.replaceItems(of: Self.meta(Self.idA, snapshot: "s2"), trackCount: 1, items: [Self.track(7)])
+        try await cache.replaceEntries(of: Self.meta(Self.idA, snapshot: "s2"), trackCount: 1, items: [Self.track(7)])
         let second = try #require(try await key(Self.idA))
         #expect(second > max(first, other), "a rewritten list goes after every other")
-        #expect(try cache.items(of: .playlist(SpotifyID(Self.idA)!))?.map(\.position) == [7])
-        #expect(try cache.items(of: .playlist(SpotifyID(Self.idB)!))?.map(\.name) == ["B"])
+        #expect(try cache.entries(of: .playlist(SpotifyID(Self.idA)!))?.map(\.position) == [7])
+        #expect(try cache.entries(of: .playlist(SpotifyID(Self.idB)!))?.map(\.name) == ["B"])
         let counts = try cache.pool.read { db in try Row.fetchAll(db, sql: "SELECT list, COUNT(*) AS n FROM item GROUP BY list ORDER BY list") }
         #expect(counts.map { $0["list"] as Int64 } == [other, second] && counts.map { $0["n"] as Int } == [1, 1], "the old rows are gone")
         // A stray row where the next list will go (a file edited by hand) does not block it.
@@ -138,13 +138,13 @@ import TimbreCore
         try await cache.pool.write { db in
             try db.execute(sql: "INSERT INTO item (key, kind, uri, name, artists, duration_ms) VALUES (?, 'track', 'u', 'stray', '[]', 1)", arguments: [next << 24])
         }
-        try await cache.replaceItems(of: Self.meta(Self.idA, snapshot: "s3"), trackCount: 1, items: [Self.track(0, name: "A again")])
-        #expect(try cache.items(of: .playlist(SpotifyID(Self.idA)!))?.map(\.name) == ["A again"])
+        try await cache.replaceEntries(of: Self.meta(Self.idA, snapshot: "s3"), trackCount: 1, items: [Self.track(0, name: "A again")])
+        #expect(try cache.entries(of: .playlist(SpotifyID(Self.idA)!))?.map(\.name) == ["A again"])
         // New caches get 8 KB pages.
         #expect(try await cache.pool.read { db in try Int.fetchOne(db, sql: "PRAGMA page_size") } == 8192)
         // An empty list keeps its key and holds nothing.
-        try await cache.replaceItems(of: Self.meta(Self.idB, snapshot: "s3"), trackCount: 0, items: [])
-        #expect(try cache.items(of: .playlist(SpotifyID(Self.idB)!)) == [])
+        try await cache.replaceEntries(of: Self.meta(Self.idB, snapshot: "s3"), trackCount: 0, items: [])
+        #expect(try cache.entries(of: .playlist(SpotifyID(Self.idB)!)) == [])
     }
 
     /// A list is one range of the item table's rowids for every reader: no scan, no sort.
@@ -168,8 +168,8 @@ import TimbreCore
         let dir = try TempDir()
         let cache = try LibraryCache.open(path: dir.path("library.sqlite"), warn: { _ in })
         let items = (0..<size).map { Self.track($0, name: "Song \($0)") }
-        #expect(try await cache.replaceItems(of: Self.meta(Self.idA), trackCount: size, items: items) == size)
-        #expect(try cache.items(of: .playlist(SpotifyID(Self.idA)!)) == items)
+        #expect(try await cache.replaceEntries(of: Self.meta(Self.idA), trackCount: size, items: items) == size)
+        #expect(try cache.entries(of: .playlist(SpotifyID(Self.idA)!)) == items)
     }
 
     @Test func aCacheFromTheFirstSchemaKeepsItsItemsAndRules() async throws {
@@ -193,12 +193,12 @@ import TimbreCore
             try old.close()
         }
         let cache = try LibraryCache.open(path: path, verify: true, warn: { _ in Issue.record("an upgraded cache is not damaged") })
-        let items = try #require(try cache.items(of: .playlist(SpotifyID(Self.idA)!)))
+        let items = try #require(try cache.entries(of: .playlist(SpotifyID(Self.idA)!)))
         #expect(items.map(\.position) == [0, 3])
         #expect(items.map(\.kind) == [.track, .local] && items[0].artists == ["A", "B"] && items[1].addedAt == "2024-01-01T00:00:00Z")
         #expect(try cache.playlist(.playlist(SpotifyID(Self.idA)!))?.snapshotID == "s1", "an upgrade forces no refetch")
         // A position the new key cannot hold: that list is not carried over, and is fetched again.
-        #expect(try cache.items(of: .playlist(SpotifyID(Self.idB)!)) == [])
+        #expect(try cache.entries(of: .playlist(SpotifyID(Self.idB)!)) == [])
         #expect(try cache.playlist(.playlist(SpotifyID(Self.idB)!))?.snapshotID == nil)
         try await cache.remove([Self.idB])
         // The rules still hold on the rebuilt table: kind, key (not negative, unique), and the
@@ -220,7 +220,7 @@ import TimbreCore
             try db.execute(sql: "INSERT INTO item (key, kind, uri, name, artists, duration_ms) VALUES (\((list + 1) << 24), 'track', 'u', 'n', '[]', 1)")
         }
         try await cache.pool.write { db in try db.execute(sql: "UPDATE playlist SET items_key = ? WHERE id = ?", arguments: [list + 1, Self.idA]) }
-        #expect(try cache.items(of: .playlist(SpotifyID(Self.idA)!))?.map(\.name) == ["n"], "the old list's rows went with the old number")
+        #expect(try cache.entries(of: .playlist(SpotifyID(Self.idA)!))?.map(\.name) == ["n"], "the old list's rows went with the old number")
         try await cache.remove([Self.idA])
         #expect(try await cache.pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item") } == 0)
     }
@@ -228,18 +228,18 @@ import TimbreCore
     @Test func searchFindsItemsInPlaylistOrderWithoutLoadingThem() async throws {
         let dir = try TempDir()
         let cache = try LibraryCache.open(path: dir.path("library.sqlite"), warn: { _ in })
-        func item(_ position: Int, _ name: String, _ artists: [String], _ album: String? = nil) -> CachedItem {
-            CachedItem(position: position, kind: .track, id: "4uLU6hMCjMI75M1A2tKUQC", uri: "spotify:track:4uLU6hMCjMI75M1A2tKUQC", name: name,
+        func item(_ position: Int, _ name: String, _ artists: [String], _ album: String? = nil) -> CachedEntry {
+            CachedEntry(position: position, kind: .track, id: "4uLU6hMCjMI75M1A2tKUQC", uri: "spotify:track:4uLU6hMCjMI75M1A2tKUQC", name: name,
                        artists: artists, album: album, durationMS: 1000, addedAt: nil)
         }
         try await cache.updateMetadata([(Self.meta(Self.idB, name: "Second"), 1), (Self.meta(Self.idA, name: "First"), 0)])
-        try await cache.replaceItems(of: Self.meta(Self.idA, name: "First"), trackCount: 3, items: [
+        try await cache.replaceEntries(of: Self.meta(Self.idA, name: "First"), trackCount: 3, items: [
             item(0, "Halo", ["Beyoncé"]), item(2, "Run", ["A \"quoted\" band", "B, C"], "Río Abajo"), item(5, "'); DROP TABLE item;--", []),
         ])
-        try await cache.replaceItems(of: Self.meta(Self.idB, name: "Second"), trackCount: 5, items: [
+        try await cache.replaceEntries(of: Self.meta(Self.idB, name: "Second"), trackCount: 5, items: [
             item(1, "River", ["Leon"]), item(3, "Halo (live)", ["BEYONCE"]), item(4, "Song", ["Alpha", "Beta Band"]), item(6, "Tune", ["ÜBER", "Over"]),
         ])
-        try await cache.replaceItems(of: PlaylistMeta(id: "liked", name: "Liked Songs", ownerID: "me", ownerName: nil, snapshotID: nil, total: 1,
+        try await cache.replaceEntries(of: PlaylistMeta(id: "liked", name: "Liked Songs", ownerID: "me", ownerName: nil, snapshotID: nil, total: 1,
                                                       collaborative: false, isPublic: false), trackCount: 1, items: [item(7, "Halo", ["beyonce"])], sortOrder: -1)
         func found(_ query: String, limit: Int = 10) throws -> [String] {
             try cache.search(SearchText.foldedBytes(query), limit: limit).map { "\($0.playlistName)#\($0.item.position)" }
@@ -275,7 +275,7 @@ import TimbreCore
         do {
             let cache = try LibraryCache.open(path: path, warn: { _ in })
             try await cache.updateMetadata([(Self.meta(Self.idA), 0)])
-            try await cache.replaceItems(of: Self.meta(Self.idA), trackCount: 2000, items: (0..<2000).map { Self.track($0, name: String(repeating: "x", count: 100)) })
+            try await cache.replaceEntries(of: Self.meta(Self.idA), trackCount: 2000, items: (0..<2000).map { Self.track($0, name: String(repeating: "x", count: 100)) })
         }
         // The pool is gone, so the WAL was checkpointed into the file; scribble over its middle pages.
         let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
@@ -288,7 +288,7 @@ import TimbreCore
         // and leaves the file where it is.
         do {
             let reader = try LibraryCache.open(path: path, verify: false, warn: { _ in Issue.record("a reader moved the cache") })
-            let failure = #expect(throws: CacheError.self) { _ = try reader.items(of: .playlist(SpotifyID(Self.idA)!)) }
+            let failure = #expect(throws: CacheError.self) { _ = try reader.entries(of: .playlist(SpotifyID(Self.idA)!)) }
             #expect(failure?.hint?.contains("run `timbre sync`") == true, "\(String(describing: failure))")
         }
         #expect(FileManager.default.fileExists(atPath: path))

@@ -8,7 +8,7 @@ import TimbreCore
         try EntryPage.decode(Data(json.utf8), fingerprint: fingerprint)
     }
 
-    private func items(_ json: String) throws -> (items: [CachedItem], malformed: [String]) {
+    private func items(_ json: String) throws -> (items: [CachedEntry], malformed: [String]) {
         let (rows, malformed) = SyncEngine.rows(of: [try page(json)])
         return (rows.items, malformed)
     }
@@ -17,7 +17,7 @@ import TimbreCore
 
     @Test func shape2026UsesItem() throws {
         let decoded = try items(#"{"items":[{"added_at":"2024-01-01T00:00:00Z","is_local":false,"item":\#(Self.track),"video_thumbnail":{"url":null}}],"total":1,"next":null}"#)
-        #expect(decoded.items == [CachedItem(position: 0, kind: .track, id: "4uLU6hMCjMI75M1A2tKUQC", uri: "spotify:track:4uLU6hMCjMI75M1A2tKUQC",
+        #expect(decoded.items == [CachedEntry(position: 0, kind: .track, id: "4uLU6hMCjMI75M1A2tKUQC", uri: "spotify:track:4uLU6hMCjMI75M1A2tKUQC",
                                              name: "Song", artists: ["A", "B"], album: "Album", durationMS: 213000, addedAt: "2024-01-01T00:00:00Z")])
         #expect(decoded.malformed.isEmpty)
     }
@@ -39,9 +39,9 @@ import TimbreCore
         let episode = #"{"added_at":"2025-02-03T04:05:06Z","item":{"id":"0123456789abcdefABCDEF","uri":"spotify:episode:0123456789abcdefABCDEF","name":"Ep 1","type":"episode","duration_ms":3600000,"show":{"name":"The Show","publisher":"P"},"images":null}}"#
         let decoded = try items(#"{"items":[\#(local),\#(episode)],"total":2}"#)
         #expect(decoded.items == [
-            CachedItem(position: 0, kind: .local, id: nil, uri: "spotify:local:Local+Artist:Home+Tapes:My+Song:123", name: "My Song",
+            CachedEntry(position: 0, kind: .local, id: nil, uri: "spotify:local:Local+Artist:Home+Tapes:My+Song:123", name: "My Song",
                        artists: ["Local Artist"], album: "Home Tapes", durationMS: 123000, addedAt: nil),
-            CachedItem(position: 1, kind: .episode, id: "0123456789abcdefABCDEF", uri: "spotify:episode:0123456789abcdefABCDEF", name: "Ep 1",
+            CachedEntry(position: 1, kind: .episode, id: "0123456789abcdefABCDEF", uri: "spotify:episode:0123456789abcdefABCDEF", name: "Ep 1",
                        artists: ["The Show"], album: "The Show", durationMS: 3600000, addedAt: "2025-02-03T04:05:06Z"),
         ])
     }
@@ -102,9 +102,9 @@ import TimbreCore
 
     @Test func storedArtistsAreTheJSONThatJSONValueWrites() {
         let names = ["plain", "'); DROP TABLE item;--", "\u{1B}]0;pwned\u{07}", "\u{9B}2J", "a\"b\\c\nd\u{7F}", "\u{2028}\u{2029}", "👩‍👩‍👧 日本", ""]
-        let item = CachedItem(position: 0, kind: .track, id: "4uLU6hMCjMI75M1A2tKUQC", uri: "u", name: "n", artists: names, album: nil,
+        let item = CachedEntry(position: 0, kind: .track, id: "4uLU6hMCjMI75M1A2tKUQC", uri: "u", name: "n", artists: names, album: nil,
                               durationMS: 1, addedAt: nil)
-        let rows = ItemRows([item])
+        let rows = EntryRows([item])
         #expect(rows.string(rows.rows[0].artists) == JSONValue.array(names.map(JSONValue.string)).serialized())
         #expect(rows.items == [item])
     }
@@ -147,15 +147,15 @@ import TimbreCore
     }
 
     @Test func itemJSONAndCSVFollowTheContract() {
-        let item = CachedItem(position: 3, kind: .local, id: nil, uri: "spotify:local:A:B:T:1", name: "Say \"hi\", now\nplease",
+        let item = CachedEntry(position: 3, kind: .local, id: nil, uri: "spotify:local:A:B:T:1", name: "Say \"hi\", now\nplease",
                               artists: ["A", "B, C"], album: nil, durationMS: 1000, addedAt: nil)
         #expect(item.json.serialized() == #"{"position":3,"kind":"local","id":null,"uri":"spotify:local:A:B:T:1","name":"Say \"hi\", now\nplease","artists":["A","B, C"],"album":null,"duration_ms":1000,"added_at":null}"#)
-        #expect(CachedItem.csvHeader == "position,name,artists,album,duration_ms,added_at,uri")
+        #expect(CachedEntry.csvHeader == "position,name,artists,album,duration_ms,added_at,uri")
         #expect(item.csvRow == "3,\"Say \"\"hi\"\", now\nplease\",\"A; B, C\",,1000,,spotify:local:A:B:T:1")
     }
 
     @Test func csvFromHostileNamesCarriesNoEscapeAndNoFormula() {
-        let item = CachedItem(position: 0, kind: .track, id: "4uLU6hMCjMI75M1A2tKUQC", uri: "spotify:track:4uLU6hMCjMI75M1A2tKUQC",
+        let item = CachedEntry(position: 0, kind: .track, id: "4uLU6hMCjMI75M1A2tKUQC", uri: "spotify:track:4uLU6hMCjMI75M1A2tKUQC",
                               name: "=1+1\u{1B}[2J", artists: ["@SUM(A1)", "\u{9B}x"], album: "+cmd|' /C calc'!A0", durationMS: 5, addedAt: nil)
         let row = item.csvRow
         #expect(!row.unicodeScalars.contains { $0.value == 0x1B || (0x80...0x9F).contains($0.value) })

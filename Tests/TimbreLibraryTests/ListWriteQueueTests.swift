@@ -8,12 +8,12 @@ import TimbreCore
 @Suite struct ListWriteQueueTests {
     static func list(_ name: String, rows: Int) -> ListWrite {
         let items = (0..<rows).map {
-            CachedItem(position: $0, kind: .track, id: "4uLU6hMCjMI75M1A2tKUQC", uri: "spotify:track:4uLU6hMCjMI75M1A2tKUQC",
+            CachedEntry(position: $0, kind: .track, id: "4uLU6hMCjMI75M1A2tKUQC", uri: "spotify:track:4uLU6hMCjMI75M1A2tKUQC",
                        name: "\(name) \($0)", artists: ["A"], album: nil, durationMS: 1, addedAt: nil)
         }
         let meta = PlaylistMeta(id: name, name: name, ownerID: "me", ownerName: nil, snapshotID: "s", total: rows,
                                 collaborative: false, isPublic: false)
-        return ListWrite(meta: meta, trackCount: rows, items: ItemList(ItemRows(items)))
+        return ListWrite(meta: meta, trackCount: rows, items: EntryList(EntryRows(items)))
     }
 
     struct WriteFailed: Error, Equatable {}

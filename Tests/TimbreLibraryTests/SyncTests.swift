@@ -126,20 +126,20 @@ import TimbreTestSupport
             guard let playlist = model.playlists.first(where: { $0.readable && $0.storable.count > 5 && $0.items.count <= 50 }), let id = SpotifyID(playlist.id) else {
                 Issue.record("no playlist to glitch"); return
             }
-            let before = try h.cache.items(of: .playlist(id))
+            let before = try h.cache.entries(of: .playlist(id))
             for total in ["keep", "zero"] {
                 try await h.sandbox.addFaults([Fault(kind: .emptyItems, pathContains: "limit=50", count: 20, playlist: playlist.id, total: total)])
                 let report = try await h.sync(SyncOptions(playlists: [id], force: true))
                 #expect(report.updated == 0 && report.unchanged == 1, "\(total)")
                 #expect(report.warnings.filter { $0.contains("Spotify") }.count == 1, "\(total): \(report.warnings)")
-                #expect(try h.cache.items(of: .playlist(id)) == before, "\(total)")
+                #expect(try h.cache.entries(of: .playlist(id)) == before, "\(total)")
                 try await h.sandbox.clearFaults()
             }
             // One glitch is absorbed by the refetch (the playlist fits in one page).
             try await h.sandbox.addFaults([Fault(kind: .emptyItems, pathContains: "limit=50", count: 1, playlist: playlist.id, total: "keep")])
             let report = try await h.sync(SyncOptions(playlists: [id], force: true))
             #expect(report.updated == 1 && !report.warnings.contains { $0.contains("Spotify") }, "\(report.warnings)")
-            #expect(try h.cache.items(of: .playlist(id)) == before)
+            #expect(try h.cache.entries(of: .playlist(id)) == before)
         }
     }
 
@@ -174,7 +174,7 @@ import TimbreTestSupport
             #expect(report.failed == 1 && report.updated == model.playlists.filter(\.readable).count - 1)
             #expect(report.warnings.contains { $0.contains("unreadable response") })
             let id = try #require(SpotifyID(broken))
-            #expect(try h.cache.items(of: .playlist(id)) == [])
+            #expect(try h.cache.entries(of: .playlist(id)) == [])
             #expect(try h.cache.playlist(.playlist(id))?.snapshotID == nil, "retried on the next sync")
             let next = try await h.sync()
             #expect(next.status == .ok && next.updated == 1)
@@ -212,7 +212,7 @@ import TimbreTestSupport
             }
             let victimID = try #require(SpotifyID(victim))
             #expect(try h.cache.playlist(.playlist(victimID))?.snapshotID == nil)
-            #expect(try h.cache.items(of: .playlist(victimID)) == [])
+            #expect(try h.cache.entries(of: .playlist(victimID)) == [])
             #expect(stored < readable.count)
 
             try await h.cache.pool.write { db in try db.execute(sql: "DROP TRIGGER refuse_victim") }

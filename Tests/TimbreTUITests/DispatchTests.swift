@@ -6,7 +6,7 @@ import Testing
     /// What the app can see of the state, to show a command changed none of it.
     struct Rows: Equatable {
         var playlists: [String], visiblePlaylists: [Int], playlistCursor: Int, openedPlaylistID: String?
-        var tracks: [TrackRow], visibleTracks: [Int], trackCursor: Int, focus: TUIState.Pane, mode: TUIState.Mode
+        var tracks: [EntryRow], visibleTracks: [Int], trackCursor: Int, focus: TUIState.Pane, mode: TUIState.Mode
 
         init(_ state: TUIState) {
             playlists = state.playlists.map(\.id)

@@ -3,12 +3,12 @@ import TimbreCore
 @testable import TimbreTUI
 
 @Suite struct FoldedColumnsTests {
-    static func row(_ position: Int, _ title: String, _ artist: String = "", _ album: String = "") -> TrackRow {
-        TrackRow(position: position, title: title, artist: artist, album: album, durationMS: 0, addedAt: nil)
+    static func row(_ position: Int, _ title: String, _ artist: String = "", _ album: String = "") -> EntryRow {
+        EntryRow(position: position, title: title, artist: artist, album: album, durationMS: 0, addedAt: nil)
     }
 
     /// What `rows(matching:)` must equal: a plain scan of every row's fields.
-    static func reference(_ rows: [TrackRow], _ query: String) -> [Int] {
+    static func reference(_ rows: [EntryRow], _ query: String) -> [Int] {
         let needle = SearchText.fold(query)
         return rows.indices.filter { index in
             [rows[index].title, rows[index].artist, rows[index].album].contains { SearchText.fold($0).contains(needle) }
@@ -50,7 +50,7 @@ import TimbreCore
     }
 
     @Test func manyRowsMatchTheReference() {
-        var rows: [TrackRow] = []
+        var rows: [EntryRow] = []
         let words = ["river", "night", "ghost", "Beyoncé", "mañana", "東京", "love", "x"]
         for i in 0..<20_000 {
             rows.append(Self.row(i, "\(words[i % 8]) \(i)", words[(i / 8) % 8], i % 5 == 0 ? "Album \(i % 97)" : ""))

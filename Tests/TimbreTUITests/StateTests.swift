@@ -12,9 +12,9 @@ func sampleState() -> TUIState {
 }
 
 let sampleTracks = [
-    TrackRow(position: 0, title: "Zebra", artist: "Beyoncé", album: "B", durationMS: 200_000, addedAt: "2024-03-01T00:00:00Z"),
-    TrackRow(position: 1, title: "apple", artist: "Adele", album: "C", durationMS: 100_000, addedAt: "2024-01-01T00:00:00Z"),
-    TrackRow(position: 3, title: "Mango 日本", artist: "Zed", album: "A", durationMS: 300_000, addedAt: nil),
+    EntryRow(position: 0, title: "Zebra", artist: "Beyoncé", album: "B", durationMS: 200_000, addedAt: "2024-03-01T00:00:00Z"),
+    EntryRow(position: 1, title: "apple", artist: "Adele", album: "C", durationMS: 100_000, addedAt: "2024-01-01T00:00:00Z"),
+    EntryRow(position: 3, title: "Mango 日本", artist: "Zed", album: "A", durationMS: 300_000, addedAt: nil),
 ]
 
 @Suite struct TUIStateTests {
@@ -108,7 +108,7 @@ let sampleTracks = [
     @Test func everyLineIsExactlyTheTerminalWidthAndHostileTextIsInert() {
         var state = sampleState()
         state.apply(.open)
-        state.setTracks(sampleTracks + [TrackRow(position: 9, title: String(repeating: "長", count: 5000), artist: "\u{9B}2J", album: "\n", durationMS: 1, addedAt: nil)], of: "liked")
+        state.setTracks(sampleTracks + [EntryRow(position: 9, title: String(repeating: "長", count: 5000), artist: "\u{9B}2J", album: "\n", durationMS: 1, addedAt: nil)], of: "liked")
         for (rows, columns) in [(24, 80), (40, 120), (10, 60), (50, 200)] {
             let lines = Screen.render(state, rows: rows, columns: columns)
             #expect(lines.count == rows)

@@ -48,14 +48,14 @@ public struct TracksCommand: Sendable {
         let reference = try PlaylistRef.parse(ref)
         let context = try invocation.context()
         let console = context.console
-        guard let cache = try context.existingCache(), let items = try cache.items(of: reference) else {
+        guard let cache = try context.existingCache(), let items = try cache.entries(of: reference) else {
             throw NotCached(reference: reference)
         }
         switch format {
         case .json:
             console.json(.array(items.map(\.json)))
         case .csv:
-            console.lines([CachedItem.csvHeader] + items.map(\.csvRow), terminator: "\r\n")
+            console.lines([CachedEntry.csvHeader] + items.map(\.csvRow), terminator: "\r\n")
         case .text:
             console.lines(items.map { item in
                 let artists = item.artists.joined(separator: ", ")

@@ -169,7 +169,7 @@ func mismatches(cache: LibraryCache, model: Model) throws -> [String] {
         }
         if entry.unavailable == playlist.readable { problems.append("\(playlist.id) unavailable=\(entry.unavailable)") }
         guard let id = SpotifyID(playlist.id) else { problems.append("model id \(playlist.id)"); continue }
-        let items = try cache.items(of: .playlist(id)) ?? []
+        let items = try cache.entries(of: .playlist(id)) ?? []
         let expected = playlist.readable ? playlist.storable : []
         problems += compare(items, expected, label: playlist.id)
     }
@@ -178,7 +178,7 @@ func mismatches(cache: LibraryCache, model: Model) throws -> [String] {
             problems.append("liked summary \(liked)")
         }
         if liked.trackCount != model.liked.count { problems.append("liked count \(liked.trackCount)") }
-        problems += compare(try cache.items(of: .liked) ?? [], model.liked.filter { ["track", "local", "episode"].contains($0["kind"] as? String ?? "") },
+        problems += compare(try cache.entries(of: .liked) ?? [], model.liked.filter { ["track", "local", "episode"].contains($0["kind"] as? String ?? "") },
                             label: "liked")
     } else {
         problems.append("no liked")
@@ -186,7 +186,7 @@ func mismatches(cache: LibraryCache, model: Model) throws -> [String] {
     return problems
 }
 
-func compare(_ items: [CachedItem], _ expected: [[String: Any]], label: String) -> [String] {
+func compare(_ items: [CachedEntry], _ expected: [[String: Any]], label: String) -> [String] {
     guard items.count == expected.count else { return ["\(label): \(items.count) items, expected \(expected.count)"] }
     var problems: [String] = []
     for (item, model) in zip(items, expected) where !sameJSON(foundation(item.json), model) {

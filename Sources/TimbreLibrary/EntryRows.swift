@@ -3,8 +3,8 @@ import TimbreCore
 /// A list's items as cache rows: every text of every row in one UTF-8 buffer, each row pointing
 /// into it. Sync decodes pages straight into this (`EntryPage`) and the cache binds the buffer to
 /// SQLite without copying: a full sync reads ~200,000 items, and a `String` per field, a
-/// `CachedItem` per item and another copy of each for SQLite were a fifth of its CPU time.
-struct ItemRows: Sendable {
+/// `CachedEntry` per item and another copy of each for SQLite were a fifth of its CPU time.
+struct EntryRows: Sendable {
     /// Bytes `start ..< start + count` of `bytes`; a negative start is NULL.
     struct Text: Sendable, Equatable {
         var start: Int
@@ -15,7 +15,7 @@ struct ItemRows: Sendable {
 
     struct Row: Sendable {
         var position: Int
-        var kind: ItemKind
+        var kind: EntryKind
         var durationMS: Int
         var id: Text
         var uri: Text
@@ -34,7 +34,7 @@ struct ItemRows: Sendable {
 
     init() {}
 
-    init(_ items: [CachedItem]) {
+    init(_ items: [CachedEntry]) {
         for item in items {
             let id = item.id.map { append($0) } ?? .null
             let uri = append(item.uri), name = append(item.name)
@@ -46,10 +46,10 @@ struct ItemRows: Sendable {
         }
     }
 
-    /// The rows as `CachedItem`s (tests, and callers that need values).
-    var items: [CachedItem] {
+    /// The rows as `CachedEntry`s (tests, and callers that need values).
+    var items: [CachedEntry] {
         rows.map { row in
-            CachedItem(position: row.position, kind: row.kind, id: string(row.id), uri: string(row.uri) ?? "", name: string(row.name) ?? "",
+            CachedEntry(position: row.position, kind: row.kind, id: string(row.id), uri: string(row.uri) ?? "", name: string(row.name) ?? "",
                        artists: JSONValue.parseStringArray(string(row.artists) ?? "[]") ?? [], album: string(row.album),
                        durationMS: row.durationMS, addedAt: string(row.addedAt))
         }
@@ -128,7 +128,7 @@ struct ItemRows: Sendable {
     }
 
     /// Another list's rows after these, their positions moved by `offset`.
-    mutating func append(_ other: ItemRows, positionOffset offset: Int) {
+    mutating func append(_ other: EntryRows, positionOffset offset: Int) {
         let shift = bytes.count
         bytes.append(contentsOf: other.bytes)
         rows.reserveCapacity(rows.count + other.rows.count)
@@ -140,29 +140,29 @@ struct ItemRows: Sendable {
     }
 }
 
-/// A list's rows as its pages brought them: each page's `ItemRows` with the position its first
+/// A list's rows as its pages brought them: each page's `EntryRows` with the position its first
 /// entry has in the list. Stored as they are; merging the pages into one buffer first copied every
 /// text of a full sync once more.
-struct ItemList: Sendable {
-    private(set) var chunks: [(rows: ItemRows, positionOffset: Int)] = []
+struct EntryList: Sendable {
+    private(set) var chunks: [(rows: EntryRows, positionOffset: Int)] = []
     private(set) var count = 0
 
     var isEmpty: Bool { count == 0 }
 
     init() {}
 
-    init(_ rows: ItemRows) {
+    init(_ rows: EntryRows) {
         append(rows, positionOffset: 0)
     }
 
-    mutating func append(_ rows: ItemRows, positionOffset: Int) {
+    mutating func append(_ rows: EntryRows, positionOffset: Int) {
         guard !rows.isEmpty else { return }
         chunks.append((rows, positionOffset))
         count += rows.count
     }
 
-    /// The rows as `CachedItem`s at their list positions (tests, and callers that need values).
-    var items: [CachedItem] {
+    /// The rows as `CachedEntry`s at their list positions (tests, and callers that need values).
+    var items: [CachedEntry] {
         chunks.flatMap { chunk in
             chunk.rows.items.map { item in
                 var item = item

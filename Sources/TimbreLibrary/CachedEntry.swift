@@ -1,0 +1,61 @@
+import Foundation
+import TimbreCore
+
+/// What an entry holds: a Spotify track, a local file, or a podcast episode.
+public enum EntryKind: String, Sendable, Equatable, CaseIterable {
+    case track, local, episode
+}
+
+/// One entry of a playlist (or of Liked Songs) as the cache holds it.
+public struct CachedEntry: Sendable, Equatable {
+    /// The entry's index in the playlist; entries that were skipped leave gaps.
+    public var position: Int
+    public var kind: EntryKind
+    /// nil for local files.
+    public var id: String?
+    public var uri: String
+    public var name: String
+    /// For episodes: the show's name.
+    public var artists: [String]
+    /// For episodes: the show's name.
+    public var album: String?
+    public var durationMS: Int
+    public var addedAt: String?
+
+    public init(position: Int, kind: EntryKind, id: String?, uri: String, name: String, artists: [String], album: String?,
+                durationMS: Int, addedAt: String?) {
+        self.position = position
+        self.kind = kind
+        self.id = id
+        self.uri = uri
+        self.name = name
+        self.artists = artists
+        self.album = album
+        self.durationMS = durationMS
+        self.addedAt = addedAt
+    }
+
+    /// One element of `timbre tracks --json`, keys in docs/CLI.md's order.
+    public var json: JSONValue {
+        .object([
+            ("position", .int(position)),
+            ("kind", .string(kind.rawValue)),
+            ("id", .optional(id)),
+            ("uri", .string(uri)),
+            ("name", .string(name)),
+            ("artists", .array(artists.map(JSONValue.string))),
+            ("album", .optional(album)),
+            ("duration_ms", .int(durationMS)),
+            ("added_at", .optional(addedAt)),
+        ])
+    }
+
+    public static let csvHeader = "position,name,artists,album,duration_ms,added_at,uri"
+
+    /// One CSV record (no line terminator): text cells through `CSVCell` (quoted, no control
+    /// characters, no formulas), the numbers timbre writes itself as they are.
+    public var csvRow: String {
+        [String(position), CSVCell.encode(name), CSVCell.encode(artists.joined(separator: "; ")), CSVCell.encode(album ?? ""),
+         String(durationMS), CSVCell.encode(addedAt ?? ""), CSVCell.encode(uri)].joined(separator: ",")
+    }
+}

@@ -1,0 +1,38 @@
+import Foundation
+import TimbreCore
+
+/// One item of a playlist as the TUI shows it. Its folded text (for `/` and sorting) lives in the
+/// list's `FoldedColumns`, not in the row.
+public struct EntryRow: Sendable, Equatable {
+    public var position: Int
+    public var title: String
+    public var artist: String
+    public var album: String
+    public var durationMS: Int
+    public var addedAt: String?
+
+    public init(position: Int, title: String, artist: String, album: String, durationMS: Int, addedAt: String?) {
+        self.position = position
+        self.title = title
+        self.artist = artist
+        self.album = album
+        self.durationMS = durationMS
+        self.addedAt = addedAt
+    }
+
+    public var duration: String {
+        let seconds = durationMS / 1000
+        return seconds >= 3600
+            ? "\(seconds / 3600):\(ClockText.pad((seconds / 60) % 60)):\(ClockText.pad(seconds % 60))"
+            : "\(seconds / 60):\(ClockText.pad(seconds % 60))"
+    }
+}
+
+/// Where the TUI reads its data: the cache in the app, fixtures in tests.
+public protocol LibrarySource: Sendable {
+    func playlists() throws -> [PlaylistRow]
+    func tracks(of playlistID: String) throws -> [EntryRow]
+    /// `F`: items of every playlist whose title, artist or album contain `query` (case- and
+    /// diacritic-insensitive), in playlist order; at most `limit`.
+    func search(_ query: String, limit: Int) throws -> [TUIState.SearchHit]
+}
