@@ -50,8 +50,13 @@ public struct AppContext: Sendable {
     /// Every request goes through one of these: the pinned libcurl transport, the retry policy and
     /// the shared rate budget.
     public func executor() -> RequestExecutor {
-        RequestExecutor(transport: CurlTransport(settings: TransportSettings(config: config)),
-                        budget: RateBudget(waitBudget: .seconds(config.rateLimitBudget)))
+        RequestExecutor(transport: transport(), budget: RateBudget(waitBudget: .seconds(config.rateLimitBudget)))
+    }
+
+    /// The pinned libcurl transport alone, for what is not a Web API call (doctor's connection
+    /// check, `timbre pins`): config.toml's CA file, TLS minimum and pins apply all the same.
+    public func transport() -> CurlTransport {
+        CurlTransport(settings: TransportSettings(config: config))
     }
 
     /// The cache, if a sync has created it; read-only commands never create one.
@@ -68,6 +73,12 @@ public struct AppContext: Sendable {
             environment: EnvironmentSecretStore(environment: environment),
             keyring: LibSecretStore(), file: FileSecretStore(path: paths.credentials, warn: { [console] in console.say($0) }),
             insecureStorage: insecureStorage, warnings: warnings ?? console.warnings)
+    }
+
+    /// Secrets in this run's memory only (the demo's): no keyring, no file, nothing left behind.
+    func memoryVault() -> CredentialVault {
+        CredentialVault(profile: profile, refreshTier: .high, environment: nil, keyring: MemorySecretStore(),
+                        file: MemorySecretStore(), insecureStorage: false, warnings: console.warnings)
     }
 
     public func clientID(redirectPort: Int) throws -> String {

@@ -37,8 +37,7 @@ public struct DemoCommand: Sendable {
         try Self.writeConfig(for: sandbox, to: profile.paths.config)
         let demo = try profile.context()
         // Secrets in memory only: the demo never touches the keyring or a credentials file.
-        let vault = CredentialVault(profile: "demo", refreshTier: .high, environment: nil, keyring: MemorySecretStore(),
-                                    file: MemorySecretStore(), insecureStorage: false, warnings: console.warnings)
+        let vault = demo.memoryVault()
         let executor = demo.executor()
 
         console.say("Signing in through OAuth PKCE over pinned TLS…")

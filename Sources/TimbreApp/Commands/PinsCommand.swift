@@ -52,7 +52,7 @@ public struct PinsCommand: Sendable {
             throw UsageError(message: "'\(TerminalText.preview(source))' is not a valid https://HOST[:PORT] URL")
         }
         let context = try invocation.context()
-        let inspection = try await CurlTransport(settings: TransportSettings(config: context.config)).inspectChain(of: url)
+        let inspection = try await context.transport().inspectChain(of: url)
         if let problem = inspection.trustError {
             invocation.console.warning("the chain of \(inspection.host) does not verify against the trusted CAs (\(problem)); these are the certificates it presented")
         }

@@ -97,7 +97,7 @@ public struct Doctor: Sendable {
     /// A request to each host through the pinned transport: TLS, the pins and the route in one go.
     func connect(online: Bool) async -> [DoctorCheck] {
         guard online else { return [DoctorCheck(.ok, "connect", "skipped (add --online to test the connection)")] }
-        let transport = CurlTransport(settings: TransportSettings(config: context.config))
+        let transport = context.transport()
         var results: [DoctorCheck] = []
         for url in hosts {
             do {

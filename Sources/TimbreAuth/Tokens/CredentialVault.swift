@@ -47,9 +47,8 @@ public final class CredentialVault: Sendable {
             keyringProblem = error
         }
         if let token = try await file.read(.refreshToken, profile: profile) { return (token, .file) }
-        // Nothing found: a keyring we could not ask explains more than "not signed in" would.
         // Nothing found. An unreachable keyring just means "not signed in here"; a locked or hung
-        // one is worth reporting as it is.
+        // one explains more than "not signed in" would, so it is reported as it is.
         if let keyringProblem {
             if case .serviceUnavailable = keyringProblem { return nil }
             throw keyringProblem
