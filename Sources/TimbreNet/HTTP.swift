@@ -16,13 +16,23 @@ public struct HTTPRequest: Sendable {
     public var body: Data?
     /// Overall limit for this transfer; nil = the transport's default.
     public var timeout: Duration?
+    /// A write whose repetition would do something else (adding items twice, moving a range
+    /// twice): never resent once it may have reached the server, and when its outcome is unknown
+    /// (a 5xx, a reset or timeout after it left) the executor throws `WriteOutcomeUnknown` so the
+    /// caller reads the server's state instead of resending.
+    public var reconciles: Bool
+    /// May it be sent again after a dropped connection? (GET, PUT, DELETE: yes; a POST only when
+    /// it cannot have reached the server.)
+    public var repeatable: Bool { !reconciles && method.isIdempotent }
 
-    public init(method: HTTPMethod = .get, url: URL, headers: [(name: String, value: String)] = [], body: Data? = nil, timeout: Duration? = nil) {
+    public init(method: HTTPMethod = .get, url: URL, headers: [(name: String, value: String)] = [], body: Data? = nil, timeout: Duration? = nil,
+                reconciles: Bool = false) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
         self.timeout = timeout
+        self.reconciles = reconciles
     }
 
     public static func form(_ url: URL, fields: [(String, String)]) -> HTTPRequest {

@@ -73,6 +73,10 @@ public final class RequestExecutor: Sendable {
                 }
 
             case .success(let response) where (500..<600).contains(response.status):
+                // A 5xx does not say the write was not applied (Spotify may have done it and then failed).
+                guard !request.reconciles else {
+                    throw WriteOutcomeUnknown(path: Self.path(request.url), reason: "HTTP \(response.status)")
+                }
                 guard retries < policy.maxRetries else {
                     throw SpotifyError.serverUnavailable(status: response.status, attempts: retries + 1, path: Self.path(request.url))
                 }
@@ -86,6 +90,9 @@ public final class RequestExecutor: Sendable {
             case .failure(let error as TransportError) where error.isRetryable && Self.mayResend(request, after: error):
                 guard retries < policy.maxRetries else { throw error }
                 try await backOff(&retries, reason: error.message, label: label())
+
+            case .failure(let error as TransportError) where request.reconciles && Self.mayHaveArrived(error):
+                throw WriteOutcomeUnknown(path: Self.path(request.url), reason: error.message)
 
             case .failure(let error):
                 if let error = error as? TransportError { logger.debug("✗ \(label()): \(error.message)") }
@@ -107,11 +114,18 @@ public final class RequestExecutor: Sendable {
         try await Task.sleep(for: delay)
     }
 
-    /// A POST (a token exchange) is resent only when it cannot have reached the server.
+    /// A request that must not be repeated (a token exchange, a playlist write) is resent only
+    /// when it cannot have reached the server.
     private static func mayResend(_ request: HTTPRequest, after error: TransportError) -> Bool {
-        if request.method.isIdempotent { return true }
-        if case .connection(_, .refused, _) = error { return true }
-        return false
+        if request.repeatable { return true }
+        return !mayHaveArrived(error)
+    }
+
+    /// Whether the server may have received (and acted on) the request before `error`: anything
+    /// but a connection that was never made.
+    static func mayHaveArrived(_ error: TransportError) -> Bool {
+        guard case .connection(_, let kind, _) = error else { return false }
+        return kind != .refused && kind != .dns && kind != .tls
     }
 
     /// Host and path for logs and messages: the query may hold codes and is left out.
