@@ -1,3 +1,4 @@
+import Foundation
 import TimbreAuth
 import TimbreLibrary
 import TimbreNet
@@ -13,5 +14,8 @@ public struct LiveSpotifyAPI: SpotifyAPI {
     public var tokens: TokenManager { client.tokens }
 
     public func get(_ path: String) async throws -> HTTPResponse { try await client.get(path) }
+    public func send(_ method: HTTPMethod, _ path: String, json body: Data?, reconciles: Bool) async throws -> HTTPResponse {
+        try await client.send(method, path, json: body, reconciles: reconciles)
+    }
     public func me() async throws -> UserProfile { try await client.me() }
 }

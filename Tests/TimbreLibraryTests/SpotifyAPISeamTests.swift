@@ -23,6 +23,11 @@ final class ScriptedAPI: SpotifyAPI, @unchecked Sendable {
         return HTTPResponse(status: 200, body: Data(body.utf8))
     }
 
+    func send(_ method: HTTPMethod, _ path: String, json body: Data?, reconciles: Bool) async throws -> HTTPResponse {
+        guard method == .get else { throw SpotifyError.api(status: 405, message: "the scripted API only reads", path: path) }
+        return try await get(path)
+    }
+
     func me() async throws -> UserProfile { UserProfile(id: "listener", displayName: "A Listener") }
 
     struct Unreachable: HTTPTransport {

@@ -24,12 +24,22 @@ public struct AuthorizedClient: Sendable {
     /// `path` is relative to api_url (`me/playlists?limit=50`) or an absolute `next` URL, which
     /// must be on api_url's origin: the token is never sent anywhere else.
     public func get(_ path: String) async throws -> HTTPResponse {
+        try await send(.get, path)
+    }
+
+    /// Any method, with an optional JSON body; `reconciles` for a write that must not be repeated
+    /// (see `HTTPRequest.reconciles`). A 401 is answered by a refresh and the same request again:
+    /// a 401 means the request was not applied.
+    public func send(_ method: HTTPMethod, _ path: String, json body: Data? = nil, reconciles: Bool = false) async throws -> HTTPResponse {
         let url = try resolve(path)
         var token = try await tokens.accessToken()
         var reauthorizations = 0
+        var headers: [(name: String, value: String)] = []
+        if body != nil { headers.append(("Content-Type", "application/json")) }
         while true {
             do {
-                return try await executor.send(HTTPRequest(url: url, headers: [("Authorization", "Bearer \(token)")]))
+                return try await executor.send(HTTPRequest(method: method, url: url, headers: [("Authorization", "Bearer \(token)")] + headers,
+                                                           body: body, reconciles: reconciles))
             } catch let error as SpotifyError where error.status == 401 && reauthorizations < executor.policy.maxReauthorizations {
                 let renewed = try await tokens.accessToken(afterRejecting: token)
                 // The same token again means no refresh could help: give the 401 to the caller.
