@@ -1,0 +1,91 @@
+import Testing
+@testable import TimbreLibrary
+
+/// Planning edits on Spotify's endpoints: every plan, applied write by write with Spotify's
+/// semantics (remove takes every copy), gives exactly the list asked for; the inverse gives the
+/// original back; and the writes stay within the request budgets.
+@Suite struct EntryPlanTests {
+    /// Deterministic pseudo-random numbers for generated cases.
+    struct Seeded: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    /// A playlist of `count` entries drawn from `distinct` tracks: many duplicates.
+    static func list(_ count: Int, distinct: Int, _ rng: inout Seeded) -> [String] {
+        (0..<count).map { _ in "spotify:track:t\(Int.random(in: 0..<max(1, distinct), using: &rng))" }
+    }
+
+    @Test func removingOneCopyKeepsTheOthersWhereTheyAre() throws {
+        let list = ["a", "b", "a", "c", "a", "b"]
+        let plan = try EntryEdit.remove(positions: [2]).plan(on: list)
+        #expect(plan.result == ["a", "b", "c", "a", "b"])
+        // Every copy of "a" goes, then the two kept copies come back: at 0, and at 3.
+        #expect(plan.writes == [.removeEvery(uris: ["a"]), .add(uris: ["a"], position: 0), .add(uris: ["a"], position: 3)])
+        #expect(plan.states[1] == ["b", "c", "b"])
+    }
+
+    @Test func movesForwardAndBackwardLandWhereAsked() throws {
+        let list = ["0", "1", "2", "3", "4", "5"]
+        let forward = try EntryEdit.move(start: 1, length: 2, to: 3).plan(on: list)
+        #expect(forward.result == ["0", "3", "4", "1", "2", "5"])
+        #expect(forward.writes == [.reorder(start: 1, insertBefore: 5, length: 2)])
+        let backward = try EntryEdit.move(start: 4, length: 2, to: 0).plan(on: list)
+        #expect(backward.result == ["4", "5", "0", "1", "2", "3"])
+        #expect(backward.writes == [.reorder(start: 4, insertBefore: 0, length: 2)])
+        #expect(throws: EntryEdit.Invalid.self) { try EntryEdit.move(start: 4, length: 2, to: 5).plan(on: list) }
+        #expect(throws: EntryEdit.Invalid.self) { try EntryEdit.remove(positions: [6]).plan(on: list) }
+    }
+
+    @Test func insertsAreChunkedByAHundred() throws {
+        let uris = (0..<250).map { "spotify:track:n\($0)" }
+        let plan = try EntryEdit.insert(uris: uris, position: 1).plan(on: ["x", "y"])
+        #expect(plan.writes.count == 3, "ceil(250/100) writes")
+        #expect(plan.result == ["x"] + uris + ["y"])
+    }
+
+    @Test func everyGeneratedEditPlansExactlyAndUndoes() throws {
+        var rng = Seeded(state: 42)
+        for round in 0..<400 {
+            let count = Int.random(in: 1...180, using: &rng)
+            let list = Self.list(count, distinct: Int.random(in: 1...12, using: &rng), &rng)
+            let edit: EntryEdit
+            switch round % 3 {
+            case 0:
+                let positions = (0..<Int.random(in: 1...min(count, 30), using: &rng)).map { _ in Int.random(in: 0..<count, using: &rng) }
+                edit = .remove(positions: positions)
+            case 1:
+                let uris = Self.list(Int.random(in: 1...230, using: &rng), distinct: 8, &rng)
+                edit = .insert(uris: uris, position: Int.random(in: 0...count, using: &rng))
+            default:
+                let length = Int.random(in: 1...count, using: &rng)
+                let start = Int.random(in: 0...(count - length), using: &rng)
+                var to = Int.random(in: 0...(count - length), using: &rng)
+                if to == start { to = start == 0 ? (count - length > 0 ? 1 : 0) : 0 }
+                if to == start { continue }
+                edit = .move(start: start, length: length, to: to)
+            }
+            let plan = try edit.plan(on: list)
+            // Spotify's semantics, write by write, give the result (plan() checks; check the states too).
+            for (index, write) in plan.writes.enumerated() { #expect(write.applied(to: plan.states[index]) == plan.states[index + 1]) }
+            // Nothing lost that was not asked for.
+            if case .remove(let positions) = edit {
+                let targets = Set(positions)
+                #expect(plan.result == list.enumerated().filter { !targets.contains($0.offset) }.map(\.element), "round \(round)")
+                // Budget: one remove per 100 distinct tracks concerned, plus one add per contiguous run of kept copies.
+                let concerned = Set(targets.map { list[$0] })
+                let kept = plan.result.indices.filter { concerned.contains(plan.result[$0]) }
+                let runs = EntryEdit.runs(of: kept, in: plan.result).map { ($0.count + 99) / 100 }.reduce(0, +)
+                #expect(plan.writes.count == (concerned.count + 99) / 100 + runs, "round \(round)")
+            }
+            let undo = try edit.inverse(before: list).plan(on: plan.result)
+            #expect(undo.result == list, "round \(round): undo of \(edit) restores the original")
+        }
+    }
+}
