@@ -32,7 +32,7 @@ public enum FilePermissions {
     /// Folders of timbre's that other users can enter, read or write, with the command that fixes
     /// each (`timbre doctor`).
     public static func looseDirectories(_ paths: Paths) -> [(path: String, fix: String)] {
-        let folders = [paths.config, paths.cache, paths.log, paths.credentials].map { ($0 as NSString).deletingLastPathComponent }
+        let folders = [paths.config, paths.cache, paths.log, paths.credentials, paths.data].map { ($0 as NSString).deletingLastPathComponent }
         var seen = Set<String>()
         return folders.compactMap { folder in
             guard seen.insert(folder).inserted else { return nil }

@@ -6,12 +6,15 @@ public struct Paths: Sendable, Equatable, Codable {
     public var cache: String
     public var log: String
     public var credentials: String
+    /// The user's own data — the edit journal: not re-fetchable, so cache recovery never touches it.
+    public var data: String
 
-    public init(config: String, cache: String, log: String, credentials: String) {
+    public init(config: String, cache: String, log: String, credentials: String, data: String) {
         self.config = config
         self.cache = cache
         self.log = log
         self.credentials = credentials
+        self.data = data
     }
 
     /// Resolves every path from an environment (injectable so tests need not touch the real one).
@@ -20,11 +23,13 @@ public struct Paths: Sendable, Equatable, Codable {
         let configHome = nonEmpty(env["XDG_CONFIG_HOME"]) ?? home + "/.config"
         let cacheHome = nonEmpty(env["XDG_CACHE_HOME"]) ?? home + "/.cache"
         let stateHome = nonEmpty(env["XDG_STATE_HOME"]) ?? home + "/.local/state"
+        let dataHome = nonEmpty(env["XDG_DATA_HOME"]) ?? home + "/.local/share"
         return Paths(
             config: nonEmpty(env["TIMBRE_CONFIG"]) ?? configHome + "/timbre/config.toml",
             cache: cacheHome + "/timbre/library.sqlite",
             log: stateHome + "/timbre/timbre.log",
-            credentials: configHome + "/timbre/credentials.json"
+            credentials: configHome + "/timbre/credentials.json",
+            data: dataHome + "/timbre/timbre.sqlite"
         )
     }
 
@@ -44,6 +49,7 @@ public struct Paths: Sendable, Equatable, Codable {
 extension Paths {
     /// `timbre paths --json`.
     public var json: JSONValue {
-        .object([("config", .string(config)), ("cache", .string(cache)), ("log", .string(log)), ("credentials", .string(credentials))])
+        .object([("config", .string(config)), ("cache", .string(cache)), ("log", .string(log)), ("credentials", .string(credentials)),
+                 ("data", .string(data))])
     }
 }

@@ -32,6 +32,7 @@ public struct TimbreCLI: Sendable {
         env["XDG_CONFIG_HOME"] = home.appendingPathComponent("config").path
         env["XDG_CACHE_HOME"] = home.appendingPathComponent("cache").path
         env["XDG_STATE_HOME"] = home.appendingPathComponent("state").path
+        env["XDG_DATA_HOME"] = home.appendingPathComponent("data").path
         env["TIMBRE_LOG"] = "debug"
         env.merge(extraEnvironment) { $1 }
         environment = env

@@ -92,19 +92,19 @@ import Testing
 
 @Suite struct PathsTests {
     @Test func xdgVariablesArehonoured() {
-        let paths = Paths.resolve(environment: ["HOME": "/h", "XDG_CONFIG_HOME": "/c", "XDG_CACHE_HOME": "/k", "XDG_STATE_HOME": "/s"])
-        #expect(paths == Paths(config: "/c/timbre/config.toml", cache: "/k/timbre/library.sqlite", log: "/s/timbre/timbre.log", credentials: "/c/timbre/credentials.json"))
+        let paths = Paths.resolve(environment: ["HOME": "/h", "XDG_CONFIG_HOME": "/c", "XDG_CACHE_HOME": "/k", "XDG_STATE_HOME": "/s", "XDG_DATA_HOME": "/d"])
+        #expect(paths == Paths(config: "/c/timbre/config.toml", cache: "/k/timbre/library.sqlite", log: "/s/timbre/timbre.log", credentials: "/c/timbre/credentials.json", data: "/d/timbre/timbre.sqlite"))
     }
 
     @Test func defaultsFollowHome() {
         let paths = Paths.resolve(environment: ["HOME": "/h"])
-        #expect(paths == Paths(config: "/h/.config/timbre/config.toml", cache: "/h/.cache/timbre/library.sqlite", log: "/h/.local/state/timbre/timbre.log", credentials: "/h/.config/timbre/credentials.json"))
+        #expect(paths == Paths(config: "/h/.config/timbre/config.toml", cache: "/h/.cache/timbre/library.sqlite", log: "/h/.local/state/timbre/timbre.log", credentials: "/h/.config/timbre/credentials.json", data: "/h/.local/share/timbre/timbre.sqlite"))
         #expect(Paths.resolve(environment: ["HOME": "/h", "TIMBRE_CONFIG": "/etc/t.toml"]).config == "/etc/t.toml")
     }
 
     @Test func jsonKeepsTheContractOrder() {
-        let json = Paths(config: "/a", cache: "/b", log: "/c", credentials: "/d").json.serialized()
-        #expect(json == #"{"config":"/a","cache":"/b","log":"/c","credentials":"/d"}"#)
+        let json = Paths(config: "/a", cache: "/b", log: "/c", credentials: "/d", data: "/e").json.serialized()
+        #expect(json == #"{"config":"/a","cache":"/b","log":"/c","credentials":"/d","data":"/e"}"#)
     }
 }
 

@@ -43,7 +43,7 @@ import Testing
         try "client_id = \"x\"\n".write(toFile: config, atomically: true, encoding: .utf8)
         chmod(dir, 0o700)
         chmod(config, 0o600)
-        let paths = Paths(config: config, cache: dir + "/c", log: dir + "/l", credentials: dir + "/cr")
+        let paths = Paths(config: config, cache: dir + "/c", log: dir + "/l", credentials: dir + "/cr", data: dir + "/d")
         #expect(try Config.load(paths: paths, environment: [:]).clientID == "x")
         chmod(dir, 0o777)
         do {

@@ -63,6 +63,7 @@ public struct DemoCommand: Sendable {
         environment["XDG_CONFIG_HOME"] = home.appendingPathComponent("config").path
         environment["XDG_CACHE_HOME"] = home.appendingPathComponent("cache").path
         environment["XDG_STATE_HOME"] = home.appendingPathComponent("state").path
+        environment["XDG_DATA_HOME"] = home.appendingPathComponent("data").path
         environment["TIMBRE_PROFILE"] = "demo"
         return environment
     }

@@ -16,6 +16,7 @@ public struct PathsCommand: Sendable {
                 "cache:       \(paths.cache)",
                 "log:         \(paths.log)",
                 "credentials: \(paths.credentials)",
+                "data:        \(paths.data)",
             ])
         }
         return .success

@@ -8,7 +8,11 @@ public struct PKCE: Sendable {
     public let challenge: String
     public let state: String
 
-    public static let scopes = ["playlist-read-private", "playlist-read-collaborative", "user-library-read"]
+    /// Reading the library, and editing it (playlists, Liked Songs).
+    public static let scopes = ["playlist-read-private", "playlist-read-collaborative", "user-library-read",
+                                "playlist-modify-public", "playlist-modify-private", "user-library-modify"]
+    /// What an edit needs; a sign-in from before editing existed lacks them.
+    public static let editScopes = ["playlist-modify-public", "playlist-modify-private", "user-library-modify"]
 
     public init() throws {
         // 48 random bytes → 64 base64url characters (RFC 7636 allows 43…128).

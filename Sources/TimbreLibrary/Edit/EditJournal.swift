@@ -1,0 +1,184 @@
+import Foundation
+import GRDB
+import TimbreCore
+
+/// The edit journal, in the user-data database (never the cache: it is not re-fetchable). Every
+/// edit is written here — what was asked, and the list it was planned on — before its first
+/// request, and the number of writes Spotify confirmed after each one. From that the plan and its
+/// inverse can be made again at any time: an interrupted edit is finished, an edit is undone and
+/// redone. The newest `keep` entries are kept.
+public final class EditJournal: Sendable {
+    public static let keep = 200
+
+    /// One edit.
+    public struct Entry: Sendable, Equatable {
+        public enum State: String, Sendable, Codable {
+            /// Being applied (or undone, or redone) — `interrupted` once the process that ran it is gone.
+            case running
+            case done
+            case undone
+            /// Could not be finished: the playlist changed in a way the edit cannot account for.
+            case failed
+        }
+
+        /// Which way an edit in flight is going.
+        public enum Direction: String, Sendable, Codable {
+            case forward
+            case backward
+        }
+
+        public var id: Int64
+        public var at: Date
+        public var op: String
+        public var playlist: String
+        public var summary: String
+        public var state: State
+        /// Set while running: which way, and how many writes Spotify confirmed.
+        public var direction: Direction?
+        public var step: Int
+        public var edit: EntryEdit
+        /// The playlist's entries (URIs, position by position) the edit was planned on.
+        public var before: [String]
+        /// False once a newer edit was made after this one was undone.
+        public var redoable: Bool
+    }
+
+    public let path: String
+    private let queue: DatabaseQueue
+
+    public init(path: String) throws {
+        self.path = path
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty { try CacheError.createFolder(directory) }
+        do {
+            var configuration = Configuration()
+            configuration.busyMode = .timeout(10)
+            configuration.label = "timbre.journal"
+            queue = try DatabaseQueue(path: path, configuration: configuration)
+            try Self.migrator.migrate(queue)
+            for file in [path, path + "-wal", path + "-shm", path + "-journal"] { chmod(file, 0o600) }
+        } catch {
+            throw CacheError.cannotOpen(path: path, detail: "\(error)")
+        }
+    }
+
+    /// Migrations are history: a shipped one is never edited; a new schema is a new migration.
+    static let migrator: DatabaseMigrator = {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1-edits") { db in
+            try db.execute(sql: """
+                CREATE TABLE edit (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    at TEXT NOT NULL,
+                    op TEXT NOT NULL,
+                    playlist TEXT NOT NULL,
+                    summary TEXT NOT NULL,
+                    state TEXT NOT NULL,
+                    direction TEXT,
+                    step INTEGER NOT NULL DEFAULT 0,
+                    edit TEXT NOT NULL,
+                    before TEXT NOT NULL,
+                    redoable INTEGER NOT NULL DEFAULT 1
+                )
+                """)
+        }
+        return migrator
+    }()
+
+    // MARK: Writing
+
+    /// Records a new edit about to be applied; a new edit ends every undone edit's chance of a redo.
+    public func begin(op: String, playlist: String, summary: String, edit: EntryEdit, before: [String], at date: Date = Date()) throws -> Int64 {
+        let editJSON = try Self.encode(edit), beforeJSON = try Self.encode(before)
+        return try write { db in
+            try db.execute(sql: "UPDATE edit SET redoable = 0 WHERE state = 'undone'")
+            try db.execute(sql: """
+                INSERT INTO edit (at, op, playlist, summary, state, direction, step, edit, before) VALUES (?, ?, ?, ?, 'running', 'forward', 0, ?, ?)
+                """, arguments: [ClockText.sqlite(date), op, playlist, summary, editJSON, beforeJSON])
+            let id = db.lastInsertedRowID
+            try db.execute(sql: """
+                DELETE FROM edit WHERE state != 'running' AND id NOT IN (SELECT id FROM edit ORDER BY id DESC LIMIT ?)
+                """, arguments: [Self.keep])
+            return id
+        }
+    }
+
+    /// Starts undoing (`backward`) or redoing (`forward`) a finished edit.
+    public func start(_ id: Int64, _ direction: Entry.Direction) throws {
+        try write { db in
+            try db.execute(sql: "UPDATE edit SET state = 'running', direction = ?, step = 0 WHERE id = ?", arguments: [direction.rawValue, id])
+        }
+    }
+
+    /// Spotify confirmed `step` writes of the plan in flight.
+    public func confirm(_ id: Int64, step: Int) throws {
+        try write { db in try db.execute(sql: "UPDATE edit SET step = ? WHERE id = ?", arguments: [step, id]) }
+    }
+
+    public func finish(_ id: Int64, _ state: Entry.State) throws {
+        try write { db in
+            try db.execute(sql: "UPDATE edit SET state = ?, direction = NULL, step = 0 WHERE id = ?", arguments: [state.rawValue, id])
+        }
+    }
+
+    // MARK: Reading
+
+    /// Newest first.
+    public func history(limit: Int = keep) throws -> [Entry] {
+        try read { db in try Row.fetchAll(db, sql: "SELECT * FROM edit ORDER BY id DESC LIMIT ?", arguments: [limit]).map(Self.entry) }
+    }
+
+    public func entry(_ id: Int64) throws -> Entry? {
+        try read { db in try Row.fetchOne(db, sql: "SELECT * FROM edit WHERE id = ?", arguments: [id]).map(Self.entry) }
+    }
+
+    /// Edits whose process stopped before they were finished.
+    public func running() throws -> [Entry] {
+        try read { db in try Row.fetchAll(db, sql: "SELECT * FROM edit WHERE state = 'running' ORDER BY id").map(Self.entry) }
+    }
+
+    /// What `undo` undoes: the newest finished edit.
+    public func lastDone() throws -> Entry? {
+        try read { db in try Row.fetchOne(db, sql: "SELECT * FROM edit WHERE state = 'done' ORDER BY id DESC LIMIT 1").map(Self.entry) }
+    }
+
+    /// What `redo` redoes: the oldest of the undone edits after the newest finished one.
+    public func nextRedo() throws -> Entry? {
+        try read { db in
+            try Row.fetchOne(db, sql: """
+                SELECT * FROM edit WHERE state = 'undone' AND redoable = 1
+                  AND id > COALESCE((SELECT MAX(id) FROM edit WHERE state = 'done'), 0)
+                ORDER BY id ASC LIMIT 1
+                """).map(Self.entry)
+        }
+    }
+
+    // MARK: Rows
+
+    private static func entry(_ row: Row) throws -> Entry {
+        let edit: EntryEdit = try decode(row["edit"])
+        let before: [String] = try decode(row["before"])
+        let at: String = row["at"]
+        let state: String = row["state"]
+        let direction: String? = row["direction"]
+        return Entry(id: row["id"], at: ClockText.parseSQLite(at) ?? Date(timeIntervalSince1970: 0), op: row["op"], playlist: row["playlist"],
+                     summary: row["summary"], state: Entry.State(rawValue: state) ?? .failed, direction: direction.flatMap(Entry.Direction.init),
+                     step: row["step"], edit: edit, before: before, redoable: (row["redoable"] as Int) != 0)
+    }
+
+    private static func encode<T: Encodable>(_ value: T) throws -> String {
+        String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
+    }
+
+    private static func decode<T: Decodable>(_ text: String) throws -> T {
+        try JSONDecoder().decode(T.self, from: Data(text.utf8))
+    }
+
+    private func write<T>(_ body: (Database) throws -> T) throws -> T {
+        do { return try queue.write(body) } catch { throw CacheError.database("the edit journal at \(path): \(error)") }
+    }
+
+    private func read<T>(_ body: (Database) throws -> T) throws -> T {
+        do { return try queue.read(body) } catch { throw CacheError.database("the edit journal at \(path): \(error)") }
+    }
+}
