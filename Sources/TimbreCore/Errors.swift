@@ -6,6 +6,10 @@ public enum ExitStatus: Int32, Sendable {
     case partial = 3
     case authenticationRequired = 4
     case trustFailure = 5
+    /// An edit that refers to positions, on a playlist that changed on Spotify since it was synced.
+    case conflict = 6
+    /// An edit of a playlist the user neither owns nor collaborates on.
+    case notPermitted = 7
 }
 
 /// Every error timbre shows a user conforms: a sentence saying what went wrong, what to do next,

@@ -19,11 +19,13 @@ struct Root: Runnable {
         discussion: """
             Run `timbre demo` to try it against the bundled sandbox without a Spotify account.
             Exit codes: 0 ok · 1 error · 2 usage or invalid input · 3 partial sync · \
-            4 sign-in required · 5 TLS trust failure (pin mismatch, old TLS, invalid certificate).
+            4 sign-in required · 5 TLS trust failure (pin mismatch, old TLS, invalid certificate) · \
+            6 edit conflict (the playlist changed on Spotify) · 7 not permitted (not your playlist).
             Files: `timbre paths`. Configuration: config.toml (see README).
             """,
         version: TimbreVersion.current,
-        subcommands: [Demo.self, Doctor.self, Login.self, Logout.self, Auth.self, Sync.self, Playlists.self, Tracks.self, Pins.self, PathsCommand.self]
+        subcommands: [Demo.self, Doctor.self, Login.self, Logout.self, Auth.self, Sync.self, Playlists.self, Tracks.self, Playlist.self,
+                      Undo.self, Redo.self, History.self, Pins.self, PathsCommand.self]
     )
 
     func run(_ invocation: Invocation) async throws -> ExitStatus {

@@ -1,0 +1,171 @@
+import Foundation
+import TimbreAuth
+import TimbreCore
+import TimbreLibrary
+
+/// `timbre playlist add|remove|move`: one edit of a playlist's entries, journalled and undoable.
+public struct PlaylistEditCommand: Sendable {
+    public enum Action: Sendable {
+        case add(items: [String], position: Int?)
+        /// `--position N[-M]` ranges and `--uri URI`s.
+        case remove(positions: [ClosedRange<Int>], uris: [String])
+        case move(range: ClosedRange<Int>, to: Int)
+    }
+
+    public var ref: String
+    public var action: Action
+    public var force: Bool
+    public var dryRun: Bool
+    public var json: Bool
+
+    public init(ref: String, action: Action, force: Bool, dryRun: Bool, json: Bool) {
+        self.ref = ref
+        self.action = action
+        self.force = force
+        self.dryRun = dryRun
+        self.json = json
+    }
+
+    public func run(_ invocation: Invocation) async throws -> ExitStatus {
+        // Every reference is checked before anything is read or written.
+        guard case .playlist(let id) = try PlaylistRef.parse(ref) else {
+            throw UsageError(message: "Liked Songs are changed with `timbre like` and `timbre unlike`, not `timbre playlist`")
+        }
+        let what = try request(input: invocation.console.input)
+        let context = try invocation.context()
+        let editor = try await context.editor()
+        let outcome = try await editor.apply(EditRequest(playlist: id, what: what, force: force, dryRun: dryRun))
+        EditReport.show(outcome, json: json, console: context.console)
+        return .success
+    }
+
+    func request(input: any ConsoleInput) throws -> EditRequest.What {
+        switch action {
+        case .add(let items, let position):
+            var uris: [String] = []
+            for item in items {
+                if item == "-" {
+                    while let line = input.readLine() {
+                        let text = line.trimmingCharacters(in: .whitespaces)
+                        if !text.isEmpty { uris.append(try ItemRef.parse(text).uri) }
+                    }
+                } else {
+                    uris.append(try ItemRef.parse(item).uri)
+                }
+            }
+            guard !uris.isEmpty else { throw UsageError(message: "nothing to add", hint: "name tracks as spotify:track:ID or links, or `-` to read them from stdin") }
+            if let position, position < 0 { throw UsageError(message: "--position must be 0 or more") }
+            return .add(uris: uris, position: position)
+        case .remove(let ranges, let uris):
+            guard ranges.isEmpty != uris.isEmpty else {
+                throw UsageError(message: "give either --position or --uri", hint: "--position removes exactly those entries; --uri removes every copy of a track")
+            }
+            if !uris.isEmpty { return .removeURIs(try uris.map { try ItemRef.parse($0).uri }) }
+            return .removePositions(ranges.flatMap { Array($0) })
+        case .move(let range, let to):
+            return .move(start: range.lowerBound, length: range.count, to: to)
+        }
+    }
+}
+
+/// `timbre undo` and `timbre redo`.
+public struct UndoCommand: Sendable {
+    public var redo: Bool
+    public var json: Bool
+
+    public init(redo: Bool, json: Bool) {
+        self.redo = redo
+        self.json = json
+    }
+
+    public func run(_ invocation: Invocation) async throws -> ExitStatus {
+        let context = try invocation.context()
+        let editor = try await context.editor()
+        let outcome = try await redo ? editor.redo() : editor.undo()
+        EditReport.show(outcome, json: json, console: context.console)
+        return .success
+    }
+}
+
+/// `timbre history`: the journal, newest first.
+public struct HistoryCommand: Sendable {
+    public var json: Bool
+    public var limit: Int
+
+    public init(json: Bool, limit: Int) {
+        self.json = json
+        self.limit = limit
+    }
+
+    public func run(_ invocation: Invocation) async throws -> ExitStatus {
+        let context = try invocation.context()
+        let console = context.console
+        guard FileManager.default.fileExists(atPath: context.paths.data) else {
+            if json { console.json(.array([])) } else { console.say("no edits yet") }
+            return .success
+        }
+        let entries = try EditJournal(path: context.paths.data).history(limit: limit)
+        if json {
+            console.json(.array(entries.map { entry in
+                .object([("id", .int(Int(entry.id))), ("at", .string(ClockText.iso(entry.at))), ("op", .string(entry.op)),
+                         ("playlist", .string(entry.playlist)), ("summary", .string(entry.summary)), ("state", .string(Self.state(entry)))])
+            }))
+        } else {
+            console.lines(entries.map { entry in
+                "\(String(entry.id).leftPadded(to: 5))  \(ClockText.localDateTime(entry.at))  \(Self.state(entry).padding(toLength: 11, withPad: " ", startingAt: 0)) \(TerminalText.sanitize(entry.summary))"
+            })
+        }
+        return .success
+    }
+
+    /// `running` in the journal is an edit whose process stopped: `interrupted` until a command finishes it.
+    static func state(_ entry: EditJournal.Entry) -> String {
+        entry.state == .running ? "interrupted" : entry.state.rawValue
+    }
+}
+
+enum EditReport {
+    static func show(_ outcome: EditOutcome, json: Bool, console: Console) {
+        for warning in outcome.warnings { console.warning(warning) }
+        if json {
+            console.json(outcome.json)
+            return
+        }
+        console.line(outcome.summary)
+        guard outcome.dryRun else { return }
+        console.lines(outcome.writes.enumerated().map { index, write in "  \(index + 1). \(describe(write))" })
+    }
+
+    static func describe(_ write: EntryWrite) -> String {
+        switch write {
+        case .add(let uris, let position):
+            return "add \(uris.count) at position \(position) (POST …/items)"
+        case .removeEvery(let uris):
+            return "remove every copy of \(uris.count) \(uris.count == 1 ? "track" : "tracks") (DELETE …/items)"
+        case .reorder(let start, let insertBefore, let length):
+            return "move \(length) from position \(start) to before \(insertBefore) (PUT …/items)"
+        }
+    }
+}
+
+extension AppContext {
+    /// The playlist editor over the live API, the cache and the journal: signed in, with the
+    /// scopes editing needs.
+    func editor() async throws -> PlaylistEditor {
+        let vault = self.vault()
+        guard try await vault.refreshToken() != nil else { throw AuthError.notSignedIn }
+        if let scopes = await vault.loadSession()?.scopes, !scopes.isEmpty,
+           !Set(PKCE.editScopes).subtracting(["user-library-modify"]).isSubset(of: Set(scopes)) {
+            throw MissingEditScopes()
+        }
+        let cache = try LibraryCache.open(path: paths.cache, warn: console.warnings)
+        return PlaylistEditor(api: try spotify(vault: vault), cache: cache, journal: try EditJournal(path: paths.data))
+    }
+}
+
+/// A sign-in from before timbre could edit: its token may read but not write.
+struct MissingEditScopes: UserFacingError {
+    var message: String { "your sign-in does not allow editing playlists; nothing was written" }
+    var hint: String? { "sign in again to allow editing: `timbre login`" }
+    var exitStatus: ExitStatus { .authenticationRequired }
+}

@@ -1,0 +1,359 @@
+import Foundation
+import TimbreCore
+import TimbreNet
+
+/// What the user asks of one playlist, in the positions `timbre tracks` showed them.
+public struct EditRequest: Sendable {
+    public enum What: Sendable, Equatable {
+        /// At `position` (nil: the end).
+        case add(uris: [String], position: Int?)
+        /// Exactly these entries; other copies of the same tracks stay.
+        case removePositions([Int])
+        /// Every copy of these URIs.
+        case removeURIs([String])
+        /// `length` entries from `start`, so that the first ends at index `to` of the result.
+        case move(start: Int, length: Int, to: Int)
+    }
+
+    public var playlist: SpotifyID
+    public var what: What
+    /// On a conflict, apply the edit to the same entries, found by URI and occurrence.
+    public var force: Bool
+    /// Plan and print; send no write.
+    public var dryRun: Bool
+
+    public init(playlist: SpotifyID, what: What, force: Bool = false, dryRun: Bool = false) {
+        self.playlist = playlist
+        self.what = what
+        self.force = force
+        self.dryRun = dryRun
+    }
+
+    var op: String {
+        switch what {
+        case .add: return "add"
+        case .removePositions, .removeURIs: return "remove"
+        case .move: return "move"
+        }
+    }
+
+    /// Edits that name positions: checked against the live snapshot before anything is written.
+    var isPositional: Bool {
+        switch what {
+        case .add(_, let position): return position != nil
+        case .removePositions, .move: return true
+        case .removeURIs: return false
+        }
+    }
+}
+
+/// What an edit did (or, with --dry-run, would do).
+public struct EditOutcome: Sendable {
+    public var op: String
+    public var playlist: String
+    public var playlistName: String
+    public var snapshotID: String?
+    public var added = 0
+    public var removed = 0
+    public var moved = 0
+    /// Requests sent by the whole command, reads included.
+    public var requests = 0
+    /// Of those, writes.
+    public var writes: [EntryWrite]
+    public var journalID: Int64?
+    public var dryRun: Bool
+    public var warnings: [String] = []
+
+    /// `--json` (docs/CLI.md).
+    public var json: JSONValue {
+        .object([
+            ("op", .string(op)), ("playlist", .string(playlist)), ("snapshot_id", .optional(snapshotID)),
+            ("added", .int(added)), ("removed", .int(removed)), ("moved", .int(moved)), ("requests", .int(requests)),
+            ("journal_id", journalID.map { .int(Int($0)) } ?? .null), ("dry_run", .bool(dryRun)),
+        ])
+    }
+
+    /// One line for a person.
+    public var summary: String {
+        var parts: [String] = []
+        if added > 0 { parts.append("added \(added) \(added == 1 ? "entry" : "entries")") }
+        if removed > 0 { parts.append("removed \(removed) \(removed == 1 ? "entry" : "entries")") }
+        if moved > 0 { parts.append("moved \(moved) \(moved == 1 ? "entry" : "entries")") }
+        let what = parts.isEmpty ? "changed nothing" : parts.joined(separator: ", ")
+        let name = TerminalText.preview(playlistName, limit: 60)
+        let writes = "\(self.writes.count) \(self.writes.count == 1 ? "write" : "writes")"
+        if dryRun { return "would have \(what) in “\(name)” (\(writes); nothing was sent)" }
+        let journal = journalID.map { " · edit \($0), `timbre undo` reverts it" } ?? ""
+        return "\(what.prefix(1).uppercased() + what.dropFirst()) in “\(name)” (\(writes))\(journal)"
+    }
+}
+
+/// Edits playlists on Spotify so that no entry is ever lost that the user did not ask to remove:
+/// each edit is planned on the playlist as Spotify holds it (positional ones only when that is
+/// the playlist the user saw), journalled before its first write, and when a write's answer is
+/// lost the playlist is read and matched against the plan's steps instead of resending. Then the
+/// cache is brought to what Spotify holds.
+public final class PlaylistEditor: Sendable {
+    let api: any SpotifyAPI
+    let cache: LibraryCache
+    let journal: EditJournal
+    /// How long another sync or edit may hold the lock before this one gives up.
+    let lockWait: Duration
+
+    public init(api: any SpotifyAPI, cache: LibraryCache, journal: EditJournal, lockWait: Duration = .seconds(10)) {
+        self.api = api
+        self.cache = cache
+        self.journal = journal
+        self.lockWait = lockWait
+    }
+
+    // MARK: Edits
+
+    public func apply(_ request: EditRequest) async throws -> EditOutcome {
+        let lock = try await SyncLock.acquire(cachePath: cache.path, wait: lockWait)
+        defer { lock.release() }
+        let sentBefore = api.executor.requestsSent
+        var warnings = try await finishInterruptedLocked()
+        let live = try await LivePlaylist.read(request.playlist, api: api)
+        try await checkPermission(live.meta)
+        let edit = try resolve(request, on: live)
+        let plan = try Self.plan(edit, on: live.uris)
+        var outcome = EditOutcome(op: request.op, playlist: live.meta.id, playlistName: live.meta.name, snapshotID: live.meta.snapshotID,
+                                  writes: plan.writes, dryRun: request.dryRun)
+        Self.count(edit, into: &outcome)
+        if request.dryRun {
+            outcome.requests = api.executor.requestsSent - sentBefore
+            return outcome
+        }
+        let id = try journal.begin(op: request.op, playlist: live.meta.id, summary: Self.describe(edit, in: live.meta.name), edit: edit, before: live.uris)
+        let final = try await run(plan, playlist: request.playlist, journalID: id, from: 0, name: live.meta.name)
+        try journal.finish(id, .done)
+        warnings += try await store(final, expected: plan.result)
+        outcome.snapshotID = final.meta.snapshotID
+        outcome.journalID = id
+        outcome.requests = api.executor.requestsSent - sentBefore
+        outcome.warnings = warnings
+        return outcome
+    }
+
+    /// Reverts the newest finished edit, when the playlist still is what that edit left.
+    public func undo() async throws -> EditOutcome {
+        try await replay(undo: true)
+    }
+
+    /// Applies again the edit undone last, when the playlist still is what the undo left.
+    public func redo() async throws -> EditOutcome {
+        try await replay(undo: false)
+    }
+
+    /// Finishes every edit a stopped process left half-applied; returns a line for each.
+    public func finishInterrupted() async throws -> [String] {
+        let lock = try await SyncLock.acquire(cachePath: cache.path, wait: lockWait)
+        defer { lock.release() }
+        return try await finishInterruptedLocked()
+    }
+
+    // MARK: Steps
+
+    private func replay(undo: Bool) async throws -> EditOutcome {
+        let lock = try await SyncLock.acquire(cachePath: cache.path, wait: lockWait)
+        defer { lock.release() }
+        let sentBefore = api.executor.requestsSent
+        var warnings = try await finishInterruptedLocked()
+        guard let entry = try undo ? journal.lastDone() : journal.nextRedo() else {
+            throw NothingToUndo(message: undo ? "there is no edit to undo" : "there is no undone edit to redo")
+        }
+        guard let id = SpotifyID(entry.playlist) else { throw EditLost(journalID: entry.id, playlist: entry.playlist) }
+        let forward = try Self.plan(entry.edit, on: entry.before)
+        let live = try await LivePlaylist.read(id, api: api)
+        // Undo starts from what the edit left; redo from what the undo left (the list before it).
+        let start = undo ? forward.result : entry.before
+        guard live.uris == start else {
+            throw EditConflict(playlist: live.meta.name, cached: nil, live: live.meta.snapshotID)
+        }
+        try await checkPermission(live.meta)
+        let plan = undo ? try Self.plan(entry.edit.inverse(before: entry.before), on: forward.result) : forward
+        try journal.start(entry.id, undo ? .backward : .forward)
+        let final = try await run(plan, playlist: id, journalID: entry.id, from: 0, name: live.meta.name)
+        try journal.finish(entry.id, undo ? .undone : .done)
+        warnings += try await store(final, expected: plan.result)
+        var outcome = EditOutcome(op: undo ? "undo" : "redo", playlist: entry.playlist, playlistName: live.meta.name,
+                                  snapshotID: final.meta.snapshotID, writes: plan.writes, journalID: entry.id, dryRun: false)
+        Self.count(undo ? entry.edit.inverse(before: entry.before) : entry.edit, into: &outcome)
+        outcome.requests = api.executor.requestsSent - sentBefore
+        outcome.warnings = warnings
+        return outcome
+    }
+
+    private func finishInterruptedLocked() async throws -> [String] {
+        var notes: [String] = []
+        for entry in try journal.running() {
+            guard let id = SpotifyID(entry.playlist) else {
+                try journal.finish(entry.id, .failed)
+                continue
+            }
+            let forward = try Self.plan(entry.edit, on: entry.before)
+            let backward = entry.direction == .backward
+            let plan = backward ? try Self.plan(entry.edit.inverse(before: entry.before), on: forward.result) : forward
+            let final = try await run(plan, playlist: id, journalID: entry.id, from: nil, name: entry.playlist)
+            try journal.finish(entry.id, backward ? .undone : .done)
+            _ = try await store(final, expected: plan.result)
+            notes.append("finished edit \(entry.id) that was interrupted (\(backward ? "undo of " : "")\(entry.summary))")
+        }
+        return notes
+    }
+
+    /// Sends the plan's writes from `start` (nil: wherever the playlist shows it stopped). A
+    /// write whose answer is lost is never resent blindly: the playlist is read and matched
+    /// against the list after each step, and the plan goes on from the step it shows.
+    private func run(_ plan: EntryEdit.Plan, playlist: SpotifyID, journalID: Int64, from start: Int?, name: String) async throws -> LivePlaylist {
+        var step: Int
+        if let start {
+            step = start
+        } else {
+            step = try await locate(plan, playlist: playlist, journalID: journalID, name: name)
+        }
+        var unknownInARow = 0
+        while step < plan.writes.count {
+            do {
+                try await send(plan.writes[step], to: playlist)
+                step += 1
+                unknownInARow = 0
+                try journal.confirm(journalID, step: step)
+            } catch let error as WriteOutcomeUnknown {
+                unknownInARow += 1
+                // Left running: the next command that opens the journal finishes it.
+                if unknownInARow > 3 { throw error }
+                step = try await locate(plan, playlist: playlist, journalID: journalID, name: name)
+            }
+        }
+        return try await LivePlaylist.read(playlist, api: api)
+    }
+
+    /// The step of `plan` the playlist on Spotify is at (the latest, when steps look alike).
+    private func locate(_ plan: EntryEdit.Plan, playlist: SpotifyID, journalID: Int64, name: String) async throws -> Int {
+        let live = try await LivePlaylist.read(playlist, api: api)
+        guard let reached = plan.states.lastIndex(of: live.uris) else {
+            try journal.finish(journalID, .failed)
+            throw EditLost(journalID: journalID, playlist: live.meta.name.isEmpty ? name : live.meta.name)
+        }
+        try journal.confirm(journalID, step: reached)
+        return reached
+    }
+
+    private func send(_ write: EntryWrite, to playlist: SpotifyID) async throws {
+        let path = "playlists/\(playlist.rawValue)/items"
+        let body: JSONValue
+        let method: HTTPMethod
+        switch write {
+        case .add(let uris, let position):
+            method = .post
+            body = .object([("uris", .array(uris.map(JSONValue.string))), ("position", .int(position))])
+        case .removeEvery(let uris):
+            method = .delete
+            body = .object([("items", .array(uris.map { .object([("uri", .string($0))]) }))])
+        case .reorder(let start, let insertBefore, let length):
+            method = .put
+            body = .object([("range_start", .int(start)), ("insert_before", .int(insertBefore)), ("range_length", .int(length))])
+        }
+        _ = try await api.send(method, path, json: Data(body.serialized().utf8), reconciles: true)
+    }
+
+    /// Brings the cache to what Spotify holds after the edit.
+    private func store(_ live: LivePlaylist, expected: [String]) async throws -> [String] {
+        try await cache.replaceEntries(of: live.meta, trackCount: live.meta.total, items: live.items)
+        guard live.uris == expected else {
+            return ["“\(TerminalText.preview(live.meta.name, limit: 60))” changed on Spotify while the edit ran; the cache holds what Spotify holds now"]
+        }
+        return []
+    }
+
+    private func checkPermission(_ meta: PlaylistMeta) async throws {
+        guard !meta.collaborative else { return }
+        let me = try await api.me()
+        guard meta.ownerID == me.id else { throw NotPermitted(playlist: meta.name, owner: meta.ownerName ?? meta.ownerID) }
+    }
+
+    // MARK: Planning
+
+    /// The request in positions of the live playlist. Positional edits are planned on what the
+    /// user saw: when the cache's snapshot is not Spotify's, that is a conflict — unless `force`,
+    /// which finds the same entries by URI and occurrence.
+    func resolve(_ request: EditRequest, on live: LivePlaylist) throws -> EntryEdit {
+        var map: (Int) throws -> Int = { $0 }
+        if request.isPositional, let cached = try cache.playlist(.playlist(request.playlist)),
+           let snapshot = cached.snapshotID, snapshot != live.meta.snapshotID {
+            guard request.force else { throw EditConflict(playlist: live.meta.name, cached: snapshot, live: live.meta.snapshotID) }
+            let entries = try cache.entries(of: .playlist(request.playlist)) ?? []
+            map = { position in try Self.occurrence(of: position, in: entries, live: live.uris) }
+        }
+        switch request.what {
+        case .add(let uris, let position):
+            return .insert(uris: uris, position: position ?? live.uris.count)
+        case .removePositions(let positions):
+            let mapped = try positions.map(map)
+            if let bad = mapped.first(where: { live.uris.indices.contains($0) && LivePlaylist.isUnusable(live.uris[$0]) }) {
+                throw InvalidEdit(message: "the entry at position \(bad) has no track Spotify can name, so it cannot be removed", hint: nil)
+            }
+            return .remove(positions: mapped)
+        case .removeURIs(let uris):
+            let wanted = Set(uris)
+            let positions = live.uris.indices.filter { wanted.contains(live.uris[$0]) }
+            guard !positions.isEmpty else {
+                throw InvalidEdit(message: "none of the given tracks is in “\(TerminalText.preview(live.meta.name, limit: 60))”", hint: "`timbre tracks REF` lists its entries")
+            }
+            return .remove(positions: positions)
+        case .move(let start, let length, let to):
+            let mapped = try (start..<start + length).map(map)
+            guard mapped == Array(mapped[0]..<mapped[0] + length) else {
+                throw InvalidEdit(message: "the entries to move are no longer next to each other on Spotify", hint: "run `timbre sync` and choose the range again")
+            }
+            return .move(start: mapped[0], length: length, to: to)
+        }
+    }
+
+    /// The live position of the entry the cache had at `position`: the same URI, the same
+    /// occurrence of it.
+    static func occurrence(of position: Int, in cached: [CachedEntry], live: [String]) throws -> Int {
+        guard let entry = cached.first(where: { $0.position == position }) else {
+            throw InvalidEdit(message: "there is no entry at position \(position) in the cached playlist", hint: "`timbre tracks REF` lists its entries")
+        }
+        let nth = cached.filter { $0.uri == entry.uri && $0.position < position }.count
+        let matches = live.indices.filter { live[$0] == entry.uri }
+        guard nth < matches.count else {
+            throw InvalidEdit(message: "“\(TerminalText.preview(entry.name, limit: 60))” (position \(position)) is no longer in the playlist on Spotify", hint: nil)
+        }
+        return matches[nth]
+    }
+
+    static func plan(_ edit: EntryEdit, on list: [String]) throws -> EntryEdit.Plan {
+        do {
+            return try edit.plan(on: list)
+        } catch .positionOutOfRange(let position, let count) {
+            throw InvalidEdit(message: "position \(position) is outside the playlist (0–\(max(0, count - 1)))", hint: "`timbre tracks REF` lists its entries with their positions")
+        } catch .nothingToDo {
+            throw InvalidEdit(message: "that edit changes nothing", hint: nil)
+        } catch {
+            throw InvalidEdit(message: "timbre could not plan that edit safely, so nothing was written", hint: "please report this with the command you ran")
+        }
+    }
+
+    static func count(_ edit: EntryEdit, into outcome: inout EditOutcome) {
+        switch edit {
+        case .insert(let uris, _): outcome.added = uris.count
+        case .remove(let positions): outcome.removed = Set(positions).count
+        case .move(_, let length, _): outcome.moved = length
+        case .restore(let entries): outcome.added = entries.count
+        }
+    }
+
+    static func describe(_ edit: EntryEdit, in name: String) -> String {
+        let name = TerminalText.preview(name, limit: 60)
+        switch edit {
+        case .insert(let uris, let position): return "added \(uris.count) to “\(name)” at \(position)"
+        case .remove(let positions): return "removed \(Set(positions).count) from “\(name)”"
+        case .move(let start, let length, let to): return "moved \(length) in “\(name)” from \(start) to \(to)"
+        case .restore(let entries): return "put back \(entries.count) in “\(name)”"
+        }
+    }
+}

@@ -1,0 +1,159 @@
+import ArgumentParser
+import TimbreApp
+import TimbreCore
+
+/// `N` or `N-M` (0-based, inclusive).
+struct PositionRange: ExpressibleByArgument {
+    let range: ClosedRange<Int>
+
+    init?(argument: String) {
+        let parts = argument.split(separator: "-", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count), let low = Int(parts[0]), low >= 0 else { return nil }
+        let high = parts.count == 2 ? Int(parts[1]) : low
+        guard let high, high >= low, high - low < 10_000 else { return nil }
+        range = low...high
+    }
+}
+
+/// What every edit takes.
+struct EditOptions: ParsableArguments {
+    @Flag(help: "Print the plan (the writes it would send); read Spotify, write nothing.")
+    var dryRun = false
+
+    @Flag(help: "Print one JSON object on stdout.")
+    var json = false
+}
+
+extension Root {
+    struct Playlist: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Change a playlist on Spotify: add, remove or move entries (journalled; `timbre undo` reverts).",
+            discussion: """
+                Every edit is recorded in the journal before its first request and checked against the \
+                playlist as Spotify holds it. Exit codes: 6 the playlist changed on Spotify since it was \
+                synced and the edit names positions (nothing written; sync, or --force), 7 the playlist \
+                is not yours to change.
+                """,
+            subcommands: [Add.self, Remove.self, Move.self])
+
+        struct Add: Runnable {
+            static let configuration = CommandConfiguration(
+                abstract: "Insert tracks or episodes (URIs, open.spotify.com links, or - for one a line on stdin).")
+
+            @Argument(help: "The playlist: ID, spotify:playlist:ID or link.")
+            var ref: String
+
+            @Argument(help: "spotify:track:ID, spotify:episode:ID, a link, or - to read them from stdin.")
+            var items: [String]
+
+            @Option(help: "Insert at this position (0-based); default: the end.")
+            var position: Int?
+
+            @Flag(help: "With --position: apply even if the playlist changed on Spotify since it was synced.")
+            var force = false
+
+            @OptionGroup var options: EditOptions
+
+            func run(_ invocation: Invocation) async throws -> ExitStatus {
+                try await PlaylistEditCommand(ref: ref, action: .add(items: items, position: position), force: force,
+                                              dryRun: options.dryRun, json: options.json).run(invocation)
+            }
+        }
+
+        struct Remove: Runnable {
+            static let configuration = CommandConfiguration(
+                abstract: "Remove entries: --position removes exactly those (other copies stay); --uri removes every copy.",
+                discussion: """
+                    Spotify can only remove every copy of a track; to remove one copy, timbre removes them \
+                    all and puts the others back at their positions (the re-added copies get a new \
+                    added date). Positions are those `timbre tracks REF` shows.
+                    """)
+
+            @Argument(help: "The playlist: ID, spotify:playlist:ID or link.")
+            var ref: String
+
+            @Option(name: .customLong("position"), help: "N or N-M (0-based, inclusive). Repeatable.")
+            var positions: [PositionRange] = []
+
+            @Option(name: .customLong("uri"), help: "Remove every copy of this track. Repeatable.")
+            var uris: [String] = []
+
+            @Flag(help: "Apply even if the playlist changed on Spotify since it was synced (the same entries, found by track and occurrence).")
+            var force = false
+
+            @OptionGroup var options: EditOptions
+
+            func run(_ invocation: Invocation) async throws -> ExitStatus {
+                try await PlaylistEditCommand(ref: ref, action: .remove(positions: positions.map(\.range), uris: uris), force: force,
+                                              dryRun: options.dryRun, json: options.json).run(invocation)
+            }
+        }
+
+        struct Move: Runnable {
+            static let configuration = CommandConfiguration(
+                abstract: "Move entries N-M so that the first ends at position P.")
+
+            @Argument(help: "The playlist: ID, spotify:playlist:ID or link.")
+            var ref: String
+
+            @Option(help: "N or N-M (0-based, inclusive).")
+            var position: PositionRange
+
+            @Option(help: "Where the first moved entry ends (0-based, in the result).")
+            var to: Int
+
+            @Flag(help: "Apply even if the playlist changed on Spotify since it was synced.")
+            var force = false
+
+            @OptionGroup var options: EditOptions
+
+            func run(_ invocation: Invocation) async throws -> ExitStatus {
+                try await PlaylistEditCommand(ref: ref, action: .move(range: position.range, to: to), force: force,
+                                              dryRun: options.dryRun, json: options.json).run(invocation)
+            }
+        }
+    }
+
+    struct Undo: Runnable {
+        static let configuration = CommandConfiguration(
+            abstract: "Revert the newest edit (removed entries go back to their positions, moved ones to their old order).",
+            discussion: "Entries put back get a new added date: Spotify sets it. Exits 6 when the playlist changed since the edit.")
+
+        @Flag(help: "Print one JSON object on stdout.")
+        var json = false
+
+        func run(_ invocation: Invocation) async throws -> ExitStatus {
+            try await UndoCommand(redo: false, json: json).run(invocation)
+        }
+    }
+
+    struct Redo: Runnable {
+        static let configuration = CommandConfiguration(abstract: "Apply again the edit undone last (until a new edit is made).")
+
+        @Flag(help: "Print one JSON object on stdout.")
+        var json = false
+
+        func run(_ invocation: Invocation) async throws -> ExitStatus {
+            try await UndoCommand(redo: true, json: json).run(invocation)
+        }
+    }
+
+    struct History: Runnable {
+        static let configuration = CommandConfiguration(
+            abstract: "The edit journal, newest first: done, undone, interrupted (finished by the next edit, undo or redo) or failed.")
+
+        @Flag(help: "Print a JSON array.")
+        var json = false
+
+        @Option(help: "At most this many edits (1–200).")
+        var limit = 20
+
+        func validate() throws {
+            guard (1...200).contains(limit) else { throw ValidationError("--limit must be 1–200") }
+        }
+
+        func run(_ invocation: Invocation) async throws -> ExitStatus {
+            try await HistoryCommand(json: json, limit: limit).run(invocation)
+        }
+    }
+}
