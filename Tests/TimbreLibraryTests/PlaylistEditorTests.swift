@@ -1,0 +1,131 @@
+import Foundation
+import Testing
+import TimbreCore
+import TimbreNet
+@testable import TimbreLibrary
+
+/// The edit layer against an in-memory Spotify with the real write semantics, a real SQLite cache
+/// and journal: each test asserts what the SERVER holds afterwards.
+@Suite struct PlaylistEditorTests {
+    static let a = "spotify:track:aaaaaaaaaaaaaaaaaaaaaa", b = "spotify:track:bbbbbbbbbbbbbbbbbbbbbb"
+    static let c = "spotify:track:cccccccccccccccccccccc", d = "spotify:track:dddddddddddddddddddddd"
+    static var id: SpotifyID { SpotifyID(FakeSpotify.playlistID) ?? SpotifyID("0000000000000000000000")! }
+
+    /// A folder with a cache synced from `server` and an empty journal.
+    struct Setup {
+        let dir: URL
+        let server: FakeSpotify
+        let cache: LibraryCache
+        let journal: EditJournal
+        var editor: PlaylistEditor { PlaylistEditor(api: server, cache: cache, journal: journal) }
+    }
+
+    func setUp(_ entries: [String]) async throws -> Setup {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("timbre-edit-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let server = FakeSpotify(entries: entries)
+        let cache = try LibraryCache.open(path: dir.appendingPathComponent("cache/library.sqlite").path, warn: { _ in })
+        _ = try await SyncEngine(api: server, cache: cache, options: SyncOptions(playlists: [Self.id])).run()
+        return Setup(dir: dir, server: server, cache: cache, journal: try EditJournal(path: dir.appendingPathComponent("data/timbre.sqlite").path))
+    }
+
+    func cached(_ s: Setup) throws -> [String] { try s.cache.entries(of: .playlist(Self.id))?.map(\.uri) ?? [] }
+
+    @Test func removingOneCopyKeepsTheOthersAndUndoRedoAreExact() async throws {
+        let original = [Self.a, Self.b, Self.a, Self.c, Self.a]
+        let s = try await setUp(original)
+        defer { try? FileManager.default.removeItem(at: s.dir) }
+
+        let outcome = try await s.editor.apply(EditRequest(playlist: Self.id, what: .removePositions([2])))
+        #expect(s.server.entries == [Self.a, Self.b, Self.c, Self.a], "only the copy at 2 is gone")
+        #expect(try cached(s) == s.server.entries, "write-through: the cache holds what Spotify holds")
+        #expect(outcome.removed == 1 && outcome.writes.count == 3, "remove every a, put back the runs at 0 and 3")
+        #expect(try s.journal.history().first?.state == .done)
+
+        _ = try await s.editor.undo()
+        #expect(s.server.entries == original)
+        #expect(try cached(s) == original)
+        #expect(try s.journal.history().first?.state == .undone)
+        _ = try await s.editor.redo()
+        #expect(s.server.entries == [Self.a, Self.b, Self.c, Self.a])
+        // Nothing left to redo; one undo more brings the original back again.
+        await #expect(throws: NothingToUndo.self) { try await s.editor.redo() }
+        _ = try await s.editor.undo()
+        #expect(s.server.entries == original)
+    }
+
+    @Test func aLostAnswerIsReconciledNotResent() async throws {
+        let s = try await setUp([Self.a, Self.b])
+        defer { try? FileManager.default.removeItem(at: s.dir) }
+        s.server.state.withLock { $0.loseAnswerOf = [1] }
+        _ = try await s.editor.apply(EditRequest(playlist: Self.id, what: .add(uris: [Self.c], position: nil)))
+        #expect(s.server.entries == [Self.a, Self.b, Self.c], "added once")
+        #expect(s.server.writes == 1)
+        // A lost answer of a write that did not happen: read, see it missing, send it once more.
+        let t = try await setUp([Self.a, Self.b, Self.c, Self.d])
+        defer { try? FileManager.default.removeItem(at: t.dir) }
+        t.server.state.withLock { $0.loseAnswerOf = [1] }
+        _ = try await t.editor.apply(EditRequest(playlist: Self.id, what: .move(start: 3, length: 1, to: 0)))
+        #expect(t.server.entries == [Self.d, Self.a, Self.b, Self.c], "moved once, not twice")
+        #expect(t.server.writes == 1)
+    }
+
+    @Test func aConflictWritesNothingAndForceFindsTheSameEntries() async throws {
+        let s = try await setUp([Self.a, Self.b, Self.c])
+        defer { try? FileManager.default.removeItem(at: s.dir) }
+        // Someone else inserts at the front after the sync: the cached position 1 (b) is now 2.
+        s.server.state.withLock { $0.entries.insert(Self.d, at: 0); $0.version += 1 }
+        await #expect(throws: EditConflict.self) { try await s.editor.apply(EditRequest(playlist: Self.id, what: .removePositions([1]))) }
+        #expect(s.server.writes == 0)
+        #expect(s.server.entries == [Self.d, Self.a, Self.b, Self.c])
+        _ = try await s.editor.apply(EditRequest(playlist: Self.id, what: .removePositions([1]), force: true))
+        #expect(s.server.entries == [Self.d, Self.a, Self.c], "b removed, as the user meant")
+    }
+
+    @Test func anotherUsersPlaylistIsRefusedBeforeAnyWrite() async throws {
+        let s = try await setUp([Self.a])
+        defer { try? FileManager.default.removeItem(at: s.dir) }
+        s.server.state.withLock { $0.owner = "someone-else" }
+        await #expect(throws: NotPermitted.self) { try await s.editor.apply(EditRequest(playlist: Self.id, what: .add(uris: [Self.b], position: nil))) }
+        #expect(s.server.writes == 0)
+        s.server.state.withLock { $0.collaborative = true }
+        _ = try await s.editor.apply(EditRequest(playlist: Self.id, what: .add(uris: [Self.b], position: nil)))
+        #expect(s.server.entries == [Self.a, Self.b], "a collaborative playlist can be changed")
+    }
+
+    @Test func aDryRunSendsNoWrite() async throws {
+        let s = try await setUp([Self.a, Self.b, Self.a])
+        defer { try? FileManager.default.removeItem(at: s.dir) }
+        let plan = try await s.editor.apply(EditRequest(playlist: Self.id, what: .removePositions([0]), dryRun: true))
+        #expect(plan.writes == [.removeEvery(uris: [Self.a]), .add(uris: [Self.a], position: 1)])
+        #expect(plan.journalID == nil)
+        #expect(s.server.writes == 0 && s.server.entries == [Self.a, Self.b, Self.a])
+        #expect(try s.journal.history().isEmpty)
+    }
+
+    /// The process dies after k writes of a long edit (k at every point of it); the next command
+    /// that opens the journal finishes it, and the playlist holds exactly the entries asked for.
+    @Test func anInterruptedEditIsFinishedByTheNextCommand() async throws {
+        // 300 entries from 7 tracks: removing 40 scattered positions needs many re-adds.
+        let original = (0..<300).map { [Self.a, Self.b, Self.c, Self.d, "spotify:track:eeeeeeeeeeeeeeeeeeeeee",
+                                        "spotify:track:ffffffffffffffffffffff", "spotify:track:gggggggggggggggggggggg"][($0 * 7 + $0 / 5) % 7] }
+        let positions = stride(from: 3, to: 300, by: 7).prefix(40).map { $0 }
+        let targets = Set(positions)
+        let expected = original.enumerated().filter { !targets.contains($0.offset) }.map(\.element)
+        let writes = try EntryEdit.remove(positions: positions).plan(on: original).writes.count
+        #expect(writes > 3)
+        for diesAfter in 0..<writes {
+            let s = try await setUp(original)
+            defer { try? FileManager.default.removeItem(at: s.dir) }
+            s.server.state.withLock { $0.downAfter = diesAfter }
+            await #expect(throws: (any Error).self) { try await s.editor.apply(EditRequest(playlist: Self.id, what: .removePositions(positions))) }
+            #expect(try s.journal.running().count == 1, "after \(diesAfter) writes the edit is interrupted")
+            s.server.state.withLock { $0.downAfter = nil }
+            let notes = try await s.editor.finishInterrupted()
+            #expect(notes.count == 1)
+            #expect(s.server.entries == expected, "died after \(diesAfter) of \(writes) writes")
+            #expect(try s.journal.history().first?.state == .done)
+            #expect(try cached(s) == expected)
+        }
+    }
+}

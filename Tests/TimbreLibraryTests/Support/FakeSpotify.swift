@@ -1,0 +1,106 @@
+import Foundation
+import TimbreCore
+import TimbreNet
+@testable import TimbreLibrary
+
+/// One playlist on an in-memory Spotify with the Web API's write semantics (remove takes every
+/// copy, each change a new snapshot, stale snapshots accepted), written independently of the
+/// planner it checks. Faults: a write applied whose answer is lost, and a network that goes down
+/// after a number of writes (the process "dies" there).
+final class FakeSpotify: SpotifyAPI, @unchecked Sendable {
+    struct State {
+        var entries: [String]
+        var version = 1
+        var owner = "listener"
+        var collaborative = false
+        var writes = 0
+        /// Writes (1-based) that are applied but whose answer never arrives.
+        var loseAnswerOf: Set<Int> = []
+        /// Writes after this many fail before reaching the server.
+        var downAfter: Int?
+    }
+
+    static let playlistID = "0123456789abcdefABCDEF"
+    let state: Locked<State>
+    let executor = RequestExecutor(transport: Unreachable())
+
+    init(entries: [String]) { state = Locked(State(entries: entries)) }
+
+    var entries: [String] { state.current.entries }
+    var writes: Int { state.current.writes }
+
+    func me() async throws -> UserProfile { UserProfile(id: "listener", displayName: "A Listener") }
+
+    func get(_ path: String) async throws -> HTTPResponse {
+        let s = state.current
+        let query = Self.query(path)
+        if path.hasPrefix("playlists/\(Self.playlistID)/items") {
+            let offset = Int(query["offset"] ?? "0") ?? 0, limit = Int(query["limit"] ?? "100") ?? 100
+            let slice = s.entries.indices.filter { $0 >= offset && $0 < offset + limit }.map { index -> String in
+                let uri = s.entries[index], id = uri.split(separator: ":").last.map(String.init) ?? ""
+                return #"{"added_at": "2024-01-01T00:00:00Z", "is_local": false, "item": {"id": "\#(id)", "uri": "\#(uri)", "name": "Song \#(id.prefix(4))", "type": "track", "duration_ms": 1000, "is_local": false, "artists": [{"name": "A"}], "album": {"name": "B"}}}"#
+            }
+            return Self.ok(#"{"items": [\#(slice.joined(separator: ","))], "next": null, "total": \#(s.entries.count)}"#)
+        }
+        if path.hasPrefix("playlists/\(Self.playlistID)") {
+            return Self.ok(#"{"id": "\#(Self.playlistID)", "name": "Road Trip", "owner": {"id": "\#(s.owner)", "display_name": "Owner"}, "snapshot_id": "snap\#(s.version)", "collaborative": \#(s.collaborative), "public": true, "items": {"total": \#(s.entries.count)}}"#)
+        }
+        throw SpotifyError.api(status: 404, message: "not here", path: path)
+    }
+
+    func send(_ method: HTTPMethod, _ path: String, json body: Data?, reconciles: Bool) async throws -> HTTPResponse {
+        guard method != .get else { return try await get(path) }
+        let object = (try? JSONSerialization.jsonObject(with: body ?? Data())) as? [String: Any] ?? [:]
+        let (lost, down): (Bool, Bool) = state.withLock { s in
+            if let after = s.downAfter, s.writes >= after { return (false, true) }
+            s.writes += 1
+            return (s.loseAnswerOf.contains(s.writes), false)
+        }
+        if down { throw TransportError.connection(host: "api", kind: .refused, detail: "the network is down") }
+        let status: Int = state.withLock { s in
+            switch method {
+            case .post:
+                let uris = object["uris"] as? [String] ?? []
+                let position = object["position"] as? Int ?? s.entries.count
+                guard (0...s.entries.count).contains(position), uris.count <= 100 else { return 400 }
+                s.entries.insert(contentsOf: uris, at: position)
+            case .delete:
+                let gone = Set((object["items"] as? [[String: Any]] ?? []).compactMap { $0["uri"] as? String })
+                s.entries.removeAll { gone.contains($0) }
+            case .put:
+                let start = object["range_start"] as? Int ?? -1, before = object["insert_before"] as? Int ?? -1
+                let length = object["range_length"] as? Int ?? 1
+                guard start >= 0, start + length <= s.entries.count, (0...s.entries.count).contains(before) else { return 400 }
+                let moving = Array(s.entries[start..<start + length])
+                // Mark, insert, then drop the originals: Spotify's insert_before counts positions before the move.
+                var marked: [String?] = s.entries.map { $0 }
+                for index in start..<start + length { marked[index] = nil }
+                marked.insert(contentsOf: moving.map { Optional($0) }, at: before)
+                s.entries = marked.compactMap { $0 }
+            default:
+                return 405
+            }
+            s.version += 1
+            return method == .post ? 201 : 200
+        }
+        guard status < 300 else { throw SpotifyError.api(status: status, message: "bad request", path: path) }
+        if lost { throw WriteOutcomeUnknown(path: path, reason: "connection reset") }
+        return Self.ok(#"{"snapshot_id": "snap\#(state.current.version)"}"#, status: status)
+    }
+
+    static func ok(_ body: String, status: Int = 200) -> HTTPResponse { HTTPResponse(status: status, body: Data(body.utf8)) }
+
+    static func query(_ path: String) -> [String: String] {
+        guard let query = path.split(separator: "?", maxSplits: 1).dropFirst().first else { return [:] }
+        var result: [String: String] = [:]
+        for pair in query.split(separator: "&") {
+            let kv = pair.split(separator: "=", maxSplits: 1).map(String.init)
+            if kv.count == 2 { result[kv[0]] = kv[1] }
+        }
+        return result
+    }
+
+    struct Unreachable: HTTPTransport {
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse { throw TransportError.invalidRequest("the fake sends nothing") }
+    }
+}
