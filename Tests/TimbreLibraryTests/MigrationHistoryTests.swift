@@ -13,6 +13,11 @@ import Testing
         ("v4: items keyed by one integer, list and position computed from it", 0x5AA3_AC86_1827_E753),
     ]
 
+    /// The edit journal's (user data: never rebuilt, so even more so).
+    static let journal: [(identifier: String, fingerprint: UInt64)] = [
+        ("journal v1: edits", 0xAA72_8F5F_97AC_B604),
+    ]
+
     /// FNV-1a over the SQL's UTF-8 bytes: a change detector, not a security measure.
     static func fingerprint(_ text: String) -> UInt64 {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
@@ -30,6 +35,15 @@ import Testing
             #expect(current[index].identifier == identifier, "migration \(index + 1) was renamed or moved: shipped migrations are never edited — add a new one")
             #expect(Self.fingerprint(current[index].sql) == fingerprint,
                     "the SQL of shipped migration \"\(identifier)\" changed (fingerprint \(String(Self.fingerprint(current[index].sql), radix: 16))): add a new migration instead")
+        }
+    }
+
+    @Test func theJournalsMigrationsAreUnchanged() {
+        let current = EditJournal.migrations
+        #expect(current.map(\.identifier) == Self.journal.map(\.identifier), "a journal migration was added, renamed or removed: list it here")
+        for (index, (identifier, fingerprint)) in Self.journal.enumerated() where index < current.count {
+            #expect(Self.fingerprint(current[index].sql) == fingerprint,
+                    "the SQL of shipped journal migration \"\(identifier)\" changed (fingerprint \(String(Self.fingerprint(current[index].sql), radix: 16))): add a new migration instead")
         }
     }
 

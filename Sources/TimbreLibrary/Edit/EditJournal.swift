@@ -63,27 +63,36 @@ public final class EditJournal: Sendable {
     }
 
     /// Migrations are history: a shipped one is never edited; a new schema is a new migration.
-    static let migrator: DatabaseMigrator = {
+    /// The journal's schema as a history, like the cache's (`CacheSchema`): a shipped migration is
+    /// never edited (`MigrationHistoryTests` holds a fingerprint of each). `kind` names what `edit`
+    /// and `before` hold: `entries` (an `EntryEdit` and the playlist's URIs); playlist details,
+    /// follows and likes will be kinds of their own.
+    static let migrations: [CacheSchema.Migration] = [
+        CacheSchema.Migration(identifier: "journal v1: edits", sql: """
+            CREATE TABLE edit (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                at TEXT NOT NULL,
+                op TEXT NOT NULL,
+                playlist TEXT NOT NULL,
+                summary TEXT NOT NULL,
+                state TEXT NOT NULL,
+                direction TEXT,
+                step INTEGER NOT NULL DEFAULT 0,
+                kind TEXT NOT NULL DEFAULT 'entries',
+                edit TEXT NOT NULL,
+                before TEXT NOT NULL,
+                redoable INTEGER NOT NULL DEFAULT 1
+            )
+            """),
+    ]
+
+    static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1-edits") { db in
-            try db.execute(sql: """
-                CREATE TABLE edit (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT,
-                    at TEXT NOT NULL,
-                    op TEXT NOT NULL,
-                    playlist TEXT NOT NULL,
-                    summary TEXT NOT NULL,
-                    state TEXT NOT NULL,
-                    direction TEXT,
-                    step INTEGER NOT NULL DEFAULT 0,
-                    edit TEXT NOT NULL,
-                    before TEXT NOT NULL,
-                    redoable INTEGER NOT NULL DEFAULT 1
-                )
-                """)
+        for migration in migrations {
+            migrator.registerMigration(migration.identifier) { db in try db.execute(sql: migration.sql) }
         }
         return migrator
-    }()
+    }
 
     // MARK: Writing
 
