@@ -157,3 +157,33 @@ extension Root {
         }
     }
 }
+
+extension Root {
+    struct API: Runnable {
+        static let configuration = CommandConfiguration(
+            commandName: "api",
+            abstract: "Call the Spotify Web API directly, through the pinned, signed-in transport (like `gh api`).",
+            discussion: """
+                PATH is relative to api_url (`me/playlists?limit=5`). The answer's JSON goes to stdout as \
+                Spotify sent it; with --paginate every page follows on its own line. A write (-X POST, PUT, \
+                DELETE) is sent once: timbre never resends one whose answer was lost. Raw calls are not \
+                journalled and `timbre undo` does not revert them.
+                """)
+
+        @Option(name: .customShort("X"), help: "GET (default; POST with --input), POST, PUT or DELETE.")
+        var method: String?
+
+        @Argument(help: "The path, e.g. me/playlists?limit=5.")
+        var path: String
+
+        @Option(help: "A JSON request body: a file, or - for stdin.")
+        var input: String?
+
+        @Flag(help: "Follow `next` links: every page, one per line.")
+        var paginate = false
+
+        func run(_ invocation: Invocation) async throws -> ExitStatus {
+            try await APICommand(method: method, path: path, input: input, paginate: paginate).run(invocation)
+        }
+    }
+}

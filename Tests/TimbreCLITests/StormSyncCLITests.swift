@@ -3,7 +3,7 @@ import SandboxCore
 import Testing
 import TimbreTestSupport
 
-/// A full sync through the real binary survives what Spotify does on a bad day — rate-limit
+/// A full sync survives what Spotify does on a bad day — rate-limit
 /// storms, garbled answers, access tokens that die mid-sync — and ends `ok` with the cache equal
 /// to the sandbox's library, not with playlists given up on.
 extension SyncCLITests {
