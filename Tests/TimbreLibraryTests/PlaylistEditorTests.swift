@@ -93,6 +93,16 @@ import TimbreNet
         #expect(s.server.entries == [Self.a, Self.b], "a collaborative playlist can be changed")
     }
 
+    @Test func aForbiddenWriteEndsTheEditWithNothingChanged() async throws {
+        let s = try await setUp([Self.a, Self.b])
+        defer { try? FileManager.default.removeItem(at: s.dir) }
+        s.server.state.withLock { $0.forbidden = true }
+        await #expect(throws: NotPermitted.self) { try await s.editor.apply(EditRequest(playlist: Self.id, what: .removePositions([0]))) }
+        #expect(s.server.entries == [Self.a, Self.b])
+        #expect(try s.journal.history().first?.state == .failed, "nothing of it reached Spotify: over, not interrupted")
+        #expect(try s.journal.running().isEmpty)
+    }
+
     @Test func aDryRunSendsNoWrite() async throws {
         let s = try await setUp([Self.a, Self.b, Self.a])
         defer { try? FileManager.default.removeItem(at: s.dir) }

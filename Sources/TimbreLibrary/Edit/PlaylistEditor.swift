@@ -220,6 +220,12 @@ public final class PlaylistEditor: Sendable {
                 step += 1
                 unknownInARow = 0
                 try journal.confirm(journalID, step: step)
+            } catch let error as SpotifyError where error.status == 403 {
+                // Not (or no longer) allowed: when nothing of the edit is on Spotify, it is over;
+                // otherwise it stays interrupted, to be finished once it is allowed again.
+                let live = try await LivePlaylist.read(playlist, api: api)
+                if live.uris == plan.states[0] { try journal.finish(journalID, .failed) }
+                throw NotPermitted(playlist: live.meta.name, owner: live.meta.ownerName ?? live.meta.ownerID)
             } catch let error as WriteOutcomeUnknown {
                 unknownInARow += 1
                 // Left running: the next command that opens the journal finishes it.

@@ -18,6 +18,8 @@ final class FakeSpotify: SpotifyAPI, @unchecked Sendable {
         var loseAnswerOf: Set<Int> = []
         /// Writes after this many fail before reaching the server.
         var downAfter: Int?
+        /// Every write is answered 403 (the owner changed the playlist's sharing, say).
+        var forbidden = false
     }
 
     static let playlistID = "0123456789abcdefABCDEF"
@@ -57,6 +59,7 @@ final class FakeSpotify: SpotifyAPI, @unchecked Sendable {
             return (s.loseAnswerOf.contains(s.writes), false)
         }
         if down { throw TransportError.connection(host: "api", kind: .refused, detail: "the network is down") }
+        if state.current.forbidden { throw SpotifyError.api(status: 403, message: "You cannot edit this playlist", path: path) }
         let status: Int = state.withLock { s in
             switch method {
             case .post:
