@@ -187,3 +187,34 @@ extension Root {
         }
     }
 }
+
+extension Root {
+    struct Like: Runnable {
+        static let configuration = CommandConfiguration(
+            abstract: "Add tracks or episodes to Liked Songs (journalled; `timbre undo` reverts).",
+            discussion: "Only items not liked yet are sent, 40 a request.")
+
+        @Argument(help: "spotify:track:ID, spotify:episode:ID, a link, or - to read them from stdin.")
+        var items: [String]
+
+        @OptionGroup var options: EditOptions
+
+        func run(_ invocation: Invocation) async throws -> ExitStatus {
+            try await LikeCommand(items: items, like: true, dryRun: options.dryRun, json: options.json).run(invocation)
+        }
+    }
+
+    struct Unlike: Runnable {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove tracks or episodes from Liked Songs (journalled; `timbre undo` likes them again, at the top).")
+
+        @Argument(help: "spotify:track:ID, spotify:episode:ID, a link, or - to read them from stdin.")
+        var items: [String]
+
+        @OptionGroup var options: EditOptions
+
+        func run(_ invocation: Invocation) async throws -> ExitStatus {
+            try await LikeCommand(items: items, like: false, dryRun: options.dryRun, json: options.json).run(invocation)
+        }
+    }
+}

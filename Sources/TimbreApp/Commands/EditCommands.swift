@@ -39,23 +39,28 @@ public struct PlaylistEditCommand: Sendable {
         return .success
     }
 
+    /// ITEM arguments as URIs; `-` reads one a line from stdin. All are checked before anything is sent.
+    static func uris(of items: [String], input: any ConsoleInput) throws -> [String] {
+        var uris: [String] = []
+        for item in items {
+            if item == "-" {
+                while let line = input.readLine() {
+                    let text = line.trimmingCharacters(in: .whitespaces)
+                    if !text.isEmpty { uris.append(try ItemRef.parse(text).uri) }
+                }
+            } else {
+                uris.append(try ItemRef.parse(item).uri)
+            }
+        }
+        guard !uris.isEmpty else { throw UsageError(message: "no tracks given", hint: "name tracks as spotify:track:ID or links, or `-` to read them from stdin") }
+        return uris
+    }
+
     func request(input: any ConsoleInput) throws -> EditRequest.What {
         switch action {
         case .add(let items, let position):
-            var uris: [String] = []
-            for item in items {
-                if item == "-" {
-                    while let line = input.readLine() {
-                        let text = line.trimmingCharacters(in: .whitespaces)
-                        if !text.isEmpty { uris.append(try ItemRef.parse(text).uri) }
-                    }
-                } else {
-                    uris.append(try ItemRef.parse(item).uri)
-                }
-            }
-            guard !uris.isEmpty else { throw UsageError(message: "nothing to add", hint: "name tracks as spotify:track:ID or links, or `-` to read them from stdin") }
             if let position, position < 0 { throw UsageError(message: "--position must be 0 or more") }
-            return .add(uris: uris, position: position)
+            return .add(uris: try Self.uris(of: items, input: input), position: position)
         case .remove(let ranges, let uris):
             guard ranges.isEmpty != uris.isEmpty else {
                 throw UsageError(message: "give either --position or --uri", hint: "--position removes exactly those entries; --uri removes every copy of a track")
@@ -168,4 +173,27 @@ struct MissingEditScopes: UserFacingError {
     var message: String { "your sign-in does not allow editing playlists; nothing was written" }
     var hint: String? { "sign in again to allow editing: `timbre login`" }
     var exitStatus: ExitStatus { .authenticationRequired }
+}
+
+/// `timbre like` and `timbre unlike`: Liked Songs, journalled and undoable.
+public struct LikeCommand: Sendable {
+    public var items: [String]
+    public var like: Bool
+    public var dryRun: Bool
+    public var json: Bool
+
+    public init(items: [String], like: Bool, dryRun: Bool, json: Bool) {
+        self.items = items
+        self.like = like
+        self.dryRun = dryRun
+        self.json = json
+    }
+
+    public func run(_ invocation: Invocation) async throws -> ExitStatus {
+        let uris = try PlaylistEditCommand.uris(of: items, input: invocation.console.input)
+        let context = try invocation.context()
+        let outcome = try await context.editor().like(uris, like: like, dryRun: dryRun)
+        EditReport.show(outcome, json: json, console: context.console)
+        return .success
+    }
 }

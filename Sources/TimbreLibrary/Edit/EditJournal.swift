@@ -36,11 +36,24 @@ public final class EditJournal: Sendable {
         /// Set while running: which way, and how many writes Spotify confirmed.
         public var direction: Direction?
         public var step: Int
-        public var edit: EntryEdit
-        /// The playlist's entries (URIs, position by position) the edit was planned on.
-        public var before: [String]
+        public var change: Change
         /// False once a newer edit was made after this one was undone.
         public var redoable: Bool
+    }
+
+    /// What an edit changed, by kind.
+    public enum Change: Sendable, Equatable {
+        /// A playlist's entries: the edit, and the entries (URIs, position by position) it was planned on.
+        case entries(EntryEdit, before: [String])
+        /// Liked Songs.
+        case likes(LikeEdit)
+
+        var kind: String {
+            switch self {
+            case .entries: return "entries"
+            case .likes: return "likes"
+            }
+        }
     }
 
     public let path: String
@@ -97,13 +110,17 @@ public final class EditJournal: Sendable {
     // MARK: Writing
 
     /// Records a new edit about to be applied; a new edit ends every undone edit's chance of a redo.
-    public func begin(op: String, playlist: String, summary: String, edit: EntryEdit, before: [String], at date: Date = Date()) throws -> Int64 {
-        let editJSON = try Self.encode(edit), beforeJSON = try Self.encode(before)
+    public func begin(op: String, playlist: String, summary: String, change: Change, at date: Date = Date()) throws -> Int64 {
+        let editJSON: String, beforeJSON: String
+        switch change {
+        case .entries(let edit, let before): (editJSON, beforeJSON) = (try Self.encode(edit), try Self.encode(before))
+        case .likes(let edit): (editJSON, beforeJSON) = (try Self.encode(edit), "[]")
+        }
         return try write { db in
             try db.execute(sql: "UPDATE edit SET redoable = 0 WHERE state = 'undone'")
             try db.execute(sql: """
-                INSERT INTO edit (at, op, playlist, summary, state, direction, step, edit, before) VALUES (?, ?, ?, ?, 'running', 'forward', 0, ?, ?)
-                """, arguments: [ClockText.sqlite(date), op, playlist, summary, editJSON, beforeJSON])
+                INSERT INTO edit (at, op, playlist, summary, state, direction, step, kind, edit, before) VALUES (?, ?, ?, ?, 'running', 'forward', 0, ?, ?, ?)
+                """, arguments: [ClockText.sqlite(date), op, playlist, summary, change.kind, editJSON, beforeJSON])
             let id = db.lastInsertedRowID
             try db.execute(sql: """
                 DELETE FROM edit WHERE state != 'running' AND id NOT IN (SELECT id FROM edit ORDER BY id DESC LIMIT ?)
@@ -165,14 +182,18 @@ public final class EditJournal: Sendable {
     // MARK: Rows
 
     private static func entry(_ row: Row) throws -> Entry {
-        let edit: EntryEdit = try decode(row["edit"])
-        let before: [String] = try decode(row["before"])
+        let kind: String = row["kind"]
+        let change: Change
+        switch kind {
+        case "likes": change = .likes(try decode(row["edit"]))
+        default: change = .entries(try decode(row["edit"]), before: try decode(row["before"]))
+        }
         let at: String = row["at"]
         let state: String = row["state"]
         let direction: String? = row["direction"]
         return Entry(id: row["id"], at: ClockText.parseSQLite(at) ?? Date(timeIntervalSince1970: 0), op: row["op"], playlist: row["playlist"],
                      summary: row["summary"], state: Entry.State(rawValue: state) ?? .failed, direction: direction.flatMap(Entry.Direction.init),
-                     step: row["step"], edit: edit, before: before, redoable: (row["redoable"] as Int) != 0)
+                     step: row["step"], change: change, redoable: (row["redoable"] as Int) != 0)
     }
 
     private static func encode<T: Encodable>(_ value: T) throws -> String {

@@ -63,6 +63,8 @@ public struct EditOutcome: Sendable {
     public var journalID: Int64?
     public var dryRun: Bool
     public var warnings: [String] = []
+    /// Writes to the library (likes) rather than to a playlist's entries.
+    public var libraryWrites = 0
 
     /// `--json` (docs/CLI.md).
     public var json: JSONValue {
@@ -81,7 +83,8 @@ public struct EditOutcome: Sendable {
         if moved > 0 { parts.append("moved \(moved) \(moved == 1 ? "entry" : "entries")") }
         let what = parts.isEmpty ? "changed nothing" : parts.joined(separator: ", ")
         let name = TerminalText.preview(playlistName, limit: 60)
-        let writes = "\(self.writes.count) \(self.writes.count == 1 ? "write" : "writes")"
+        let count = self.writes.count + libraryWrites
+        let writes = "\(count) \(count == 1 ? "write" : "writes")"
         if dryRun { return "would have \(what) in “\(name)” (\(writes); nothing was sent)" }
         let journal = journalID.map { " · edit \($0), `timbre undo` reverts it" } ?? ""
         return "\(what.prefix(1).uppercased() + what.dropFirst()) in “\(name)” (\(writes))\(journal)"
@@ -125,7 +128,8 @@ public final class PlaylistEditor: Sendable {
             outcome.requests = api.executor.requestsSent - sentBefore
             return outcome
         }
-        let id = try journal.begin(op: request.op, playlist: live.meta.id, summary: Self.describe(edit, in: live.meta.name), edit: edit, before: live.uris)
+        let id = try journal.begin(op: request.op, playlist: live.meta.id, summary: Self.describe(edit, in: live.meta.name),
+                                   change: .entries(edit, before: live.uris))
         let final = try await run(plan, playlist: request.playlist, journalID: id, from: 0, name: live.meta.name)
         try journal.finish(id, .done)
         warnings += try await store(final, expected: plan.result)
@@ -159,48 +163,136 @@ public final class PlaylistEditor: Sendable {
         let lock = try await SyncLock.acquire(cachePath: cache.path, wait: lockWait)
         defer { lock.release() }
         let sentBefore = api.executor.requestsSent
-        var warnings = try await finishInterruptedLocked()
+        let warnings = try await finishInterruptedLocked()
         guard let entry = try undo ? journal.lastDone() : journal.nextRedo() else {
             throw NothingToUndo(message: undo ? "there is no edit to undo" : "there is no undone edit to redo")
         }
+        var outcome: EditOutcome
+        switch entry.change {
+        case .entries(let edit, let before):
+            outcome = try await replayEntries(entry, edit: edit, before: before, undo: undo)
+        case .likes(let likes):
+            try journal.start(entry.id, undo ? .backward : .forward)
+            let change = undo ? likes.inverse : likes
+            try await sendLikes(change)
+            try journal.finish(entry.id, undo ? .undone : .done)
+            try await refreshLiked()
+            outcome = Self.likeOutcome(change, op: undo ? "undo" : "redo", journalID: entry.id, dryRun: false)
+        }
+        outcome.requests = api.executor.requestsSent - sentBefore
+        outcome.warnings = warnings + outcome.warnings
+        return outcome
+    }
+
+    private func replayEntries(_ entry: EditJournal.Entry, edit: EntryEdit, before: [String], undo: Bool) async throws -> EditOutcome {
         guard let id = SpotifyID(entry.playlist) else { throw EditLost(journalID: entry.id, playlist: entry.playlist) }
-        let forward = try Self.plan(entry.edit, on: entry.before)
+        let forward = try Self.plan(edit, on: before)
         let live = try await LivePlaylist.read(id, api: api)
         // Undo starts from what the edit left; redo from what the undo left (the list before it).
-        let start = undo ? forward.result : entry.before
-        guard live.uris == start else {
+        guard live.uris == (undo ? forward.result : before) else {
             throw EditConflict(playlist: live.meta.name, cached: nil, live: live.meta.snapshotID)
         }
         try await checkPermission(live.meta)
-        let plan = undo ? try Self.plan(entry.edit.inverse(before: entry.before), on: forward.result) : forward
+        let change = undo ? edit.inverse(before: before) : edit
+        let plan = undo ? try Self.plan(change, on: forward.result) : forward
         try journal.start(entry.id, undo ? .backward : .forward)
         let final = try await run(plan, playlist: id, journalID: entry.id, from: 0, name: live.meta.name)
         try journal.finish(entry.id, undo ? .undone : .done)
-        warnings += try await store(final, expected: plan.result)
         var outcome = EditOutcome(op: undo ? "undo" : "redo", playlist: entry.playlist, playlistName: live.meta.name,
                                   snapshotID: final.meta.snapshotID, writes: plan.writes, journalID: entry.id, dryRun: false)
-        Self.count(undo ? entry.edit.inverse(before: entry.before) : entry.edit, into: &outcome)
-        outcome.requests = api.executor.requestsSent - sentBefore
-        outcome.warnings = warnings
+        outcome.warnings = try await store(final, expected: plan.result)
+        Self.count(change, into: &outcome)
         return outcome
     }
 
     private func finishInterruptedLocked() async throws -> [String] {
         var notes: [String] = []
         for entry in try journal.running() {
-            guard let id = SpotifyID(entry.playlist) else {
-                try journal.finish(entry.id, .failed)
-                continue
-            }
-            let forward = try Self.plan(entry.edit, on: entry.before)
             let backward = entry.direction == .backward
-            let plan = backward ? try Self.plan(entry.edit.inverse(before: entry.before), on: forward.result) : forward
-            let final = try await run(plan, playlist: id, journalID: entry.id, from: nil, name: entry.playlist)
-            try journal.finish(entry.id, backward ? .undone : .done)
-            _ = try await store(final, expected: plan.result)
+            switch entry.change {
+            case .likes(let likes):
+                // Liking and unliking are idempotent: sending them again finishes them.
+                try await sendLikes(backward ? likes.inverse : likes)
+                try journal.finish(entry.id, backward ? .undone : .done)
+                try await refreshLiked()
+            case .entries(let edit, let before):
+                guard let id = SpotifyID(entry.playlist) else {
+                    try journal.finish(entry.id, .failed)
+                    continue
+                }
+                let forward = try Self.plan(edit, on: before)
+                let plan = backward ? try Self.plan(edit.inverse(before: before), on: forward.result) : forward
+                let final = try await run(plan, playlist: id, journalID: entry.id, from: nil, name: entry.playlist)
+                try journal.finish(entry.id, backward ? .undone : .done)
+                _ = try await store(final, expected: plan.result)
+            }
             notes.append("finished edit \(entry.id) that was interrupted (\(backward ? "undo of " : "")\(entry.summary))")
         }
         return notes
+    }
+
+    // MARK: Liked Songs
+
+    /// Likes (or unlikes) tracks and episodes; only those whose state changes are sent and journalled.
+    public func like(_ uris: [String], like: Bool, dryRun: Bool) async throws -> EditOutcome {
+        let lock = try await SyncLock.acquire(cachePath: cache.path, wait: lockWait)
+        defer { lock.release() }
+        let sentBefore = api.executor.requestsSent
+        let warnings = try await finishInterruptedLocked()
+        var unique: [String] = []
+        for uri in uris where !unique.contains(uri) { unique.append(uri) }
+        let liked = try await contains(unique)
+        let change = LikeEdit(uris: unique.filter { liked[$0] != like }, like: like)
+        var outcome = Self.likeOutcome(change, op: like ? "like" : "unlike", journalID: nil, dryRun: dryRun)
+        if !dryRun, !change.uris.isEmpty {
+            let id = try journal.begin(op: outcome.op, playlist: CachedPlaylist.likedID,
+                                       summary: "\(like ? "liked" : "unliked") \(change.uris.count)", change: .likes(change))
+            try await sendLikes(change)
+            try journal.finish(id, .done)
+            try await refreshLiked()
+            outcome.journalID = id
+        }
+        outcome.requests = api.executor.requestsSent - sentBefore
+        outcome.warnings = warnings
+        return outcome
+    }
+
+    /// `GET /me/library/contains`, 40 at a time.
+    private func contains(_ uris: [String]) async throws -> [String: Bool] {
+        var result: [String: Bool] = [:]
+        for chunk in LikeEdit(uris: uris, like: true).chunks {
+            let response = try await api.get("me/library/contains?uris=" + Self.encodedList(chunk))
+            guard let answers = try? JSONSerialization.jsonObject(with: response.body) as? [Bool], answers.count == chunk.count else {
+                throw SpotifyError.unexpected(status: response.status, bodyPreview: "not a list of \(chunk.count) booleans", path: "/me/library/contains")
+            }
+            for (uri, answer) in zip(chunk, answers) { result[uri] = answer }
+        }
+        return result
+    }
+
+    private func sendLikes(_ change: LikeEdit) async throws {
+        for chunk in change.chunks {
+            _ = try await api.send(change.like ? .put : .delete, "me/library?uris=" + Self.encodedList(chunk), json: nil, reconciles: false)
+        }
+    }
+
+    /// Liked Songs in the cache, read again after a change.
+    private func refreshLiked() async throws {
+        _ = try await SyncEngine(api: api, cache: cache, options: SyncOptions(liked: true)).run()
+    }
+
+    static func encodedList(_ uris: [String]) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~:")
+        return uris.map { $0.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0 }.joined(separator: ",")
+    }
+
+    static func likeOutcome(_ change: LikeEdit, op: String, journalID: Int64?, dryRun: Bool) -> EditOutcome {
+        var outcome = EditOutcome(op: op, playlist: CachedPlaylist.likedID, playlistName: CachedPlaylist.likedName, snapshotID: nil,
+                                  writes: [], journalID: journalID, dryRun: dryRun)
+        if change.like { outcome.added = change.uris.count } else { outcome.removed = change.uris.count }
+        outcome.libraryWrites = change.chunks.count
+        return outcome
     }
 
     /// Sends the plan's writes from `start` (nil: wherever the playlist shows it stopped). A

@@ -20,6 +20,9 @@ final class FakeSpotify: SpotifyAPI, @unchecked Sendable {
         var downAfter: Int?
         /// Every write is answered 403 (the owner changed the playlist's sharing, say).
         var forbidden = false
+        /// Liked Songs, newest first.
+        var liked: [String] = []
+        var libraryWrites = 0
     }
 
     static let playlistID = "0123456789abcdefABCDEF"
@@ -36,6 +39,16 @@ final class FakeSpotify: SpotifyAPI, @unchecked Sendable {
     func get(_ path: String) async throws -> HTTPResponse {
         let s = state.current
         let query = Self.query(path)
+        if path.hasPrefix("me/library/contains") {
+            let uris = Self.uris(query)
+            guard uris.count <= 40 else { throw SpotifyError.api(status: 400, message: "too many ids", path: path) }
+            return Self.ok("[" + uris.map { s.liked.contains($0) ? "true" : "false" }.joined(separator: ",") + "]")
+        }
+        if path.hasPrefix("me/tracks") {
+            let offset = Int(query["offset"] ?? "0") ?? 0, limit = Int(query["limit"] ?? "50") ?? 50
+            let slice = s.liked.indices.filter { $0 >= offset && $0 < offset + limit }.map { Self.entryJSON(s.liked[$0], field: "track") }
+            return Self.ok(#"{"items": [\#(slice.joined(separator: ","))], "next": null, "total": \#(s.liked.count)}"#)
+        }
         if path.hasPrefix("playlists/\(Self.playlistID)/items") {
             let offset = Int(query["offset"] ?? "0") ?? 0, limit = Int(query["limit"] ?? "100") ?? 100
             let slice = s.entries.indices.filter { $0 >= offset && $0 < offset + limit }.map { index -> String in
@@ -52,6 +65,19 @@ final class FakeSpotify: SpotifyAPI, @unchecked Sendable {
 
     func send(_ method: HTTPMethod, _ path: String, json body: Data?, reconciles: Bool) async throws -> HTTPResponse {
         guard method != .get else { return try await get(path) }
+        if path.hasPrefix("me/library?") {
+            let uris = Self.uris(Self.query(path))
+            guard uris.count <= 40 else { throw SpotifyError.api(status: 400, message: "too many ids", path: path) }
+            state.withLock { s in
+                s.libraryWrites += 1
+                if method == .put {
+                    s.liked = uris.reversed().filter { !s.liked.contains($0) } + s.liked
+                } else {
+                    s.liked.removeAll { uris.contains($0) }
+                }
+            }
+            return Self.ok("")
+        }
         let object = (try? JSONSerialization.jsonObject(with: body ?? Data())) as? [String: Any] ?? [:]
         let (lost, down): (Bool, Bool) = state.withLock { s in
             if let after = s.downAfter, s.writes >= after { return (false, true) }
@@ -89,6 +115,15 @@ final class FakeSpotify: SpotifyAPI, @unchecked Sendable {
         guard status < 300 else { throw SpotifyError.api(status: status, message: "bad request", path: path) }
         if lost { throw WriteOutcomeUnknown(path: path, reason: "connection reset") }
         return Self.ok(#"{"snapshot_id": "snap\#(state.current.version)"}"#, status: status)
+    }
+
+    static func uris(_ query: [String: String]) -> [String] {
+        (query["uris"]?.removingPercentEncoding ?? "").split(separator: ",").map(String.init)
+    }
+
+    static func entryJSON(_ uri: String, field: String) -> String {
+        let id = uri.split(separator: ":").last.map(String.init) ?? ""
+        return #"{"added_at": "2024-01-01T00:00:00Z", "is_local": false, "\#(field)": {"id": "\#(id)", "uri": "\#(uri)", "name": "Song \#(id.prefix(4))", "type": "track", "duration_ms": 1000, "is_local": false, "artists": [{"name": "A"}], "album": {"name": "B"}}}"#
     }
 
     static func ok(_ body: String, status: Int = 200) -> HTTPResponse { HTTPResponse(status: status, body: Data(body.utf8)) }
