@@ -227,7 +227,8 @@ private struct EmptyStore: SecretStore {
         #expect(query["code_challenge_method"] == "S256")
         #expect(query["code_challenge"] == pkce.challenge)
         #expect(query["state"] == "st+ate")
-        #expect(query["scope"] == "playlist-read-private playlist-read-collaborative user-library-read")
+        #expect(query["scope"] == "playlist-read-private playlist-read-collaborative user-library-read playlist-modify-public playlist-modify-private user-library-modify",
+                "reading and editing")
     }
 
     @Test func callbackParsing() throws {
