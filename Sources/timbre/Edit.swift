@@ -34,7 +34,25 @@ extension Root {
                 synced and the edit names positions (nothing written; sync, or --force), 7 the playlist \
                 is not yours to change.
                 """,
-            subcommands: [Add.self, Remove.self, Move.self])
+            subcommands: [Add.self, Remove.self, Move.self, Delete.self])
+
+        struct Delete: Runnable {
+            static let configuration = CommandConfiguration(
+                abstract: "Delete playlists: unfollow them (Spotify's only delete); `timbre undo` follows them again.",
+                discussion: "Asks first on a terminal; without one, needs --yes (else exit 2).")
+
+            @Argument(help: "The playlists: IDs, spotify:playlist:IDs or links.")
+            var refs: [String]
+
+            @Flag(help: "Do not ask.")
+            var yes = false
+
+            @OptionGroup var options: EditOptions
+
+            func run(_ invocation: Invocation) async throws -> ExitStatus {
+                try await DeleteCommand(refs: refs, yes: yes, dryRun: options.dryRun, json: options.json).run(invocation)
+            }
+        }
 
         struct Add: Runnable {
             static let configuration = CommandConfiguration(

@@ -192,7 +192,47 @@ public struct LikeCommand: Sendable {
     public func run(_ invocation: Invocation) async throws -> ExitStatus {
         let uris = try PlaylistEditCommand.uris(of: items, input: invocation.console.input)
         let context = try invocation.context()
-        let outcome = try await context.editor().like(uris, like: like, dryRun: dryRun)
+        let outcome = try await context.editor().library(uris, save: like, op: like ? "like" : "unlike", dryRun: dryRun)
+        EditReport.show(outcome, json: json, console: context.console)
+        return .success
+    }
+}
+
+/// `timbre playlist delete REF...`: unfollows (Spotify's only delete), journalled; `undo` follows again.
+public struct DeleteCommand: Sendable {
+    public var refs: [String]
+    public var yes: Bool
+    public var dryRun: Bool
+    public var json: Bool
+
+    public init(refs: [String], yes: Bool, dryRun: Bool, json: Bool) {
+        self.refs = refs
+        self.yes = yes
+        self.dryRun = dryRun
+        self.json = json
+    }
+
+    public func run(_ invocation: Invocation) async throws -> ExitStatus {
+        let console = invocation.console
+        var ids: [SpotifyID] = []
+        for ref in refs {
+            guard case .playlist(let id) = try PlaylistRef.parse(ref) else {
+                throw UsageError(message: "Liked Songs cannot be deleted", hint: "`timbre unlike` removes songs from it")
+            }
+            if !ids.contains(id) { ids.append(id) }
+        }
+        if !yes && !dryRun {
+            guard console.stdinIsTTY else {
+                throw UsageError(message: "deleting playlists needs --yes when timbre cannot ask", hint: "add --yes (or --dry-run to see what would happen)")
+            }
+            console.writeError("Delete (unfollow) \(ids.count) \(ids.count == 1 ? "playlist" : "playlists")? `timbre undo` follows \(ids.count == 1 ? "it" : "them") again. [y/N] ")
+            guard let answer = console.input.readLine()?.trimmingCharacters(in: .whitespaces).lowercased(), answer == "y" || answer == "yes" else {
+                console.say("Nothing deleted.")
+                return .failure
+            }
+        }
+        let context = try invocation.context()
+        let outcome = try await context.editor().library(ids.map { "spotify:playlist:\($0.rawValue)" }, save: false, op: "delete", dryRun: dryRun)
         EditReport.show(outcome, json: json, console: context.console)
         return .success
     }

@@ -45,13 +45,13 @@ public final class EditJournal: Sendable {
     public enum Change: Sendable, Equatable {
         /// A playlist's entries: the edit, and the entries (URIs, position by position) it was planned on.
         case entries(EntryEdit, before: [String])
-        /// Liked Songs.
-        case likes(LikeEdit)
+        /// The library: Liked Songs, followed playlists.
+        case library(LibraryEdit)
 
         var kind: String {
             switch self {
             case .entries: return "entries"
-            case .likes: return "likes"
+            case .library: return "library"
             }
         }
     }
@@ -78,8 +78,8 @@ public final class EditJournal: Sendable {
     /// Migrations are history: a shipped one is never edited; a new schema is a new migration.
     /// The journal's schema as a history, like the cache's (`CacheSchema`): a shipped migration is
     /// never edited (`MigrationHistoryTests` holds a fingerprint of each). `kind` names what `edit`
-    /// and `before` hold: `entries` (an `EntryEdit` and the playlist's URIs); playlist details,
-    /// follows and likes will be kinds of their own.
+    /// and `before` hold: `entries` (an `EntryEdit` and the playlist's URIs); `library` (a `LibraryEdit`:
+    /// likes, follows); playlist details will be a kind of its own.
     static let migrations: [CacheSchema.Migration] = [
         CacheSchema.Migration(identifier: "journal v1: edits", sql: """
             CREATE TABLE edit (
@@ -114,7 +114,7 @@ public final class EditJournal: Sendable {
         let editJSON: String, beforeJSON: String
         switch change {
         case .entries(let edit, let before): (editJSON, beforeJSON) = (try Self.encode(edit), try Self.encode(before))
-        case .likes(let edit): (editJSON, beforeJSON) = (try Self.encode(edit), "[]")
+        case .library(let edit): (editJSON, beforeJSON) = (try Self.encode(edit), "[]")
         }
         return try write { db in
             try db.execute(sql: "UPDATE edit SET redoable = 0 WHERE state = 'undone'")
@@ -185,7 +185,7 @@ public final class EditJournal: Sendable {
         let kind: String = row["kind"]
         let change: Change
         switch kind {
-        case "likes": change = .likes(try decode(row["edit"]))
+        case "library": change = .library(try decode(row["edit"]))
         default: change = .entries(try decode(row["edit"]), before: try decode(row["before"]))
         }
         let at: String = row["at"]

@@ -171,13 +171,13 @@ public final class PlaylistEditor: Sendable {
         switch entry.change {
         case .entries(let edit, let before):
             outcome = try await replayEntries(entry, edit: edit, before: before, undo: undo)
-        case .likes(let likes):
+        case .library(let edit):
             try journal.start(entry.id, undo ? .backward : .forward)
-            let change = undo ? likes.inverse : likes
-            try await sendLikes(change)
+            let change = undo ? edit.inverse : edit
+            try await sendLibrary(change)
             try journal.finish(entry.id, undo ? .undone : .done)
-            try await refreshLiked()
-            outcome = Self.likeOutcome(change, op: undo ? "undo" : "redo", journalID: entry.id, dryRun: false)
+            try await refresh(after: change)
+            outcome = Self.libraryOutcome(change, op: undo ? "undo" : "redo", journalID: entry.id, dryRun: false)
         }
         outcome.requests = api.executor.requestsSent - sentBefore
         outcome.warnings = warnings + outcome.warnings
@@ -205,16 +205,17 @@ public final class PlaylistEditor: Sendable {
         return outcome
     }
 
-    private func finishInterruptedLocked() async throws -> [String] {
+    func finishInterruptedLocked() async throws -> [String] {
         var notes: [String] = []
         for entry in try journal.running() {
             let backward = entry.direction == .backward
             switch entry.change {
-            case .likes(let likes):
-                // Liking and unliking are idempotent: sending them again finishes them.
-                try await sendLikes(backward ? likes.inverse : likes)
+            case .library(let edit):
+                // Saving and removing are idempotent: sending them again finishes them.
+                let change = backward ? edit.inverse : edit
+                try await sendLibrary(change)
                 try journal.finish(entry.id, backward ? .undone : .done)
-                try await refreshLiked()
+                try await refresh(after: change)
             case .entries(let edit, let before):
                 guard let id = SpotifyID(entry.playlist) else {
                     try journal.finish(entry.id, .failed)
@@ -229,70 +230,6 @@ public final class PlaylistEditor: Sendable {
             notes.append("finished edit \(entry.id) that was interrupted (\(backward ? "undo of " : "")\(entry.summary))")
         }
         return notes
-    }
-
-    // MARK: Liked Songs
-
-    /// Likes (or unlikes) tracks and episodes; only those whose state changes are sent and journalled.
-    public func like(_ uris: [String], like: Bool, dryRun: Bool) async throws -> EditOutcome {
-        let lock = try await SyncLock.acquire(cachePath: cache.path, wait: lockWait)
-        defer { lock.release() }
-        let sentBefore = api.executor.requestsSent
-        let warnings = try await finishInterruptedLocked()
-        var unique: [String] = []
-        for uri in uris where !unique.contains(uri) { unique.append(uri) }
-        let liked = try await contains(unique)
-        let change = LikeEdit(uris: unique.filter { liked[$0] != like }, like: like)
-        var outcome = Self.likeOutcome(change, op: like ? "like" : "unlike", journalID: nil, dryRun: dryRun)
-        if !dryRun, !change.uris.isEmpty {
-            let id = try journal.begin(op: outcome.op, playlist: CachedPlaylist.likedID,
-                                       summary: "\(like ? "liked" : "unliked") \(change.uris.count)", change: .likes(change))
-            try await sendLikes(change)
-            try journal.finish(id, .done)
-            try await refreshLiked()
-            outcome.journalID = id
-        }
-        outcome.requests = api.executor.requestsSent - sentBefore
-        outcome.warnings = warnings
-        return outcome
-    }
-
-    /// `GET /me/library/contains`, 40 at a time.
-    private func contains(_ uris: [String]) async throws -> [String: Bool] {
-        var result: [String: Bool] = [:]
-        for chunk in LikeEdit(uris: uris, like: true).chunks {
-            let response = try await api.get("me/library/contains?uris=" + Self.encodedList(chunk))
-            guard let answers = try? JSONSerialization.jsonObject(with: response.body) as? [Bool], answers.count == chunk.count else {
-                throw SpotifyError.unexpected(status: response.status, bodyPreview: "not a list of \(chunk.count) booleans", path: "/me/library/contains")
-            }
-            for (uri, answer) in zip(chunk, answers) { result[uri] = answer }
-        }
-        return result
-    }
-
-    private func sendLikes(_ change: LikeEdit) async throws {
-        for chunk in change.chunks {
-            _ = try await api.send(change.like ? .put : .delete, "me/library?uris=" + Self.encodedList(chunk), json: nil, reconciles: false)
-        }
-    }
-
-    /// Liked Songs in the cache, read again after a change.
-    private func refreshLiked() async throws {
-        _ = try await SyncEngine(api: api, cache: cache, options: SyncOptions(liked: true)).run()
-    }
-
-    static func encodedList(_ uris: [String]) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~:")
-        return uris.map { $0.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0 }.joined(separator: ",")
-    }
-
-    static func likeOutcome(_ change: LikeEdit, op: String, journalID: Int64?, dryRun: Bool) -> EditOutcome {
-        var outcome = EditOutcome(op: op, playlist: CachedPlaylist.likedID, playlistName: CachedPlaylist.likedName, snapshotID: nil,
-                                  writes: [], journalID: journalID, dryRun: dryRun)
-        if change.like { outcome.added = change.uris.count } else { outcome.removed = change.uris.count }
-        outcome.libraryWrites = change.chunks.count
-        return outcome
     }
 
     /// Sends the plan's writes from `start` (nil: wherever the playlist shows it stopped). A

@@ -1,0 +1,32 @@
+/// Saving to or removing from the user's library — liking tracks and episodes, following and
+/// unfollowing (Spotify's only way to delete) playlists: `PUT` / `DELETE /me/library?uris=`
+/// (≤ 40 a request). Both are idempotent, so an interrupted one is finished by sending it again.
+/// Only the items whose state the edit changes are recorded, so an undo touches nothing else.
+public struct LibraryEdit: Equatable, Sendable, Codable {
+    /// The items whose saved state the edit changes.
+    public var uris: [String]
+    /// True: save (like, follow); false: remove (unlike, unfollow).
+    public var save: Bool
+
+    public init(uris: [String], save: Bool) {
+        self.uris = uris
+        self.save = save
+    }
+
+    public static let maxURIs = 40
+
+    public var inverse: LibraryEdit { LibraryEdit(uris: uris, save: !save) }
+
+    /// The URIs a request at a time.
+    public var chunks: [[String]] {
+        stride(from: 0, to: uris.count, by: Self.maxURIs).map { Array(uris[$0..<min($0 + Self.maxURIs, uris.count)]) }
+    }
+
+    /// The playlists among the items (`spotify:playlist:ID` → ID).
+    public var playlistIDs: [String] {
+        uris.compactMap { $0.hasPrefix("spotify:playlist:") ? String($0.dropFirst("spotify:playlist:".count)) : nil }
+    }
+
+    /// Whether any item lives in Liked Songs (a track or an episode).
+    public var touchesLikedSongs: Bool { uris.contains { !$0.hasPrefix("spotify:playlist:") } }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import TimbreCore
+import TimbreNet
+
+/// The library: Liked Songs and followed playlists, through `/me/library`.
+extension PlaylistEditor {
+    /// Saves (likes, follows) or removes (unlikes, unfollows) items; only those whose state
+    /// changes are sent and journalled. `op` names it in the journal and the JSON.
+    public func library(_ uris: [String], save: Bool, op: String, dryRun: Bool) async throws -> EditOutcome {
+        let lock = try await SyncLock.acquire(cachePath: cache.path, wait: lockWait)
+        defer { lock.release() }
+        let sentBefore = api.executor.requestsSent
+        let warnings = try await finishInterruptedLocked()
+        var unique: [String] = []
+        for uri in uris where !unique.contains(uri) { unique.append(uri) }
+        let saved = try await contains(unique)
+        let change = LibraryEdit(uris: unique.filter { saved[$0] != save }, save: save)
+        var outcome = Self.libraryOutcome(change, op: op, journalID: nil, dryRun: dryRun)
+        if !dryRun, !change.uris.isEmpty {
+            let id = try journal.begin(op: op, playlist: change.playlistIDs.first ?? CachedPlaylist.likedID,
+                                       summary: "\(op) \(change.uris.count)", change: .library(change))
+            try await sendLibrary(change)
+            try journal.finish(id, .done)
+            try await refresh(after: change)
+            outcome.journalID = id
+        }
+        outcome.requests = api.executor.requestsSent - sentBefore
+        outcome.warnings = warnings
+        return outcome
+    }
+
+    /// `GET /me/library/contains`, 40 at a time.
+    func contains(_ uris: [String]) async throws -> [String: Bool] {
+        var result: [String: Bool] = [:]
+        for chunk in LibraryEdit(uris: uris, save: true).chunks {
+            let response = try await api.get("me/library/contains?uris=" + Self.encodedList(chunk))
+            guard let answers = try? JSONSerialization.jsonObject(with: response.body) as? [Bool], answers.count == chunk.count else {
+                throw SpotifyError.unexpected(status: response.status, bodyPreview: "not a list of \(chunk.count) booleans", path: "/me/library/contains")
+            }
+            for (uri, answer) in zip(chunk, answers) { result[uri] = answer }
+        }
+        return result
+    }
+
+    func sendLibrary(_ change: LibraryEdit) async throws {
+        for chunk in change.chunks {
+            _ = try await api.send(change.save ? .put : .delete, "me/library?uris=" + Self.encodedList(chunk), json: nil, reconciles: false)
+        }
+    }
+
+    /// The cache after a library change: Liked Songs read again; unfollowed playlists dropped,
+    /// followed ones synced.
+    func refresh(after change: LibraryEdit) async throws {
+        let playlists = change.playlistIDs.compactMap(SpotifyID.init)
+        if change.touchesLikedSongs || (change.save && !playlists.isEmpty) {
+            _ = try await SyncEngine(api: api, cache: cache,
+                                     options: SyncOptions(playlists: change.save ? playlists : [], liked: change.touchesLikedSongs)).run()
+        }
+        if !change.save, !playlists.isEmpty { try await cache.remove(playlists.map(\.rawValue)) }
+    }
+
+    static func encodedList(_ uris: [String]) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~:")
+        return uris.map { $0.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0 }.joined(separator: ",")
+    }
+
+    static func libraryOutcome(_ change: LibraryEdit, op: String, journalID: Int64?, dryRun: Bool) -> EditOutcome {
+        var outcome = EditOutcome(op: op, playlist: change.playlistIDs.first ?? CachedPlaylist.likedID,
+                                  playlistName: change.playlistIDs.isEmpty ? CachedPlaylist.likedName : "your library", snapshotID: nil,
+                                  writes: [], journalID: journalID, dryRun: dryRun)
+        if change.save { outcome.added = change.uris.count } else { outcome.removed = change.uris.count }
+        outcome.libraryWrites = change.chunks.count
+        return outcome
+    }
+}
