@@ -4,6 +4,7 @@ import Foundation
 extension SandboxService {
     struct FaultsBody: Decodable { var faults: [Fault] }
     struct ModeBody: Decodable { var mode: String }
+    struct MintBody: Decodable { var scope: String? }
     struct MutateBody: Decodable {
         var playlist: String?
         var action: String
@@ -45,7 +46,7 @@ extension SandboxService {
             return ok()
         case ("POST", "revoke-refresh-tokens"):
             withState { s in
-                s.revokedRefreshTokens.formUnion(s.refreshTokens)
+                s.revokedRefreshTokens.formUnion(s.refreshTokens.keys)
                 s.refreshTokens.removeAll()
             }
             return ok()
@@ -56,8 +57,13 @@ extension SandboxService {
             withState { $0.approve = body.mode == "approve" }
             return ok()
         case ("POST", "mint-refresh-token"):
-            let token = withState { issueRefreshToken(&$0) }
-            return .json(200, .object([("refresh_token", .string(token))]))
+            // Every known scope unless the body names some: {"scope":"playlist-read-private …"}.
+            let asked = request.body.isEmpty ? nil : try? JSONDecoder().decode(MintBody.self, from: Data(request.body))
+            guard let scopes = Scopes.parse(asked?.scope ?? Scopes.known.joined(separator: " ")) else {
+                return .apiError(400, "Unknown scope in \"scope\"")
+            }
+            let token = withState { issueRefreshToken(&$0, scopes: scopes) }
+            return .json(200, .object([("refresh_token", .string(token)), ("scope", .string(scopes.joined(separator: " ")))]))
         case ("POST", "mutate"):
             guard let body = try? JSONDecoder().decode(MutateBody.self, from: Data(request.body)) else {
                 return .apiError(400, "Expected {\"playlist\":ID,\"action\":\"append|remove_first|rename|clear|delete|create\"}")
@@ -79,15 +85,15 @@ extension SandboxService {
             var library = s.library
             defer { s.library = library }
             if body.action == "create" {
-                let index = library.playlists.count + 10_000 + library.created
-                library.created += 1
+                let index = library.size.playlistCount + 10_000 + library.created
+                let id = library.nextCreatedID()
                 var rng = SplitMix64(seed: library.seed, stream: 200, index: UInt64(index))
                 let entries = (0..<5).map { step in
                     Entry(kind: .track, ref: Names.quirkyTitles.count + rng.below(library.pool.trackCount - Names.quirkyTitles.count),
                           addedAt: 1_767_225_600 + Int64(step) * 60)
                 }
                 let playlist = Playlist(
-                    id: SpotifyID.make(seed: library.seed, namespace: 10, index: index),
+                    id: id,
                     name: body.name ?? "New Playlist \(library.created)", description: nil, owner: 0,
                     collaborative: false, isPublic: false, hasImages: false, followers: 0, entries: entries, version: 0
                 )
