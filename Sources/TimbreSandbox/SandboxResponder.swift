@@ -39,7 +39,7 @@ struct SandboxResponder: HTTPResponder {
         }
         if answer.closeWithoutAnswer {
             // `apply_then_reset`: the request was handled; the client hears nothing back.
-            try? await context.channel.close()
+            context.channel.close(mode: .all, promise: nil)
             throw ConnectionReset()
         }
         var fields = HTTPFields()

@@ -19,6 +19,19 @@ extension SandboxService {
             let includeItems = parameters["include_items"] != "false"
             let value = withState { $0.library.canonicalModel(includeItems: includeItems, onlyPlaylist: parameters["playlist"]) }
             return .json(200, value)
+        case ("GET", _) where name.hasPrefix("playlists/"):
+            // One playlist, followed or not, with its entries: what a client's edit did to the server.
+            let id = String(name.dropFirst("playlists/".count))
+            let value = withState { s in s.library.playlist(id: id).map { s.library.canonicalPlaylist($0, includeItems: true) } }
+            return value.map { .json(200, $0) } ?? .apiError(404, "No playlist \(id) in the library (followed or unfollowed)")
+        case ("GET", "liked"):
+            let value = withState { s in
+                JSONValue.object([
+                    ("liked", .array(s.library.liked.enumerated().map { s.library.canonicalItem($1, position: $0) })),
+                    ("saved_episodes", .array(s.library.savedEpisodes.enumerated().map { s.library.canonicalItem($1, position: $0) })),
+                ])
+            }
+            return .json(200, value)
         case ("GET", "requests"):
             return .json(200, .array(withState { $0.requestLog }))
         case ("POST", "requests/clear"):
@@ -29,7 +42,7 @@ extension SandboxService {
             return SandboxResponse(status: 200, headers: [SandboxResponse.jsonType], body: encode(["faults": pending]))
         case ("POST", "faults"):
             guard let body = try? JSONDecoder().decode(FaultsBody.self, from: Data(request.body)) else {
-                return .apiError(400, "Expected {\"faults\":[{\"kind\":\"status|reset|malformed|empty_items|latency\",…}]}")
+                return .apiError(400, "Expected {\"faults\":[{\"kind\":\"status|reset|malformed|empty_items|latency|apply_then_reset\",…}]}")
             }
             if body.faults.contains(where: { $0.kind == .emptyItems && $0.playlist == nil }) {
                 return .apiError(400, "empty_items needs \"playlist\"")
