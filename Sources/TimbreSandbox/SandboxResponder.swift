@@ -4,14 +4,25 @@ import Hummingbird
 import NIOCore
 import SandboxCore
 
+/// Hummingbird's basic context plus the connection, so an answer can be withheld entirely.
+struct SandboxRequestContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
+    let channel: any Channel
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = CoreRequestContextStorage(source: source)
+        channel = source.channel
+    }
+}
+
 /// Thin glue: Hummingbird request → `SandboxService` → Hummingbird response.
 struct SandboxResponder: HTTPResponder {
-    typealias Context = BasicRequestContext
+    typealias Context = SandboxRequestContext
     let service: SandboxService
 
     struct ConnectionReset: Error {}
 
-    func respond(to request: Request, context: BasicRequestContext) async throws -> Response {
+    func respond(to request: Request, context: SandboxRequestContext) async throws -> Response {
         var headers: [String: String] = [:]
         for field in request.headers { headers[field.name.canonicalName.lowercased()] = field.value }
         let body = try await request.body.collect(upTo: 4 << 20)
@@ -25,6 +36,11 @@ struct SandboxResponder: HTTPResponder {
         let answer = service.handle(sandboxRequest)
         if answer.delayMilliseconds > 0 {
             try await Task.sleep(for: .milliseconds(answer.delayMilliseconds))
+        }
+        if answer.closeWithoutAnswer {
+            // `apply_then_reset`: the request was handled; the client hears nothing back.
+            context.channel.close(mode: .all, promise: nil)
+            throw ConnectionReset()
         }
         var fields = HTTPFields()
         for (name, value) in answer.headers {

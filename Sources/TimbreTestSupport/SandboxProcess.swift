@@ -55,6 +55,55 @@ public struct SandboxRequestRecord: Decodable, Sendable, Equatable {
     public var status: Int
     public var auth: String
     public var bytes: Int
+    /// The request body's size (0 for reads); nil from a sandbox that predates writes.
+    public var requestBytes: Int?
+
+    enum CodingKeys: String, CodingKey {
+        case ts, method, path, query, status, auth, bytes
+        case requestBytes = "request_bytes"
+    }
+
+    /// POST, PUT and DELETE: the writes.
+    public var isWrite: Bool { method != "GET" }
+}
+
+/// One playlist as the sandbox holds it (`GET /__sandbox/playlists/{id}`), followed or not.
+public struct SandboxPlaylistInfo: Decodable, Sendable, Equatable {
+    public var id: String
+    public var name: String
+    public var description: String?
+    public var ownerID: String
+    public var snapshotID: String
+    public var trackCount: Int
+    public var collaborative: Bool
+    public var isPublic: Bool
+    /// The signed-in user owns it or it is collaborative.
+    public var editable: Bool
+    /// Listed in `/me/playlists`.
+    public var followed: Bool
+    public var items: [SandboxEntry]
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, description, collaborative, editable, followed, items
+        case ownerID = "owner_id", snapshotID = "snapshot_id", trackCount = "track_count", isPublic = "public"
+    }
+}
+
+/// One entry of a playlist or of Liked Songs in the sandbox's model.
+public struct SandboxEntry: Decodable, Sendable, Equatable {
+    public var position: Int
+    /// `track`, `local`, `episode`, `null` or `malformed`.
+    public var kind: String
+    /// nil for `item: null`.
+    public var uri: String?
+    public var name: String?
+    /// ISO 8601, nil for `added_at: null`.
+    public var addedAt: String?
+
+    enum CodingKeys: String, CodingKey {
+        case position, kind, uri, name
+        case addedAt = "added_at"
+    }
 }
 
 /// The result of one curl call.
@@ -278,6 +327,48 @@ public final class SandboxProcess: @unchecked Sendable {
         return try JSONDecoder().decode(Token.self, from: data).refresh_token
     }
 
+    /// A refresh token granting only `scope` (space-separated), for missing-scope tests.
+    public func mintRefreshToken(scope: String) async throws -> String {
+        let json = String(decoding: try JSONSerialization.data(withJSONObject: ["scope": scope]), as: UTF8.self)
+        let data = try await control("POST", "mint-refresh-token", json: json)
+        struct Token: Decodable { var refresh_token: String }
+        return try JSONDecoder().decode(Token.self, from: data).refresh_token
+    }
+
+    // MARK: The server's state after a client's edit
+
+    /// A playlist, followed or not, with its entries, as the sandbox holds it now.
+    public func playlistInfo(_ id: String) async throws -> SandboxPlaylistInfo {
+        try JSONDecoder().decode(SandboxPlaylistInfo.self, from: try await control("GET", "playlists/\(id)"))
+    }
+
+    /// The URIs of a playlist's entries in order ("" for an `item: null` entry).
+    public func entries(of playlistID: String) async throws -> [String] {
+        try await playlistInfo(playlistID).items.map { $0.uri ?? "" }
+    }
+
+    /// Liked Songs, most recent first, as entries (URI, added_at, position).
+    public func likedEntries() async throws -> [SandboxEntry] {
+        struct Liked: Decodable { var liked: [SandboxEntry] }
+        return try JSONDecoder().decode(Liked.self, from: try await control("GET", "liked")).liked
+    }
+
+    /// The URIs of Liked Songs, most recent first.
+    public func likedURIs() async throws -> [String] {
+        try await likedEntries().map { $0.uri ?? "" }
+    }
+
+    /// The ids in `/me/playlists` order (followed playlists only).
+    public func followedPlaylistIDs() async throws -> [String] {
+        let model = try await library(includeItems: false)
+        return (model["playlists"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+    }
+
+    /// The logged Web API writes (POST, PUT and DELETE under `/v1/`; not `/api/token`).
+    public func writeRequests() async throws -> [SandboxRequestRecord] {
+        try await requests().filter { $0.isWrite && $0.path.hasPrefix("/v1/") }
+    }
+
     /// The canonical library model (see docs/SANDBOX.md), reflecting mutations.
     public func library(includeItems: Bool = true) async throws -> [String: Any] {
         let data = try await control("GET", "library", query: includeItems ? "" : "include_items=false")
@@ -292,14 +383,19 @@ public final class SandboxProcess: @unchecked Sendable {
 
     // MARK: Sign-in without timbre
 
-    /// Runs authorize → token with a fresh PKCE pair; returns the token response.
+    /// Runs authorize → token with a fresh PKCE pair, asking for every scope; returns the token response.
     public func signIn(redirectPort: Int = 8974) async throws -> (accessToken: String, refreshToken: String) {
+        try await signIn(scopes: Scopes.known, redirectPort: redirectPort)
+    }
+
+    /// Signs in asking for `scopes` only (the tokens carry exactly those).
+    public func signIn(scopes: [String], redirectPort: Int = 8974) async throws -> (accessToken: String, refreshToken: String) {
         let verifier = Digest.randomToken(bytes: 48)
         let challenge = Digest.pkceChallenge(verifier: verifier)
         let redirect = "http://127.0.0.1:\(redirectPort)/callback"
         let query = [
             "response_type=code", "client_id=\(info.clientID)",
-            "redirect_uri=" + FormEncoding.escape(redirect), "scope=playlist-read-private",
+            "redirect_uri=" + FormEncoding.escape(redirect), "scope=" + FormEncoding.escape(scopes.joined(separator: " ")),
             "state=teststate", "code_challenge_method=S256", "code_challenge=\(challenge)",
         ].joined(separator: "&")
         let authorize = try await curl("/authorize?" + query)

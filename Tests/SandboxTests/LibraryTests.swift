@@ -79,10 +79,47 @@ import Testing
             case .malformed: #expect(!SpotifyID.isValid(library.pool.malformedID(Int(entry.ref))))
             case .episode: #expect(SpotifyID.isValid(library.pool.episode(Int(entry.ref)).id))
             case .local: #expect(library.pool.local(Int(entry.ref)).uri.hasPrefix("spotify:local:"))
-            case .null: break
+            case .null, .foreign: break  // a generated library has no foreign entries
             }
         }
         #expect(library.pool.local(0).uri == "spotify:local:Local+Artist:Home+Tapes:My+Song:123")
+    }
+
+    /// Writes need both kinds in every size: playlists the user may change (their own, public and
+    /// private, with entries; a collaborative one owned by someone else) and ones they only follow.
+    @Test(arguments: LibrarySize.allCases)
+    func everySizeHasPlaylistsTheUserCanAndCannotEdit(size: LibrarySize) {
+        let library = Library(size: size, seed: 42)
+        #expect(library.playlists.contains { $0.owner == 0 && $0.isPublic && !$0.entries.isEmpty })
+        #expect(library.playlists.contains { $0.owner == 0 && !$0.isPublic && !$0.entries.isEmpty })
+        #expect(library.playlists.contains { $0.owner != 0 && $0.collaborative && $0.editable })
+        #expect(library.playlists.contains { $0.owner != 0 && !$0.editable && $0.isPublic })
+        #expect(library.playlists.filter { !$0.editable }.count >= 2)
+    }
+
+    @Test func snapshotsFollowEntriesNotNames() {
+        var playlist = Library(size: .small, seed: 42).playlists[0]
+        let before = playlist.snapshotID
+        playlist.name = "Renamed"
+        playlist.isPublic.toggle()
+        #expect(playlist.snapshotID == before)
+        playlist.version += 1
+        #expect(playlist.snapshotID != before)
+    }
+
+    @Test func urisParseAndPrintCanonically() {
+        let id = "4uLU6hMCjMI75M1A2tKUQC"
+        #expect(ItemURI(parsing: "spotify:track:\(id)") == .track(id))
+        #expect(ItemURI(parsing: "spotify:episode:\(id)") == .episode(id))
+        #expect(ItemURI(parsing: "spotify:playlist:\(id)") == .playlist(id))
+        #expect(ItemURI(parsing: "spotify:album:\(id)") == .other(kind: "album", id: id))
+        #expect(ItemURI(parsing: "spotify:track:short") == nil)
+        #expect(ItemURI(parsing: "spotify:track:\(id):extra") == nil)
+        #expect(ItemURI(parsing: "https://open.spotify.com/track/\(id)") == nil)
+        #expect(ItemURI(parsing: "spotify:local:a:b:c:x") == nil)
+        let local = ItemURI(parsing: "spotify:local:Caf%C3%A9+Band::Song%3A+Two:61")
+        #expect(local == .local(Pool.LocalFile(artist: "Café Band", album: "", title: "Song: Two", seconds: 61)))
+        #expect(local?.text == "spotify:local:Caf%C3%A9+Band::Song%3A+Two:61")
     }
 
     @Test func snapshotChangesWithContent() {

@@ -53,10 +53,16 @@ extension SandboxService {
         guard let state, !state.isEmpty else {
             return back([("error", "invalid_request"), ("error_description", "state is required")])
         }
+        // No scope asked, none granted (public data only), as on Spotify.
+        guard let scopes = Scopes.parse(parameters["scope"] ?? "") else {
+            return back([("error", "invalid_scope"), ("error_description", "Invalid scope")])
+        }
         return withState { s in
             guard s.approve else { return back([("error", "access_denied")]) }
             let code = Digest.randomToken(bytes: 48, prefix: "AQ")
-            s.codes[code] = AuthorizationCode(redirectURI: redirect, challenge: challenge, expires: now.addingTimeInterval(SandboxService.codeLifetime))
+            s.codes[code] = AuthorizationCode(
+                redirectURI: redirect, challenge: challenge, expires: now.addingTimeInterval(SandboxService.codeLifetime), scopes: scopes
+            )
             configuration.log("authorize: approved, code issued (present)")
             return back([("code", code)])
         }
@@ -90,8 +96,8 @@ extension SandboxService {
                 guard Digest.pkceChallenge(verifier: verifier) == code.challenge else {
                     return .accountsError("invalid_grant", "code_verifier was incorrect")
                 }
-                let refresh = issueRefreshToken(&s)
-                return tokenResponse(&s, now: now, refresh: refresh)
+                let refresh = issueRefreshToken(&s, scopes: code.scopes)
+                return tokenResponse(&s, now: now, refresh: refresh, scopes: code.scopes)
             }
             guard let refresh = form["refresh_token"], !refresh.isEmpty else {
                 return .accountsError("invalid_request", "refresh_token must be supplied")
@@ -99,56 +105,66 @@ extension SandboxService {
             if s.revokedRefreshTokens.contains(refresh) {
                 return .accountsError("invalid_grant", "Refresh token revoked")
             }
-            guard s.refreshTokens.contains(refresh) else {
+            guard let scopes = s.refreshTokens[refresh] else {
                 return .accountsError("invalid_grant", "Invalid refresh token")
             }
             switch configuration.refreshRotation {
             case .rotate:
-                s.refreshTokens.remove(refresh)
-                return tokenResponse(&s, now: now, refresh: issueRefreshToken(&s))
+                s.refreshTokens[refresh] = nil
+                return tokenResponse(&s, now: now, refresh: issueRefreshToken(&s, scopes: scopes), scopes: scopes)
             case .omit:
-                return tokenResponse(&s, now: now, refresh: nil)
+                return tokenResponse(&s, now: now, refresh: nil, scopes: scopes)
             case .same:
-                return tokenResponse(&s, now: now, refresh: refresh)
+                return tokenResponse(&s, now: now, refresh: refresh, scopes: scopes)
             }
         }
     }
 
-    func issueRefreshToken(_ s: inout State) -> String {
+    /// A refresh token granting `scopes` to every access token it is exchanged for.
+    func issueRefreshToken(_ s: inout State, scopes: [String]) -> String {
         let token = Digest.randomToken(bytes: 96, prefix: "AQ")
-        s.refreshTokens.insert(token)
+        s.refreshTokens[token] = scopes
         return token
     }
 
-    private func tokenResponse(_ s: inout State, now: Date, refresh: String?) -> SandboxResponse {
+    private func tokenResponse(_ s: inout State, now: Date, refresh: String?, scopes: [String]) -> SandboxResponse {
         let access = Digest.randomToken(bytes: 96, prefix: "BQ")
         s.accessTokens[access] = now.addingTimeInterval(TimeInterval(configuration.accessTokenTTL))
+        s.accessScopes[access] = Set(scopes)
         var pairs: [(String, JSONValue)] = [
             ("access_token", .string(access)),
             ("token_type", "Bearer"),
             ("expires_in", .int(configuration.accessTokenTTL)),
         ]
         if let refresh { pairs.append(("refresh_token", .string(refresh))) }
-        pairs.append(("scope", .string(SandboxConfiguration.grantedScope)))
+        pairs.append(("scope", .string(scopes.joined(separator: " "))))
         configuration.log("token: issued access token (present), refresh token \(refresh == nil ? "omitted" : "present")")
         return .json(200, .object(pairs), headers: [("Cache-Control", "no-store")])
     }
 
     /// nil when the bearer token is good, else the 401 to send.
     func checkBearer(_ request: SandboxRequest, now: Date) -> SandboxResponse? {
+        switch authenticate(request, now: now) {
+        case .success: nil
+        case let .failure(error): error.response
+        }
+    }
+
+    /// The bearer token's scopes, or the 401 to send.
+    func authenticate(_ request: SandboxRequest, now: Date) -> Result<Set<String>, SandboxResponseError> {
         let header = request.headers["authorization"] ?? ""
-        guard header.lowercased().hasPrefix("bearer ") else { return unauthorized("Invalid access token") }
+        guard header.lowercased().hasPrefix("bearer ") else { return .failure(.init(response: unauthorized("Invalid access token"))) }
         let token = String(header.dropFirst(7)).trimmingSpaces
         let limit = configuration.accessTokenRequests
-        let (expiry, uses) = withState { s -> (Date?, Int) in
-            guard let expiry = s.accessTokens[token] else { return (nil, 0) }
+        let (expiry, uses, scopes) = withState { s -> (Date?, Int, Set<String>) in
+            guard let expiry = s.accessTokens[token] else { return (nil, 0, []) }
             if limit != nil { s.accessTokenUses[token, default: 0] += 1 }
-            return (expiry, s.accessTokenUses[token] ?? 0)
+            return (expiry, s.accessTokenUses[token] ?? 0, s.accessScopes[token] ?? [])
         }
-        guard let expiry else { return unauthorized("Invalid access token") }
-        guard expiry > now else { return unauthorized("The access token expired") }
-        if let limit, uses > limit { return unauthorized("The access token expired") }
-        return nil
+        guard let expiry else { return .failure(.init(response: unauthorized("Invalid access token"))) }
+        guard expiry > now else { return .failure(.init(response: unauthorized("The access token expired"))) }
+        if let limit, uses > limit { return .failure(.init(response: unauthorized("The access token expired"))) }
+        return .success(scopes)
     }
 
     private func unauthorized(_ message: String) -> SandboxResponse {

@@ -4,6 +4,7 @@ import Foundation
 extension SandboxService {
     struct FaultsBody: Decodable { var faults: [Fault] }
     struct ModeBody: Decodable { var mode: String }
+    struct MintBody: Decodable { var scope: String? }
     struct MutateBody: Decodable {
         var playlist: String?
         var action: String
@@ -18,6 +19,19 @@ extension SandboxService {
             let includeItems = parameters["include_items"] != "false"
             let value = withState { $0.library.canonicalModel(includeItems: includeItems, onlyPlaylist: parameters["playlist"]) }
             return .json(200, value)
+        case ("GET", _) where name.hasPrefix("playlists/"):
+            // One playlist, followed or not, with its entries: what a client's edit did to the server.
+            let id = String(name.dropFirst("playlists/".count))
+            let value = withState { s in s.library.playlist(id: id).map { s.library.canonicalPlaylist($0, includeItems: true) } }
+            return value.map { .json(200, $0) } ?? .apiError(404, "No playlist \(id) in the library (followed or unfollowed)")
+        case ("GET", "liked"):
+            let value = withState { s in
+                JSONValue.object([
+                    ("liked", .array(s.library.liked.enumerated().map { s.library.canonicalItem($1, position: $0) })),
+                    ("saved_episodes", .array(s.library.savedEpisodes.enumerated().map { s.library.canonicalItem($1, position: $0) })),
+                ])
+            }
+            return .json(200, value)
         case ("GET", "requests"):
             return .json(200, .array(withState { $0.requestLog }))
         case ("POST", "requests/clear"):
@@ -28,7 +42,7 @@ extension SandboxService {
             return SandboxResponse(status: 200, headers: [SandboxResponse.jsonType], body: encode(["faults": pending]))
         case ("POST", "faults"):
             guard let body = try? JSONDecoder().decode(FaultsBody.self, from: Data(request.body)) else {
-                return .apiError(400, "Expected {\"faults\":[{\"kind\":\"status|reset|malformed|empty_items|latency\",…}]}")
+                return .apiError(400, "Expected {\"faults\":[{\"kind\":\"status|reset|malformed|empty_items|latency|apply_then_reset\",…}]}")
             }
             if body.faults.contains(where: { $0.kind == .emptyItems && $0.playlist == nil }) {
                 return .apiError(400, "empty_items needs \"playlist\"")
@@ -45,7 +59,7 @@ extension SandboxService {
             return ok()
         case ("POST", "revoke-refresh-tokens"):
             withState { s in
-                s.revokedRefreshTokens.formUnion(s.refreshTokens)
+                s.revokedRefreshTokens.formUnion(s.refreshTokens.keys)
                 s.refreshTokens.removeAll()
             }
             return ok()
@@ -56,8 +70,13 @@ extension SandboxService {
             withState { $0.approve = body.mode == "approve" }
             return ok()
         case ("POST", "mint-refresh-token"):
-            let token = withState { issueRefreshToken(&$0) }
-            return .json(200, .object([("refresh_token", .string(token))]))
+            // Every known scope unless the body names some: {"scope":"playlist-read-private …"}.
+            let asked = request.body.isEmpty ? nil : try? JSONDecoder().decode(MintBody.self, from: Data(request.body))
+            guard let scopes = Scopes.parse(asked?.scope ?? Scopes.known.joined(separator: " ")) else {
+                return .apiError(400, "Unknown scope in \"scope\"")
+            }
+            let token = withState { issueRefreshToken(&$0, scopes: scopes) }
+            return .json(200, .object([("refresh_token", .string(token)), ("scope", .string(scopes.joined(separator: " ")))]))
         case ("POST", "mutate"):
             guard let body = try? JSONDecoder().decode(MutateBody.self, from: Data(request.body)) else {
                 return .apiError(400, "Expected {\"playlist\":ID,\"action\":\"append|remove_first|rename|clear|delete|create\"}")
@@ -79,15 +98,15 @@ extension SandboxService {
             var library = s.library
             defer { s.library = library }
             if body.action == "create" {
-                let index = library.playlists.count + 10_000 + library.created
-                library.created += 1
+                let index = library.size.playlistCount + 10_000 + library.created
+                let id = library.nextCreatedID()
                 var rng = SplitMix64(seed: library.seed, stream: 200, index: UInt64(index))
                 let entries = (0..<5).map { step in
                     Entry(kind: .track, ref: Names.quirkyTitles.count + rng.below(library.pool.trackCount - Names.quirkyTitles.count),
                           addedAt: 1_767_225_600 + Int64(step) * 60)
                 }
                 let playlist = Playlist(
-                    id: SpotifyID.make(seed: library.seed, namespace: 10, index: index),
+                    id: id,
                     name: body.name ?? "New Playlist \(library.created)", description: nil, owner: 0,
                     collaborative: false, isPublic: false, hasImages: false, followers: 0, entries: entries, version: 0
                 )

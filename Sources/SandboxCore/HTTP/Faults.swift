@@ -13,11 +13,16 @@ public struct Fault: Codable, Sendable, Equatable {
         case emptyItems = "empty_items"
         /// Delay the answer by `ms`.
         case latency
+        /// Handle the request (a write is applied to the library), then drop the connection
+        /// without sending a byte of the answer.
+        case applyThenReset = "apply_then_reset"
     }
 
     public var kind: Kind
     /// Substring of `path?query` the request must contain; nil matches everything but control calls.
     public var pathContains: String?
+    /// The request method it matches (`POST`, `PUT`, `DELETE`, `GET`; any case); nil matches all.
+    public var method: String?
     /// How many matching requests it affects (default 1).
     public var count: Int?
     public var status: Int?
@@ -37,7 +42,7 @@ public struct Fault: Codable, Sendable, Equatable {
     var seen = 0
 
     enum CodingKeys: String, CodingKey {
-        case kind, count, status, playlist, total, ms, every, reason
+        case kind, count, status, playlist, total, ms, every, reason, method
         case pathContains = "path_contains"
         case retryAfter = "retry_after"
         case windowMS = "window_ms"
@@ -59,14 +64,22 @@ public struct Fault: Codable, Sendable, Equatable {
         self.reason = reason
     }
 
+    /// A fault that matches one request method only (`method` given, unlike the initializer above).
+    public init(kind: Kind, method: String?, pathContains: String? = nil, count: Int? = nil, status: Int? = nil,
+                retryAfter: Int? = nil, reason: String? = nil) {
+        self.init(kind: kind, pathContains: pathContains, count: count, status: status, retryAfter: retryAfter, reason: reason)
+        self.method = method
+    }
+
     public static func == (a: Fault, b: Fault) -> Bool {
         a.kind == b.kind && a.pathContains == b.pathContains && a.count == b.count && a.status == b.status
             && a.retryAfter == b.retryAfter && a.playlist == b.playlist && a.total == b.total && a.ms == b.ms
-            && a.every == b.every && a.windowMS == b.windowMS && a.reason == b.reason
+            && a.every == b.every && a.windowMS == b.windowMS && a.reason == b.reason && a.method == b.method
     }
 
-    func matches(target: String, path: String) -> Bool {
+    func matches(target: String, path: String, method requestMethod: String) -> Bool {
         if let pathContains, !target.contains(pathContains) { return false }
+        if let method, method.uppercased() != requestMethod.uppercased() { return false }
         if kind == .emptyItems {
             guard let playlist, path.hasPrefix("/v1/playlists/\(playlist)/") else { return false }
         }
@@ -106,7 +119,7 @@ struct FaultQueue {
 
     /// Consumes the latency faults and the first other fault that match. Inside an open
     /// rate-limit window every API request gets the window's 429, and counts toward no `every`.
-    mutating func take(target: String, path: String, now: Date = Date()) -> FaultDecision {
+    mutating func take(target: String, path: String, method: String = "GET", now: Date = Date()) -> FaultDecision {
         var decision = FaultDecision()
         if let open = window {
             if now < open.until, path.hasPrefix("/v1") {
@@ -121,7 +134,7 @@ struct FaultQueue {
         var index = 0
         while index < pending.count {
             let fault = pending[index]
-            var applies = fault.matches(target: target, path: path) && (fault.kind == .latency || decision.fault == nil)
+            var applies = fault.matches(target: target, path: path, method: method) && (fault.kind == .latency || decision.fault == nil)
             if applies, let every = fault.every {
                 pending[index].seen += 1
                 applies = pending[index].seen % every == 0

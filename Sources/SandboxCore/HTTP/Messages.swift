@@ -30,6 +30,8 @@ public struct SandboxResponse: Sendable {
     public var delayMilliseconds = 0
     /// Send the headers and this many body bytes, then close the connection abruptly.
     public var resetAfterBytes: Int?
+    /// Close the connection without sending anything (the request was handled all the same).
+    public var closeWithoutAnswer = false
     /// Set by handlers whose body is still to be filtered and serialized.
     var value: JSONValue?
 

@@ -33,14 +33,14 @@ public struct SandboxConfiguration: Sendable {
     public var log: @Sendable (String) -> Void = { _ in }
 
     public init() {}
-
-    public static let grantedScope = "playlist-read-private playlist-read-collaborative user-library-read"
 }
 
 /// The sandbox's behaviour, independent of the HTTP server: requests in, responses out.
 /// All state sits behind one mutex; handlers are fast (pages are encoded on demand).
 public final class SandboxService: Sendable {
     public let configuration: SandboxConfiguration
+    /// The pool by id (immutable: built once).
+    let catalog: Catalog
     private let state: Mutex<State>
     /// The request log file; the mutex keeps concurrent requests' lines whole.
     private let logFile: Mutex<FileHandle?>
@@ -49,6 +49,7 @@ public final class SandboxService: Sendable {
         var redirectURI: String
         var challenge: String
         var expires: Date
+        var scopes: [String]
     }
 
     struct State {
@@ -57,9 +58,12 @@ public final class SandboxService: Sendable {
         /// Encoded `/v1` answers, until the library (or the base URL in their links) changes.
         var answers = AnswerCache()
         var accessTokens: [String: Date] = [:]
+        /// The scopes each access token was granted.
+        var accessScopes: [String: Set<String>] = [:]
         /// API requests made with each access token (for `accessTokenRequests`).
         var accessTokenUses: [String: Int] = [:]
-        var refreshTokens: Set<String> = []
+        /// Live refresh tokens and the scopes they grant.
+        var refreshTokens: [String: [String]] = [:]
         var revokedRefreshTokens: Set<String> = []
         var codes: [String: AuthorizationCode] = [:]
         var approve = true
@@ -72,6 +76,7 @@ public final class SandboxService: Sendable {
         var library = Library(size: configuration.library, seed: configuration.seed)
         if let name = configuration.displayName { library.users[0].displayName = name }
         if let id = configuration.userID { library.users[0].id = id }
+        catalog = Catalog(pool: library.pool)
         state = Mutex(State(library: library))
         if let path = configuration.requestLogPath {
             _ = FileManager.default.createFile(atPath: path, contents: nil)
@@ -100,7 +105,7 @@ public final class SandboxService: Sendable {
             return handleControl(request)
         }
         let target = request.query.isEmpty ? request.path : request.path + "?" + request.query
-        let decision = withState { $0.faults.take(target: target, path: request.path, now: now) }
+        let decision = withState { $0.faults.take(target: target, path: request.path, method: request.method, now: now) }
         var response: SandboxResponse
         switch decision.fault?.kind {
         case .status?:
@@ -116,6 +121,8 @@ public final class SandboxService: Sendable {
         switch decision.fault?.kind {
         case .reset?:
             response.resetAfterBytes = max(1, response.body.count / 2)
+        case .applyThenReset?:
+            response.closeWithoutAnswer = true
         case .malformed?:
             response.status = 200
             let cut = max(1, response.body.count / 2)
@@ -149,7 +156,7 @@ public final class SandboxService: Sendable {
 
     private func record(_ request: SandboxRequest, response: SandboxResponse, now: Date) {
         let auth = (request.headers["authorization"] ?? "").lowercased().hasPrefix("bearer ") ? "bearer" : "none"
-        let bytes = response.resetAfterBytes.map { min($0, response.body.count) } ?? response.body.count
+        let bytes = response.closeWithoutAnswer ? 0 : response.resetAfterBytes.map { min($0, response.body.count) } ?? response.body.count
         let entry: JSONValue = .object([
             ("ts", .string(ISODate.formatMilliseconds(now))),
             ("method", .string(request.method)),
@@ -158,12 +165,13 @@ public final class SandboxService: Sendable {
             ("status", .int(response.status)),
             ("auth", .string(auth)),
             ("bytes", .int(bytes)),
+            ("request_bytes", .int(request.body.count)),
         ])
         var line = entry.serialized()
         line.append(0x0A)
         withState { $0.requestLog.append(entry) }
         logFile.withLock { $0?.write(Data(line)) }
-        configuration.log("\(request.method) \(request.path) \(response.status) \(bytes)B")
+        configuration.log("\(request.method) \(request.path) \(response.status) \(bytes)B" + (response.closeWithoutAnswer ? " (dropped)" : ""))
     }
 }
 

@@ -10,16 +10,14 @@ extension SandboxService {
     func api(_ request: SandboxRequest, now: Date, emptyItems: Fault?) -> SandboxResponse {
         let parts = request.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst(2).map(String.init)
         // parts of /v1/playlists/ID/items → ["playlists", "ID", "items"]
-        let known: Bool
-        switch parts.count {
-        case 1: known = parts[0] == "me"
-        case 2: known = (parts[0] == "me" && (parts[1] == "playlists" || parts[1] == "tracks")) || parts[0] == "playlists"
-        case 3: known = parts[0] == "playlists" && (parts[2] == "items" || parts[2] == "tracks")
-        default: known = false
+        guard let route = APIRoute(parts: parts, legacy: configuration.legacy) else { return .apiError(404, "Service not found") }
+        guard route.methods.contains(request.method) else { return .apiError(405, "Method not allowed") }
+        guard request.method == "GET" else {
+            switch authenticate(request, now: now) {
+            case let .failure(error): return error.response
+            case let .success(scopes): return write(route, request, scopes: scopes, now: now)
+            }
         }
-        guard known else { return .apiError(404, "Service not found") }
-        if parts.count == 3, parts[2] == "items", configuration.legacy { return .apiError(404, "Service not found") }
-        guard request.method == "GET" else { return .apiError(405, "Method not allowed") }
         if let failure = checkBearer(request, now: now) { return failure }
         let target = request.path + "?" + request.query
         if emptyItems == nil, let body = withState({ $0.answers.body(for: target) }) {
@@ -34,22 +32,32 @@ extension SandboxService {
         let (library, baseURL) = withState { ($0.library, $0.baseURL) }
         let renderer = LibraryRenderer(apiBase: baseURL + "/v1", legacy: configuration.legacy)
         var result: SandboxResponse
-        switch (parts.count, parts[0], parts.last ?? "") {
-        case (1, _, _):
+        switch route {
+        case .me:
             result = .jsonValue(200, renderer.me(library.me))
-        case (2, "me", "playlists"):
+        case .myPlaylists:
             result = paged(request, parameters, maxLimit: 50, defaultLimit: 20, baseURL: baseURL, total: library.playlists.count) { range in
                 library.playlists[range].map { renderer.playlist($0, library: library) }
             }
-        case (2, "me", "tracks"):
+        case .myTracks:
             result = paged(request, parameters, maxLimit: 50, defaultLimit: 20, baseURL: baseURL, total: library.liked.count) { range in
                 library.liked[range].map { renderer.likedEntry($0, library: library) }
             }
-        case (2, "playlists", _):
-            result = playlistObject(id: parts[1], library: library, renderer: renderer, baseURL: baseURL)
-        default:
-            result = playlistItems(request, parameters, id: parts[1], legacyShape: parts[2] == "tracks",
+        case let .playlist(id):
+            result = playlistObject(id: id, library: library, renderer: renderer, baseURL: baseURL)
+        case let .playlistEntries(id, tracksPath):
+            result = playlistItems(request, parameters, id: id, legacyShape: tracksPath,
                                    library: library, renderer: renderer, baseURL: baseURL, emptyItems: emptyItems)
+        case .myLibraryContains, .myTracksContains:
+            result = libraryContains(route, parameters, library: library)
+        case .search:
+            result = search(request, parameters, library: library, renderer: renderer, baseURL: baseURL)
+        case let .track(id):
+            result = trackObject(id: id, library: library, renderer: renderer)
+        case let .albumTracks(id):
+            result = albumTracks(request, parameters, id: id, library: library, renderer: renderer, baseURL: baseURL)
+        case .userPlaylists, .myLibrary, .playlistFollowers:
+            result = .apiError(405, "Method not allowed")
         }
         if let value = result.value {
             result.body = (filter.map { $0.apply(to: value) } ?? value).serialized()
@@ -62,13 +70,13 @@ extension SandboxService {
         return result
     }
 
-    private func lookup(_ id: String, in library: Library) -> Result<Playlist, SandboxResponseError> {
+    func lookup(_ id: String, in library: Library) -> Result<Playlist, SandboxResponseError> {
         guard SpotifyID.isValid(id) else { return .failure(.init(response: .apiError(400, "Invalid base62 id"))) }
         guard let playlist = library.playlist(id: id) else { return .failure(.init(response: .apiError(404, "Resource not found"))) }
         return .success(playlist)
     }
 
-    private func playlistObject(id: String, library: Library, renderer: LibraryRenderer, baseURL: String) -> SandboxResponse {
+    func playlistObject(id: String, library: Library, renderer: LibraryRenderer, baseURL: String) -> SandboxResponse {
         let playlist: Playlist
         switch lookup(id, in: library) {
         case let .success(found): playlist = found
@@ -116,7 +124,7 @@ extension SandboxService {
 
     // MARK: Paging
 
-    private func pageParameters(_ parameters: [String: String], maxLimit: Int, defaultLimit: Int) -> (page: PageRequest?, failure: SandboxResponse?) {
+    func pageParameters(_ parameters: [String: String], maxLimit: Int, defaultLimit: Int) -> (page: PageRequest?, failure: SandboxResponse?) {
         var limit = defaultLimit
         if let text = parameters["limit"] {
             guard let value = Int(text), (1...maxLimit).contains(value) else { return (nil, .apiError(400, "Invalid limit")) }
@@ -130,7 +138,7 @@ extension SandboxService {
         return (PageRequest(offset: offset, limit: limit), nil)
     }
 
-    private func paged(
+    func paged(
         _ request: SandboxRequest, _ parameters: [String: String], maxLimit: Int, defaultLimit: Int, baseURL: String,
         total: Int, items: (Range<Int>) -> [JSONValue]
     ) -> SandboxResponse {
@@ -142,7 +150,7 @@ extension SandboxService {
         return .jsonValue(200, pageObject(baseURL: baseURL, path: request.path, extra: extra, offset: page.offset, limit: page.limit, total: total, items: items))
     }
 
-    private func pageObject(
+    func pageObject(
         baseURL: String, path: String, extra: [String], offset: Int, limit: Int, total: Int,
         items: (Range<Int>) -> [JSONValue]
     ) -> JSONValue {

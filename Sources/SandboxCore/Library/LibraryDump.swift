@@ -12,7 +12,33 @@ extension Library {
         var artists: [String] = []
         var album: String?
         var duration: Int?
+        let foreignItem = entry.kind == .foreign && Int(entry.ref) < foreign.count ? foreign[Int(entry.ref)] : nil
         switch entry.kind {
+        case .foreign:
+            switch foreignItem {
+            case let .track(trackID)?:
+                let track = pool.foreignTrack(id: trackID)
+                kind = "track"
+                (id, uri, name) = (trackID, "spotify:track:\(trackID)", track.name)
+                artists = track.artists.map(\.name)
+                album = track.album.name
+                duration = track.durationMs
+            case let .episode(episodeID)?:
+                let episode = pool.foreignEpisode(id: episodeID)
+                kind = "episode"
+                (id, uri, name) = (episodeID, "spotify:episode:\(episodeID)", episode.name)
+                artists = [episode.showName]
+                album = episode.showName
+                duration = episode.durationMs
+            case let .local(file)?:
+                kind = "local"
+                (uri, name) = (file.uri, file.title)
+                artists = [file.artist]
+                album = file.album
+                duration = file.seconds * 1_000
+            case nil:
+                kind = "null"
+            }
         case .track, .malformed:
             let track = pool.track(Int(entry.ref))
             kind = entry.kind == .track ? "track" : "malformed"
@@ -68,6 +94,8 @@ extension Library {
             ("public", .bool(playlist.isPublic)),
             ("images", .bool(playlist.hasImages)),
             ("readable_in_development_mode", .bool(playlist.readableInDevelopmentMode)),
+            ("editable", .bool(playlist.editable)),
+            ("followed", .bool(isFollowed(playlist.id))),
         ]
         if includeItems {
             pairs.append(("items", .array(playlist.entries.enumerated().map { canonicalItem($1, position: $0) })))
@@ -76,8 +104,13 @@ extension Library {
     }
 
     /// The whole library; `includeItems: false` leaves out item lists (the large library's are ~50 MB).
+    /// `onlyPlaylist` keeps one playlist, followed or not, in `playlists` or `unfollowed`.
     public func canonicalModel(includeItems: Bool = true, onlyPlaylist: String? = nil) -> JSONValue {
         let selected = playlists.filter { onlyPlaylist == nil || $0.id == onlyPlaylist }
+        let gone = unfollowed.filter { onlyPlaylist == nil || $0.id == onlyPlaylist }
+        func list(_ entries: [Entry]) -> JSONValue {
+            includeItems ? .array(entries.enumerated().map { canonicalItem($1, position: $0) }) : .null
+        }
         return .object([
             ("library", .string(size.rawValue)),
             ("seed", .int(Int(truncatingIfNeeded: seed))),
@@ -86,9 +119,13 @@ extension Library {
                 ("playlists", .int(playlists.count)),
                 ("items", .int(totalItems)),
                 ("liked", .int(liked.count)),
+                ("unfollowed", .int(unfollowed.count)),
+                ("saved_episodes", .int(savedEpisodes.count)),
             ])),
             ("playlists", .array(selected.map { canonicalPlaylist($0, includeItems: includeItems) })),
-            ("liked", includeItems ? .array(liked.enumerated().map { canonicalItem($1, position: $0) }) : .null),
+            ("unfollowed", .array(gone.map { canonicalPlaylist($0, includeItems: includeItems) })),
+            ("liked", list(liked)),
+            ("saved_episodes", list(savedEpisodes)),
         ])
     }
 }

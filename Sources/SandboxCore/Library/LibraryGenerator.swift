@@ -79,6 +79,7 @@ extension Library {
                 playlist.name = "Today's Top Hits"
                 playlist.description = "The hottest 50. Cover: <a href=\"spotify:artist:x\">Someone</a>"
                 playlist.owner = 1
+                playlist.isPublic = true  // editorial playlists are public (and not the user's to edit)
                 playlist.followers = 35_123_456
                 playlist.entries = Library.ordinaryEntries(count: 50, pool: pool, rng: &rng, addedBy: [1])
             case .friendNoDisplayName?:

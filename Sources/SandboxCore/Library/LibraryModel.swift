@@ -1,5 +1,5 @@
-/// The sandbox's library: a deterministic function of (size, seed), mutated only through the
-/// control endpoint. Tracks, episodes and local files are computed on demand from an index into
+/// The sandbox's library: a deterministic function of (size, seed), changed by the Web API's
+/// write endpoints and the control endpoint. Tracks, episodes and local files are computed on demand from an index into
 /// a shared pool, so a 200,000-item library costs a few megabytes.
 public enum LibrarySize: String, CaseIterable, Sendable, Codable {
     case small, medium, large
@@ -27,6 +27,9 @@ public struct Entry: Sendable, Equatable {
         case episode
         /// `"track": null` — a removed or unavailable item.
         case null
+        /// Added through the API and not in the pool (`ref` indexes `Library.foreign`): a
+        /// well-formed track or episode id the pool lacks, or a local file.
+        case foreign
     }
 
     public var kind: Kind
@@ -56,16 +59,20 @@ public struct Playlist: Sendable, Equatable {
     public var hasImages: Bool
     public var followers: Int
     public var entries: [Entry]
-    /// Bumped by every mutation; part of the snapshot id.
+    /// Bumped by every change of entries; part of the snapshot id (details changes leave it).
     public var version: Int
 
     /// The signed-in user can read the items in development mode (owner or collaborator).
     public var readableInDevelopmentMode: Bool { owner == 0 || collaborative }
 
+    /// The user may change its entries and details: they own it or it is collaborative.
+    public var editable: Bool { owner == 0 || collaborative }
+
     public var snapshotID: String {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325 ^ UInt64(truncatingIfNeeded: version)
         func feed(_ value: UInt64) { hash = SplitMix64.mix(hash ^ value) }
-        for byte in name.utf8 { feed(UInt64(byte)) }
+        // The id, not the name: a rename (details) keeps the snapshot, as on Spotify.
+        for byte in id.utf8 { feed(UInt64(byte)) }
         feed(UInt64(entries.count))
         for entry in entries {
             feed(UInt64(entry.kind.rawValue) << 40 ^ UInt64(UInt32(bitPattern: entry.ref)) ^ UInt64(bitPattern: entry.addedAt ?? -1) << 8)
@@ -80,17 +87,64 @@ public struct Library: Sendable {
     public let size: LibrarySize
     public let seed: UInt64
     public var users: [User]
+    /// The playlists the user follows, in `/me/playlists` order (new and re-followed ones first).
     public var playlists: [Playlist]
+    /// Playlists the user unfollowed (or deleted, for their own): still readable and writable by
+    /// id, and followed again by id.
+    public var unfollowed: [Playlist] = []
     /// Liked songs, most recently added first (as Spotify returns them).
     public var liked: [Entry]
+    /// Saved episodes ("Your Episodes"), most recently added first; not part of Liked Songs.
+    public var savedEpisodes: [Entry] = []
+    /// Items added through the API that the pool lacks; `Entry.Kind.foreign` refs index it.
+    public var foreign: [ForeignItem] = []
+    /// `foreign` by canonical URI, so adding the same URI twice reuses one ref.
+    var foreignRefs: [String: Int32] = [:]
     public let pool: Pool
-    /// Counter for ids of playlists created through the control endpoint.
+    /// Counter for ids of playlists created through the API or the control endpoint.
     public var created = 0
 
     public var me: User { users[0] }
 
-    public func playlist(id: String) -> Playlist? { playlists.first { $0.id == id } }
+    /// A followed or unfollowed playlist.
+    public func playlist(id: String) -> Playlist? { playlists.first { $0.id == id } ?? unfollowed.first { $0.id == id } }
     public func playlistIndex(id: String) -> Int? { playlists.firstIndex { $0.id == id } }
+    public func isFollowed(_ id: String) -> Bool { playlists.contains { $0.id == id } }
+
+    /// Where a playlist sits: in `playlists` (followed) or `unfollowed`.
+    enum Place: Equatable {
+        case followed(Int)
+        case unfollowed(Int)
+    }
+
+    func place(of id: String) -> Place? {
+        if let index = playlists.firstIndex(where: { $0.id == id }) { return .followed(index) }
+        if let index = unfollowed.firstIndex(where: { $0.id == id }) { return .unfollowed(index) }
+        return nil
+    }
+
+    subscript(place: Place) -> Playlist {
+        get {
+            switch place {
+            case let .followed(index): playlists[index]
+            case let .unfollowed(index): unfollowed[index]
+            }
+        }
+        set {
+            switch place {
+            case let .followed(index): playlists[index] = newValue
+            case let .unfollowed(index): unfollowed[index] = newValue
+            }
+        }
+    }
+
+    /// The id of the next created playlist: fixed by the size and a counter, so removing
+    /// playlists never makes an id come round again.
+    mutating func nextCreatedID() -> String {
+        let index = size.playlistCount + 10_000 + created
+        created += 1
+        return SpotifyID.make(seed: seed, namespace: 10, index: index)
+    }
 
     public var totalItems: Int { playlists.reduce(0) { $0 + $1.entries.count } }
 }

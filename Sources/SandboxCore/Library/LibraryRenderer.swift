@@ -59,25 +59,34 @@ public struct LibraryRenderer: Sendable {
         ])
     }
 
+    /// A simplified album (as in a track object and in search results).
+    public func album(_ album: Pool.Album) -> JSONValue {
+        .object([
+            ("album_type", .string(album.albumType)),
+            ("artists", .array(album.artists.map(artist))),
+            ("available_markets", LibraryRenderer.markets),
+            ("external_urls", externalURLs("album", album.id)),
+            ("href", .string("\(apiBase)/albums/\(album.id)")),
+            ("id", .string(album.id)),
+            ("images", images(album.imageKey, sizes: [640, 300, 64])),
+            ("name", .string(album.name)),
+            ("release_date", .string(album.releaseDate)),
+            ("release_date_precision", "day"),
+            ("total_tracks", .int(album.totalTracks)),
+            ("type", "album"),
+            ("uri", .string("spotify:album:\(album.id)")),
+        ])
+    }
+
+    /// A simplified track (as in an album's track list): no album, popularity or external ids.
+    public func simplifiedTrack(_ track: Pool.Track) -> JSONValue {
+        self.track(track).removingKey("album").removingKey("popularity").removingKey("external_ids")
+    }
+
     public func track(_ track: Pool.Track, id overrideID: String? = nil) -> JSONValue {
         let id = overrideID ?? track.id
-        let album = track.album
         return .object([
-            ("album", .object([
-                ("album_type", .string(album.albumType)),
-                ("artists", .array(album.artists.map(artist))),
-                ("available_markets", LibraryRenderer.markets),
-                ("external_urls", externalURLs("album", album.id)),
-                ("href", .string("\(apiBase)/albums/\(album.id)")),
-                ("id", .string(album.id)),
-                ("images", images(album.imageKey, sizes: [640, 300, 64])),
-                ("name", .string(album.name)),
-                ("release_date", .string(album.releaseDate)),
-                ("release_date_precision", "day"),
-                ("total_tracks", .int(album.totalTracks)),
-                ("type", "album"),
-                ("uri", .string("spotify:album:\(album.id)")),
-            ])),
+            ("album", album(track.album)),
             ("artists", .array(track.artists.map(artist))),
             ("available_markets", LibraryRenderer.markets),
             ("disc_number", 1),
@@ -174,12 +183,20 @@ public struct LibraryRenderer: Sendable {
     }
 
     /// The object an entry points at, or null.
-    public func itemObject(_ entry: Entry, pool: Pool) -> JSONValue {
+    public func itemObject(_ entry: Entry, library: Library) -> JSONValue {
+        let pool = library.pool
         switch entry.kind {
         case .track: return track(pool.track(Int(entry.ref)))
         case .malformed: return track(pool.track(Int(entry.ref)), id: pool.malformedID(Int(entry.ref)))
         case .local: return local(pool.local(Int(entry.ref)))
         case .episode: return episode(pool.episode(Int(entry.ref)))
+        case .foreign:
+            guard Int(entry.ref) < library.foreign.count else { return .null }
+            switch library.foreign[Int(entry.ref)] {
+            case let .track(id): return track(pool.foreignTrack(id: id))
+            case let .episode(id): return episode(pool.foreignEpisode(id: id))
+            case let .local(file): return local(file)
+            }
         case .null: return .null
         }
     }
@@ -192,7 +209,7 @@ public struct LibraryRenderer: Sendable {
             ("added_by", entry.addedAt == nil ? .null : user(adder).removingKey("display_name")),
             ("is_local", .bool(entry.kind == .local)),
             ("primary_color", .null),
-            (trackKey ? "track" : "item", itemObject(entry, pool: library.pool)),
+            (trackKey ? "track" : "item", itemObject(entry, library: library)),
             ("video_thumbnail", .object([("url", .null)])),
         ])
     }
@@ -200,7 +217,7 @@ public struct LibraryRenderer: Sendable {
     public func likedEntry(_ entry: Entry, library: Library) -> JSONValue {
         .object([
             ("added_at", entry.addedAt.map { .string(ISODate.format($0)) } ?? .null),
-            ("track", itemObject(entry, pool: library.pool)),
+            ("track", itemObject(entry, library: library)),
         ])
     }
 

@@ -91,12 +91,22 @@ public struct Pool: Sendable {
             ? "\(rng.pick(Names.adjectives)) \(rng.pick(Names.nouns))"
             : "\(rng.pick(Names.nouns)) of \(rng.pick(Names.pluralNouns))"
         return Album(
-            id: SpotifyID.make(seed: seed, namespace: 2, index: index),
+            id: albumID(index),
             name: name, albumType: type, artists: [artist],
             releaseDate: String(format4: year) + "-" + String(pad2: 1 + rng.below(12)) + "-" + String(pad2: 1 + rng.below(28)),
             totalTracks: 1 + rng.below(18),
             imageKey: Pool.hex(rng.next()) + Pool.hex(rng.next()) + Pool.hex(rng.next()).prefix(8)
         )
+    }
+
+    public func trackID(_ index: Int) -> String { SpotifyID.make(seed: seed, namespace: 3, index: index) }
+    public func episodeID(_ index: Int) -> String { SpotifyID.make(seed: seed, namespace: 4, index: index) }
+    public func albumID(_ index: Int) -> String { SpotifyID.make(seed: seed, namespace: 2, index: index) }
+
+    /// The album a track is on (the first draw of its stream), without building the track.
+    public func albumIndex(ofTrack index: Int) -> Int {
+        var rng = SplitMix64(seed: seed, stream: 3, index: UInt64(index))
+        return rng.below(albumCount)
     }
 
     public func track(_ index: Int) -> Track {
@@ -119,7 +129,7 @@ public struct Pool: Sendable {
         }
         let isrcCountry = rng.pick(["US", "GB", "SE", "DE", "JP", "FR"])
         return Track(
-            id: SpotifyID.make(seed: seed, namespace: 3, index: index),
+            id: trackID(index),
             name: name, artists: artists, album: album,
             durationMs: 95_000 + rng.below(330_000),
             explicit: rng.chance(0.15),
@@ -135,7 +145,7 @@ public struct Pool: Sendable {
         var showRNG = SplitMix64(seed: seed, stream: 5, index: UInt64(show))
         let showName = show == 0 ? "Tech Talk 🎙️ Weekly" : "The \(showRNG.pick(Names.adjectives)) \(showRNG.pick(Names.nouns)) Podcast"
         return Episode(
-            id: SpotifyID.make(seed: seed, namespace: 4, index: index),
+            id: episodeID(index),
             name: "Episode \(index + 1): \(rng.pick(Names.verbs)) the \(rng.pick(Names.nouns))",
             description: "In this episode we talk about \(rng.pick(Names.pluralNouns).lowercased()).",
             durationMs: 900_000 + rng.below(4_500_000),
@@ -156,6 +166,32 @@ public struct Pool: Sendable {
             title: "\(rng.pick(Names.nouns)) (home recording)",
             seconds: 60 + rng.below(400)
         )
+    }
+
+    /// A track for a well-formed id the pool lacks (added through the API): name, album and
+    /// artists generated from the id, so it renders the same everywhere and in every run.
+    public func foreignTrack(id: String) -> Track {
+        var rng = SplitMix64(seed: Pool.hash(id, seed: seed))
+        let album = self.album(rng.below(albumCount))
+        let name = "\(rng.pick(Names.adjectives)) \(rng.pick(Names.nouns)) (\(rng.pick(Names.versions)))"
+        return Track(
+            id: id, name: name, artists: album.artists, album: album,
+            durationMs: 95_000 + rng.below(330_000), explicit: false, popularity: rng.below(100),
+            trackNumber: 1 + rng.below(album.totalTracks), isrc: "XXSBX" + String(pad2: rng.below(100)) + String(rng.below(90_000) + 10_000)
+        )
+    }
+
+    /// An episode for a well-formed id the pool lacks: a pool episode's show and data, this id.
+    public func foreignEpisode(id: String) -> Episode {
+        var episode = self.episode(Int(Pool.hash(id, seed: seed) % UInt64(episodeCount)))
+        episode.id = id
+        return episode
+    }
+
+    static func hash(_ text: String, seed: UInt64) -> UInt64 {
+        var hash = SplitMix64.mix(seed ^ 0xF0E1_D2C3)
+        for byte in text.utf8 { hash = SplitMix64.mix(hash ^ UInt64(byte)) }
+        return hash
     }
 
     /// The id a `.malformed` entry reports: 21 characters, or 22 with a `-`.

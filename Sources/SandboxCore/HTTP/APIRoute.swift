@@ -1,0 +1,64 @@
+/// A `/v1` endpoint, from the path's parts after `/v1/`.
+enum APIRoute: Equatable {
+    case me
+    case myPlaylists
+    case myTracks
+    case myTracksContains
+    /// `/me/library` (2026; not in `--legacy`).
+    case myLibrary
+    case myLibraryContains
+    case userPlaylists(String)
+    case playlist(String)
+    /// `/playlists/{id}/items`, or `/tracks` (`tracksPath`).
+    case playlistEntries(String, tracksPath: Bool)
+    case playlistFollowers(String)
+    case search
+    case track(String)
+    case albumTracks(String)
+
+    /// nil: 404 "Service not found".
+    init?(parts: [String], legacy: Bool) {
+        switch parts.count {
+        case 1 where parts[0] == "me": self = .me
+        case 1 where parts[0] == "search": self = .search
+        case 2 where parts[0] == "me":
+            switch parts[1] {
+            case "playlists": self = .myPlaylists
+            case "tracks": self = .myTracks
+            case "library" where !legacy: self = .myLibrary
+            default: return nil
+            }
+        case 2 where parts[0] == "playlists": self = .playlist(parts[1])
+        case 2 where parts[0] == "tracks": self = .track(parts[1])
+        case 3 where parts[0] == "me" && parts[2] == "contains":
+            switch parts[1] {
+            case "tracks": self = .myTracksContains
+            case "library" where !legacy: self = .myLibraryContains
+            default: return nil
+            }
+        case 3 where parts[0] == "users" && parts[2] == "playlists": self = .userPlaylists(parts[1])
+        case 3 where parts[0] == "albums" && parts[2] == "tracks": self = .albumTracks(parts[1])
+        case 3 where parts[0] == "playlists":
+            switch parts[2] {
+            case "items" where !legacy: self = .playlistEntries(parts[1], tracksPath: false)
+            case "tracks": self = .playlistEntries(parts[1], tracksPath: true)
+            case "followers": self = .playlistFollowers(parts[1])
+            default: return nil
+            }
+        default: return nil
+        }
+    }
+
+    /// The methods it answers; others get 405.
+    var methods: Set<String> {
+        switch self {
+        case .me, .myTracksContains, .myLibraryContains, .search, .track, .albumTracks: ["GET"]
+        case .myPlaylists: ["GET", "POST"]
+        case .myTracks: ["GET", "PUT", "DELETE"]
+        case .myLibrary, .playlistFollowers: ["PUT", "DELETE"]
+        case .userPlaylists: ["POST"]
+        case .playlist: ["GET", "PUT"]
+        case .playlistEntries: ["GET", "POST", "PUT", "DELETE"]
+        }
+    }
+}
