@@ -72,6 +72,14 @@ final class CurlTransfer: @unchecked Sendable {
         codes.append(tcurl_set_long(easy, CURLOPT_FOLLOWLOCATION, 0))
         codes.append(tcurl_set_long(easy, CURLOPT_CONNECTTIMEOUT_MS, settings.connectTimeout.milliseconds))
         codes.append(tcurl_set_long(easy, CURLOPT_TIMEOUT_MS, (request.timeout ?? settings.totalTimeout).milliseconds))
+        if !request.repeatable {
+            // libcurl quietly sends a request again when a reused connection dies before any
+            // answer — right for a read, wrong for a write the server may have applied (seen: an
+            // add applied twice). A write gets a connection of its own, so the only one who
+            // decides about sending it again is the executor, which never does once it may have arrived.
+            codes.append(tcurl_set_long(easy, CURLOPT_FRESH_CONNECT, 1))
+            codes.append(tcurl_set_long(easy, CURLOPT_FORBID_REUSE, 1))
+        }
 
         // TLS: minimum version, system trust + hostname, then our pin check inside the handshake.
         let version = settings.minimumTLS == .tls13 ? CURL_SSLVERSION_TLSv1_3 : CURL_SSLVERSION_TLSv1_2

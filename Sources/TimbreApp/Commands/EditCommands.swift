@@ -159,12 +159,16 @@ extension AppContext {
     func editor() async throws -> PlaylistEditor {
         let vault = self.vault()
         guard try await vault.refreshToken() != nil else { throw AuthError.notSignedIn }
-        if let scopes = await vault.loadSession()?.scopes, !scopes.isEmpty,
-           !Set(PKCE.editScopes).subtracting(["user-library-modify"]).isSubset(of: Set(scopes)) {
+        let api = try spotify(vault: vault)
+        // The scopes of the access token in use (refreshed first when none is known): a sign-in
+        // from before editing existed is told so before anything is written.
+        _ = try await api.tokens.accessToken()
+        if let scopes = await api.tokens.currentSession()?.scopes, !scopes.isEmpty,
+           !Set(["playlist-modify-public", "playlist-modify-private"]).isSubset(of: Set(scopes)) {
             throw MissingEditScopes()
         }
         let cache = try LibraryCache.open(path: paths.cache, warn: console.warnings)
-        return PlaylistEditor(api: try spotify(vault: vault), cache: cache, journal: try EditJournal(path: paths.data))
+        return PlaylistEditor(api: api, cache: cache, journal: try EditJournal(path: paths.data))
     }
 }
 

@@ -15,6 +15,15 @@ struct LivePlaylist: Sendable {
 
     static func isUnusable(_ uri: String) -> Bool { uri.hasPrefix(unusablePrefix) }
 
+    /// The playlist's details alone.
+    static func meta(_ id: SpotifyID, api: any SpotifyAPI) async throws -> PlaylistMeta {
+        let fetcher = Fetcher(api: api, state: Locked(RunState()))
+        guard let meta = SyncEngine.meta(try await fetcher.playlist(id), warnings: Locked([])), meta.id == id.rawValue else {
+            throw SpotifyError.unexpected(status: 200, bodyPreview: "not the playlist asked for", path: "/playlists/\(id.rawValue)")
+        }
+        return meta
+    }
+
     /// Reads the playlist and its entries, then its details again: a list read while the playlist
     /// changed (the snapshot moved, the pages disagree) is read again, up to three times.
     static func read(_ id: SpotifyID, api: any SpotifyAPI) async throws -> LivePlaylist {

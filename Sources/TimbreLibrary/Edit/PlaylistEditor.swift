@@ -117,8 +117,10 @@ public final class PlaylistEditor: Sendable {
         defer { lock.release() }
         let sentBefore = api.executor.requestsSent
         var warnings = try await finishInterruptedLocked()
+        // Whose playlist it is, before its entries: Spotify does not show another user's entries
+        // to a development-mode app, and an edit of it must end here anyway.
+        try await checkPermission(try await LivePlaylist.meta(request.playlist, api: api))
         let live = try await LivePlaylist.read(request.playlist, api: api)
-        try await checkPermission(live.meta)
         let edit = try resolve(request, on: live)
         let plan = try Self.plan(edit, on: live.uris)
         var outcome = EditOutcome(op: request.op, playlist: live.meta.id, playlistName: live.meta.name, snapshotID: live.meta.snapshotID,
