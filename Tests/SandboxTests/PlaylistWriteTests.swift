@@ -319,6 +319,19 @@ import Testing
         #expect(client.liked().first == x)
     }
 
+    @Test func theTracksPathTakesWritesInDevelopmentModeWhileItsReadsAre403() throws {
+        let client = WriteClient()
+        let playlist = try client.ownPlaylist(isPublic: false, minimum: 5)
+        let before = client.entries(playlist.id)
+        let path = "/v1/playlists/\(playlist.id)/tracks"
+        #expect(client.get(path).status == 403)
+        #expect(client.call("POST", path, json: WriteClient.urisBody([client.trackURI(71)])).status == 201)
+        #expect(client.call("PUT", path, json: #"{"range_start":\#(before.count),"insert_before":0}"#).status == 200)
+        #expect(client.entries(playlist.id) == [client.trackURI(71)] + before)
+        #expect(client.call("DELETE", path, json: #"{"tracks":[{"uri":"\#(client.trackURI(71))"}]}"#).status == 200)
+        #expect(client.entries(playlist.id) == before)
+    }
+
     @Test func writesAreLoggedWithMethodPathStatusAndBodySize() throws {
         let client = WriteClient()
         let playlist = try client.ownPlaylist(isPublic: false, minimum: 5)
