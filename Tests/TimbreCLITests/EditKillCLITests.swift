@@ -1,0 +1,70 @@
+import Foundation
+import SandboxCore
+import Testing
+import TimbreTestSupport
+
+/// The real binary killed (SIGKILL) at random points of a long edit: the next command that opens
+/// the journal finishes it, and the playlist on the server holds exactly what was asked — never
+/// an entry missing that the edit did not remove.
+extension SyncCLITests {
+    @Test func anEditKilledAtAnyPointIsFinishedByTheNextCommand() async throws {
+        let s = try await setUp("small")
+        try await withCleanup({ await s.cleanUp() }) {
+            #expect(await s.cli.invoke(["sync", "--quiet"]).status == 0)
+            let (id, original) = try await ownPlaylist(s)
+            // 300 entries, few distinct tracks: removing scattered positions needs many writes.
+            let extra = (0..<(300 - original.count)).map { original[$0 % min(original.count, 6)] }
+            #expect(await s.cli.invoke(["playlist", "add", id, "-"], stdin: extra.joined(separator: "\n")).status == 0)
+            // Each add answered 15 ms late: an edit of dozens of writes spans the kill window.
+            var slow = Fault(kind: .latency, pathContains: "/v1/playlists/\(id)/items", count: 1_000_000, ms: 15)
+            slow.method = "POST"
+            try await s.sandbox.addFaults([slow])
+            let bin = try SandboxProcess.binaryDirectory().appendingPathComponent("timbre").path
+            var generator = SystemRandomNumberGenerator()
+            var interrupted = 0
+            for round in 0..<8 {
+                let before = try await s.sandbox.entries(of: id)
+                let positions = stride(from: round % 5, to: before.count, by: 9).map { $0 }
+                let targets = Set(positions)
+                let removed = before.enumerated().filter { !targets.contains($0.offset) }.map(\.element)
+
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: bin)
+                process.arguments = ["playlist", "remove", id] + positions.flatMap { ["--position", "\($0)"] }
+                process.environment = s.cli.environment
+                process.standardOutput = FileHandle.nullDevice
+                process.standardError = FileHandle.nullDevice
+                // Killed once the server has seen k of its writes (k at random below the plan's
+                // count; round 0 before any).
+                let dryRun = await s.cli.invoke(["playlist", "remove", id, "--dry-run"] + positions.flatMap { ["--position", "\($0)"] })
+                let writes = dryRun.stdout.split(separator: "\n").filter { $0.hasPrefix("  ") }.count
+                #expect(writes >= 2, "\(dryRun.stdout)")
+                let k = round == 0 ? 0 : Int.random(in: 1..<max(2, writes), using: &generator)
+                let sentBefore = try await s.sandbox.writeRequests().count
+                try process.run()
+                while process.isRunning, try await s.sandbox.writeRequests().count - sentBefore < k {
+                    try await Task.sleep(for: .milliseconds(3))
+                }
+                kill(process.processIdentifier, SIGKILL)
+                while process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+                let history = parse(await s.cli.invoke(["history", "--json"]).stdout) as? [[String: Any]] ?? []
+                if history.first?["state"] as? String == "interrupted" { interrupted += 1 }
+
+                // The next edit finishes the interrupted one first, then appends its own entry.
+                let tracks = before.filter { $0.hasPrefix("spotify:track:") }
+                let marker = tracks[round % tracks.count]
+                let next = await s.cli.invoke(["playlist", "add", id, marker])
+                #expect(next.status == 0, "round \(round): \(next.stderr)")
+                let after = try await s.sandbox.entries(of: id)
+                #expect(after == before + [marker] || after == removed + [marker],
+                        "round \(round): the playlist is neither untouched nor exactly the edit's result")
+                let states = (parse(await s.cli.invoke(["history", "--json"]).stdout) as? [[String: Any]] ?? []).compactMap { $0["state"] as? String }
+                #expect(!states.contains("interrupted") && !states.contains("failed"), "round \(round): \(states)")
+                let cached = (parse(await s.cli.invoke(["tracks", id, "--json"]).stdout) as? [[String: Any]] ?? []).map { $0["uri"] as? String ?? "" }
+                #expect(cached == after, "round \(round): the cache holds what Spotify holds")
+            }
+            // Kills after k < n writes land mid-edit (a kill before the first write may land before the journal).
+            #expect(interrupted >= 6, "\(interrupted) of 8 kills interrupted an edit")
+        }
+    }
+}
