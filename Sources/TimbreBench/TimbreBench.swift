@@ -14,7 +14,10 @@ struct TimbreBench: ParsableCommand {
         abstract: "Measures timbre's TUI code paths (first frame, / filter, F search, sort, render) over a cache.")
 
     @Option(help: "The cache database (library.sqlite) to read.")
-    var cache: String
+    var cache: String?
+
+    @Flag(help: "Print the write budgets of edits (planned exactly as `timbre` sends them) against a naive client's, and exit.")
+    var editBudgets = false
 
     @Option(help: "Repetitions of each cheap measurement.")
     var iterations = 5
@@ -35,6 +38,11 @@ struct TimbreBench: ParsableCommand {
     var skipAllItems = false
 
     mutating func run() throws {
+        if editBudgets {
+            print(try EditBudgets.table())
+            return
+        }
+        guard let cache else { throw ValidationError("--cache is required (or --edit-budgets)") }
         var out = Report()
         let warn: @Sendable (String) -> Void = { FileHandle.standardError.write(Data("warning: \($0)\n".utf8)) }
 
