@@ -34,7 +34,61 @@ extension Root {
                 synced and the edit names positions (nothing written; sync, or --force), 7 the playlist \
                 is not yours to change.
                 """,
-            subcommands: [Add.self, Remove.self, Move.self, Delete.self])
+            subcommands: [Create.self, Edit.self, Add.self, Remove.self, Move.self, Delete.self])
+
+        struct Create: Runnable {
+            static let configuration = CommandConfiguration(
+                abstract: "Create a playlist; prints its id (`--json`: its `timbre playlists --json` object). `timbre undo` unfollows it.")
+
+            @Argument(help: "The name.")
+            var name: String
+
+            @Option(help: "The description.")
+            var description: String?
+
+            @Flag(help: "Private (default: public).")
+            var `private` = false
+
+            @Flag(help: "Collaborative (needs --private).")
+            var collaborative = false
+
+            @OptionGroup var options: EditOptions
+
+            func run(_ invocation: Invocation) async throws -> ExitStatus {
+                try await CreateCommand(name: name, description: description, isPrivate: `private`, collaborative: collaborative,
+                                        dryRun: options.dryRun, json: options.json).run(invocation)
+            }
+        }
+
+        struct Edit: Runnable {
+            static let configuration = CommandConfiguration(
+                abstract: "Change a playlist's name, description, visibility or collaboration (`timbre undo` puts the old values back).")
+
+            @Argument(help: "The playlist: ID, spotify:playlist:ID or link.")
+            var ref: String
+
+            @Option(help: "The new name.")
+            var name: String?
+
+            @Option(help: "The new description.")
+            var description: String?
+
+            @Flag(exclusivity: .exclusive, help: "Public or private.")
+            var visibility: Visibility?
+
+            @Flag(exclusivity: .exclusive, help: "Collaborative or not.")
+            var collaboration: Collaboration?
+
+            enum Visibility: String, EnumerableFlag { case `public`, `private` }
+            enum Collaboration: String, EnumerableFlag { case collaborative, noCollaborative }
+
+            @OptionGroup var options: EditOptions
+
+            func run(_ invocation: Invocation) async throws -> ExitStatus {
+                try await DetailsCommand(ref: ref, name: name, description: description, isPublic: visibility.map { $0 == .public },
+                                         collaborative: collaboration.map { $0 == .collaborative }, dryRun: options.dryRun, json: options.json).run(invocation)
+            }
+        }
 
         struct Delete: Runnable {
             static let configuration = CommandConfiguration(

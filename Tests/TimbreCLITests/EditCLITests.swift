@@ -168,4 +168,34 @@ extension SyncCLITests {
             #expect(try await s.sandbox.writeRequests().isEmpty)
         }
     }
+
+    @Test func createAndEditDetailsThenUndoBoth() async throws {
+        let s = try await setUp("small")
+        try await withCleanup({ await s.cleanUp() }) {
+            #expect(await s.cli.invoke(["sync", "--quiet"]).status == 0)
+            let hostile = "Road \u{1B}]0;pwned\u{07}Trip'); DROP TABLE playlist;--"
+            let created = await s.cli.invoke(["playlist", "create", hostile, "--description", "for the car", "--private"])
+            #expect(created.status == 0, "\(created.stderr)")
+            let id = created.stdout.trimmingCharacters(in: .newlines)
+            #expect(id.count == 22, "the new id on stdout: \(created.stdout)")
+            var info = try await s.sandbox.playlistInfo(id)
+            #expect(info.name == hostile && info.description == "for the car" && !info.isPublic && info.followed)
+            let listing = await s.cli.invoke(["playlists"])
+            #expect(listing.stdout.contains(id) && !listing.stdout.contains("\u{1B}"), "listed at once, shown inert")
+
+            #expect(await s.cli.invoke(["playlist", "edit", id, "--name", "Road Trip", "--public"]).status == 0)
+            info = try await s.sandbox.playlistInfo(id)
+            #expect(info.name == "Road Trip" && info.isPublic && info.description == "for the car")
+            let nothing = await s.cli.invoke(["playlist", "edit", id])
+            #expect(nothing.status == 2)
+
+            #expect(await s.cli.invoke(["undo"]).status == 0)
+            info = try await s.sandbox.playlistInfo(id)
+            #expect(info.name == hostile && !info.isPublic, "the old details are back")
+            #expect(await s.cli.invoke(["undo"]).status == 0)
+            #expect(try await !s.sandbox.followedPlaylistIDs().contains(id), "undo of a creation unfollows it")
+            #expect(await s.cli.invoke(["redo"]).status == 0)
+            #expect(try await s.sandbox.followedPlaylistIDs().contains(id))
+        }
+    }
 }

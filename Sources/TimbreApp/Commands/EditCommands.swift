@@ -241,3 +241,67 @@ public struct DeleteCommand: Sendable {
         return .success
     }
 }
+
+/// `timbre playlist create NAME`: prints the new playlist's id (`--json`: its `playlists --json` object).
+public struct CreateCommand: Sendable {
+    public var name: String
+    public var description: String?
+    public var isPrivate: Bool
+    public var collaborative: Bool
+    public var dryRun: Bool
+    public var json: Bool
+
+    public init(name: String, description: String?, isPrivate: Bool, collaborative: Bool, dryRun: Bool, json: Bool) {
+        self.name = name
+        self.description = description
+        self.isPrivate = isPrivate
+        self.collaborative = collaborative
+        self.dryRun = dryRun
+        self.json = json
+    }
+
+    public func run(_ invocation: Invocation) async throws -> ExitStatus {
+        let name = self.name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !name.isEmpty, name.count <= 1_000 else { throw UsageError(message: "a playlist needs a name of 1 to 1,000 characters") }
+        if collaborative && !isPrivate { throw UsageError(message: "a collaborative playlist must be private", hint: "add --private") }
+        let context = try invocation.context()
+        let editor = try await context.editor()
+        let outcome = try await editor.create(PlaylistDetails(name: name, description: description, isPublic: !isPrivate, collaborative: collaborative),
+                                              dryRun: dryRun)
+        for warning in outcome.warnings { context.console.warning(warning) }
+        if dryRun {
+            EditReport.show(outcome, json: json, console: context.console)
+        } else if json, let id = SpotifyID(outcome.playlist), let playlist = try context.existingCache()?.playlist(.playlist(id)) {
+            context.console.json(playlist.json)
+        } else {
+            context.console.line(outcome.playlist)
+        }
+        return .success
+    }
+}
+
+/// `timbre playlist edit REF`: name, description, visibility, collaboration.
+public struct DetailsCommand: Sendable {
+    public var ref: String
+    var details: PlaylistDetails
+    public var dryRun: Bool
+    public var json: Bool
+
+    /// nil: leave it as it is.
+    public init(ref: String, name: String?, description: String?, isPublic: Bool?, collaborative: Bool?, dryRun: Bool, json: Bool) {
+        self.ref = ref
+        self.details = PlaylistDetails(name: name, description: description, isPublic: isPublic, collaborative: collaborative)
+        self.dryRun = dryRun
+        self.json = json
+    }
+
+    public func run(_ invocation: Invocation) async throws -> ExitStatus {
+        guard case .playlist(let id) = try PlaylistRef.parse(ref) else { throw UsageError(message: "Liked Songs have no details to change") }
+        guard !details.isEmpty else { throw UsageError(message: "nothing to change", hint: "give --name, --description, --public/--private or --collaborative/--no-collaborative") }
+        if let name = details.name, name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { throw UsageError(message: "a playlist name cannot be empty") }
+        let context = try invocation.context()
+        let outcome = try await context.editor().details(of: id, to: details, dryRun: dryRun)
+        EditReport.show(outcome, json: json, console: context.console)
+        return .success
+    }
+}

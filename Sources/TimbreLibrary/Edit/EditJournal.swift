@@ -45,13 +45,16 @@ public final class EditJournal: Sendable {
     public enum Change: Sendable, Equatable {
         /// A playlist's entries: the edit, and the entries (URIs, position by position) it was planned on.
         case entries(EntryEdit, before: [String])
-        /// The library: Liked Songs, followed playlists.
+        /// The library: Liked Songs, followed playlists (and a created playlist, followed by creating it).
         case library(LibraryEdit)
+        /// A playlist's name, description, visibility, collaboration.
+        case details(DetailsEdit)
 
         var kind: String {
             switch self {
             case .entries: return "entries"
             case .library: return "library"
+            case .details: return "details"
             }
         }
     }
@@ -79,7 +82,7 @@ public final class EditJournal: Sendable {
     /// The journal's schema as a history, like the cache's (`CacheSchema`): a shipped migration is
     /// never edited (`MigrationHistoryTests` holds a fingerprint of each). `kind` names what `edit`
     /// and `before` hold: `entries` (an `EntryEdit` and the playlist's URIs); `library` (a `LibraryEdit`:
-    /// likes, follows); playlist details will be a kind of its own.
+    /// likes, follows, creations) and `details` (a `DetailsEdit`).
     static let migrations: [CacheSchema.Migration] = [
         CacheSchema.Migration(identifier: "journal v1: edits", sql: """
             CREATE TABLE edit (
@@ -115,6 +118,7 @@ public final class EditJournal: Sendable {
         switch change {
         case .entries(let edit, let before): (editJSON, beforeJSON) = (try Self.encode(edit), try Self.encode(before))
         case .library(let edit): (editJSON, beforeJSON) = (try Self.encode(edit), "[]")
+        case .details(let edit): (editJSON, beforeJSON) = (try Self.encode(edit), "[]")
         }
         return try write { db in
             try db.execute(sql: "UPDATE edit SET redoable = 0 WHERE state = 'undone'")
@@ -139,6 +143,19 @@ public final class EditJournal: Sendable {
     /// Spotify confirmed `step` writes of the plan in flight.
     public func confirm(_ id: Int64, step: Int) throws {
         try write { db in try db.execute(sql: "UPDATE edit SET step = ? WHERE id = ?", arguments: [step, id]) }
+    }
+
+    /// What an edit in flight turned out to be (a created playlist's id, known once Spotify answered).
+    public func update(_ id: Int64, change: Change, playlist: String) throws {
+        let json: String
+        switch change {
+        case .entries(let edit, _): json = try Self.encode(edit)
+        case .library(let edit): json = try Self.encode(edit)
+        case .details(let edit): json = try Self.encode(edit)
+        }
+        try write { db in
+            try db.execute(sql: "UPDATE edit SET edit = ?, playlist = ? WHERE id = ?", arguments: [json, playlist, id])
+        }
     }
 
     public func finish(_ id: Int64, _ state: Entry.State) throws {
@@ -186,6 +203,7 @@ public final class EditJournal: Sendable {
         let change: Change
         switch kind {
         case "library": change = .library(try decode(row["edit"]))
+        case "details": change = .details(try decode(row["edit"]))
         default: change = .entries(try decode(row["edit"]), before: try decode(row["before"]))
         }
         let at: String = row["at"]

@@ -81,6 +81,8 @@ public struct EditOutcome: Sendable {
         if added > 0 { parts.append("added \(added) \(added == 1 ? "entry" : "entries")") }
         if removed > 0 { parts.append("removed \(removed) \(removed == 1 ? "entry" : "entries")") }
         if moved > 0 { parts.append("moved \(moved) \(moved == 1 ? "entry" : "entries")") }
+        if parts.isEmpty, op == "create" { parts.append("created the playlist") }
+        if parts.isEmpty, libraryWrites > 0 { parts.append("changed the details") }
         let what = parts.isEmpty ? "changed nothing" : parts.joined(separator: ", ")
         let name = TerminalText.preview(playlistName, limit: 60)
         let count = self.writes.count + libraryWrites
@@ -180,6 +182,12 @@ public final class PlaylistEditor: Sendable {
             try journal.finish(entry.id, undo ? .undone : .done)
             try await refresh(after: change)
             outcome = Self.libraryOutcome(change, op: undo ? "undo" : "redo", journalID: entry.id, dryRun: false)
+        case .details(let edit):
+            try journal.start(entry.id, undo ? .backward : .forward)
+            let change = undo ? edit.inverse : edit
+            try await sendDetails(change)
+            try journal.finish(entry.id, undo ? .undone : .done)
+            outcome = try await detailsOutcome(change, op: undo ? "undo" : "redo", journalID: entry.id)
         }
         outcome.requests = api.executor.requestsSent - sentBefore
         outcome.warnings = warnings + outcome.warnings
@@ -212,12 +220,21 @@ public final class PlaylistEditor: Sendable {
         for entry in try journal.running() {
             let backward = entry.direction == .backward
             switch entry.change {
+            case .library(let edit) where edit.uris.isEmpty:
+                // A creation whose answer never came: which playlist it made (if any) is unknown.
+                try journal.finish(entry.id, .failed)
+                notes.append("edit \(entry.id) (\(entry.summary)) was interrupted before Spotify answered; if the playlist exists, it is in `timbre playlists` after a sync")
+                continue
             case .library(let edit):
                 // Saving and removing are idempotent: sending them again finishes them.
                 let change = backward ? edit.inverse : edit
                 try await sendLibrary(change)
                 try journal.finish(entry.id, backward ? .undone : .done)
                 try await refresh(after: change)
+            case .details(let edit):
+                try await sendDetails(backward ? edit.inverse : edit)
+                try journal.finish(entry.id, backward ? .undone : .done)
+                _ = try await detailsOutcome(edit, op: "finish", journalID: entry.id)
             case .entries(let edit, let before):
                 guard let id = SpotifyID(entry.playlist) else {
                     try journal.finish(entry.id, .failed)
@@ -305,7 +322,7 @@ public final class PlaylistEditor: Sendable {
         return []
     }
 
-    private func checkPermission(_ meta: PlaylistMeta) async throws {
+    func checkPermission(_ meta: PlaylistMeta) async throws {
         guard !meta.collaborative else { return }
         let me = try await api.me()
         guard meta.ownerID == me.id else { throw NotPermitted(playlist: meta.name, owner: meta.ownerName ?? meta.ownerID) }
