@@ -4,7 +4,7 @@ import Foundation
 /// (`spotify:track:ID`, `spotify:episode:ID`) or its open.spotify.com link. Albums come with the
 /// catalogue commands.
 public struct ItemRef: Hashable, Sendable, CustomStringConvertible {
-    public enum Kind: String, Sendable { case track, episode }
+    public enum Kind: String, Sendable { case track, episode, album }
 
     public var kind: Kind
     public var id: SpotifyID
@@ -29,7 +29,7 @@ public struct ItemRef: Hashable, Sendable, CustomStringConvertible {
 
 public struct InvalidItem: UserFacingError, Equatable {
     public let input: String
-    public var message: String { "'\(TerminalText.preview(input, limit: 80))' is not a track or episode" }
-    public var hint: String? { "use spotify:track:ID, spotify:episode:ID, or an https://open.spotify.com/track/ID link" }
+    public var message: String { "'\(TerminalText.preview(input, limit: 80))' is not a track, episode or album" }
+    public var hint: String? { "use spotify:track:ID, spotify:episode:ID, spotify:album:ID, or their https://open.spotify.com/… links" }
     public var exitStatus: ExitStatus { .usage }
 }

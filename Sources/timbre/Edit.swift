@@ -290,3 +290,27 @@ extension Root {
         }
     }
 }
+
+extension Root {
+    struct Search: Runnable {
+        static let configuration = CommandConfiguration(
+            abstract: "Search Spotify's catalogue; each line starts with the URI to give `playlist add` or `like`.",
+            discussion: "QUERY takes free words and track:, artist:, album:, year: filters. Development-mode apps get 10 results a request; timbre asks page by page.")
+
+        @Argument(help: "What to look for.")
+        var query: String
+
+        @Option(help: "track (default), album or playlist.")
+        var type = "track"
+
+        @Option(help: "At most this many results (1–50).")
+        var limit = 10
+
+        @Flag(help: "Print a JSON array (the shape of `tracks --json`, without position and added_at).")
+        var json = false
+
+        func run(_ invocation: Invocation) async throws -> ExitStatus {
+            try await SearchCommand(query: query, type: type, limit: limit, json: json).run(invocation)
+        }
+    }
+}

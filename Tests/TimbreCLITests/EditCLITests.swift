@@ -198,4 +198,29 @@ extension SyncCLITests {
             #expect(try await s.sandbox.followedPlaylistIDs().contains(id))
         }
     }
+
+    @Test func searchFindsTracksPageByPageAndAnAlbumAddsAllItsTracks() async throws {
+        let s = try await setUp("small")
+        try await withCleanup({ await s.cleanUp() }) {
+            #expect(await s.cli.invoke(["sync", "--quiet"]).status == 0)
+            let (id, original) = try await ownPlaylist(s)
+            // 25 results need three requests of 10 in development mode.
+            try await s.sandbox.clearRequests()
+            let found = await s.cli.invoke(["search", "a", "--limit", "25", "--json"])
+            #expect(found.status == 0, "\(found.stderr)")
+            let items = parse(found.stdout) as? [[String: Any]] ?? []
+            #expect(items.count == 25)
+            #expect(items.allSatisfy { ($0["uri"] as? String)?.hasPrefix("spotify:track:") == true && $0["position"] == nil })
+            #expect(try await s.sandbox.requests().filter { $0.path == "/v1/search" }.count == 3)
+            #expect(await s.cli.invoke(["search", "a", "--type", "artist"]).status == 2)
+
+            let albums = parse(await s.cli.invoke(["search", "a", "--type", "album", "--limit", "1", "--json"]).stdout) as? [[String: Any]] ?? []
+            let album = try #require(albums.first?["id"] as? String)
+            let tracks = parse(await s.cli.invoke(["api", "albums/\(album)/tracks?limit=50"]).stdout) as? [String: Any] ?? [:]
+            let albumURIs = (tracks["items"] as? [[String: Any]] ?? []).compactMap { $0["uri"] as? String }
+            #expect(!albumURIs.isEmpty)
+            #expect(await s.cli.invoke(["playlist", "add", id, "spotify:album:\(album)"]).status == 0)
+            #expect(try await s.sandbox.entries(of: id) == original + albumURIs, "the album's tracks, in album order, at the end")
+        }
+    }
 }

@@ -31,36 +31,50 @@ public struct PlaylistEditCommand: Sendable {
         guard case .playlist(let id) = try PlaylistRef.parse(ref) else {
             throw UsageError(message: "Liked Songs are changed with `timbre like` and `timbre unlike`, not `timbre playlist`")
         }
-        let what = try request(input: invocation.console.input)
+        var what = try request(input: invocation.console.input)
+        var refs: [ItemRef] = []
+        if case .add(let items, _) = action { refs = try Self.items(items, input: invocation.console.input) }
         let context = try invocation.context()
         let editor = try await context.editor()
+        if case .add(_, let position) = what {
+            what = .add(uris: try await Self.uris(of: refs, catalog: editor.catalog), position: position)
+        }
         let outcome = try await editor.apply(EditRequest(playlist: id, what: what, force: force, dryRun: dryRun))
         EditReport.show(outcome, json: json, console: context.console)
         return .success
     }
 
-    /// ITEM arguments as URIs; `-` reads one a line from stdin. All are checked before anything is sent.
-    static func uris(of items: [String], input: any ConsoleInput) throws -> [String] {
-        var uris: [String] = []
+    /// ITEM arguments, all checked before anything is sent; `-` reads one a line from stdin.
+    static func items(_ items: [String], input: any ConsoleInput) throws -> [ItemRef] {
+        var refs: [ItemRef] = []
         for item in items {
             if item == "-" {
                 while let line = input.readLine() {
                     let text = line.trimmingCharacters(in: .whitespaces)
-                    if !text.isEmpty { uris.append(try ItemRef.parse(text).uri) }
+                    if !text.isEmpty { refs.append(try ItemRef.parse(text)) }
                 }
             } else {
-                uris.append(try ItemRef.parse(item).uri)
+                refs.append(try ItemRef.parse(item))
             }
         }
-        guard !uris.isEmpty else { throw UsageError(message: "no tracks given", hint: "name tracks as spotify:track:ID or links, or `-` to read them from stdin") }
+        guard !refs.isEmpty else { throw UsageError(message: "no tracks given", hint: "name tracks as spotify:track:ID or links, or `-` to read them from stdin") }
+        return refs
+    }
+
+    /// The URIs to send: an album becomes its tracks, in album order.
+    static func uris(of refs: [ItemRef], catalog: Catalog) async throws -> [String] {
+        var uris: [String] = []
+        for ref in refs {
+            if ref.kind == .album { uris += try await catalog.albumTracks(ref.id) } else { uris.append(ref.uri) }
+        }
         return uris
     }
 
     func request(input: any ConsoleInput) throws -> EditRequest.What {
         switch action {
-        case .add(let items, let position):
+        case .add(_, let position):
             if let position, position < 0 { throw UsageError(message: "--position must be 0 or more") }
-            return .add(uris: try Self.uris(of: items, input: input), position: position)
+            return .add(uris: [], position: position)
         case .remove(let ranges, let uris):
             guard ranges.isEmpty != uris.isEmpty else {
                 throw UsageError(message: "give either --position or --uri", hint: "--position removes exactly those entries; --uri removes every copy of a track")
@@ -194,9 +208,11 @@ public struct LikeCommand: Sendable {
     }
 
     public func run(_ invocation: Invocation) async throws -> ExitStatus {
-        let uris = try PlaylistEditCommand.uris(of: items, input: invocation.console.input)
+        let refs = try PlaylistEditCommand.items(items, input: invocation.console.input)
         let context = try invocation.context()
-        let outcome = try await context.editor().library(uris, save: like, op: like ? "like" : "unlike", dryRun: dryRun)
+        let editor = try await context.editor()
+        let uris = try await PlaylistEditCommand.uris(of: refs, catalog: editor.catalog)
+        let outcome = try await editor.library(uris, save: like, op: like ? "like" : "unlike", dryRun: dryRun)
         EditReport.show(outcome, json: json, console: context.console)
         return .success
     }

@@ -112,6 +112,9 @@ public final class PlaylistEditor: Sendable {
         self.lockWait = lockWait
     }
 
+    /// The catalogue over the same API (albums to add, searches).
+    public var catalog: Catalog { Catalog(api: api) }
+
     // MARK: Edits
 
     public func apply(_ request: EditRequest) async throws -> EditOutcome {
