@@ -223,4 +223,16 @@ extension SyncCLITests {
             #expect(try await s.sandbox.entries(of: id) == original + albumURIs, "the album's tracks, in album order, at the end")
         }
     }
+
+    @Test func aServerWithoutItemsTakesTheWritesOnTracks() async throws {
+        let s = try await setUp("small", ["--legacy"])
+        try await withCleanup({ await s.cleanUp() }) {
+            #expect(await s.cli.invoke(["sync", "--quiet"]).status == 0)
+            let (id, original) = try await ownPlaylist(s)
+            let moved = await s.cli.invoke(["playlist", "move", id, "--position", "0", "--to", "1"])
+            #expect(moved.status == 0, "\(moved.stderr)")
+            #expect(try await s.sandbox.entries(of: id) == [original[1], original[0]] + original.dropFirst(2))
+            #expect(try await s.sandbox.writeRequests().contains { $0.path.hasSuffix("/tracks") && $0.status == 200 })
+        }
+    }
 }

@@ -313,7 +313,14 @@ public final class PlaylistEditor: Sendable {
             method = .put
             body = .object([("range_start", .int(start)), ("insert_before", .int(insertBefore)), ("range_length", .int(length))])
         }
-        _ = try await api.send(method, path, json: Data(body.serialized().utf8), reconciles: true)
+        let data = Data(body.serialized().utf8)
+        do {
+            _ = try await api.send(method, path, json: data, reconciles: true)
+        } catch let error as SpotifyError where error.status == 404 {
+            // A server without the 2026 `/items` (a 404 is an answer: nothing was applied): the
+            // older `/tracks` takes the same writes.
+            _ = try await api.send(method, "playlists/\(playlist.rawValue)/tracks", json: data, reconciles: true)
+        }
     }
 
     /// Brings the cache to what Spotify holds after the edit.
