@@ -189,24 +189,30 @@ extension Root {
     struct Undo: Runnable {
         static let configuration = CommandConfiguration(
             abstract: "Revert the newest edit (removed entries go back to their positions, moved ones to their old order).",
-            discussion: "Entries put back get a new added date: Spotify sets it. Exits 6 when the playlist changed since the edit.")
+            discussion: "Entries put back get a new added date: Spotify sets it. Exits 6 when the playlist changed since the edit, unless --force.")
+
+        @Flag(help: "The playlist changed since: revert the same entries, found by track and occurrence.")
+        var force = false
 
         @Flag(help: "Print one JSON object on stdout.")
         var json = false
 
         func run(_ invocation: Invocation) async throws -> ExitStatus {
-            try await UndoCommand(redo: false, json: json).run(invocation)
+            try await UndoCommand(redo: false, force: force, json: json).run(invocation)
         }
     }
 
     struct Redo: Runnable {
         static let configuration = CommandConfiguration(abstract: "Apply again the edit undone last (until a new edit is made).")
 
+        @Flag(help: "The playlist changed since: apply it to the same entries, found by track and occurrence.")
+        var force = false
+
         @Flag(help: "Print one JSON object on stdout.")
         var json = false
 
         func run(_ invocation: Invocation) async throws -> ExitStatus {
-            try await UndoCommand(redo: true, json: json).run(invocation)
+            try await UndoCommand(redo: true, force: force, json: json).run(invocation)
         }
     }
 

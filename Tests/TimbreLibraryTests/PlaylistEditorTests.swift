@@ -54,6 +54,22 @@ import TimbreNet
         #expect(s.server.entries == original)
     }
 
+    @Test func anUndoOnAChangedPlaylistConflictsUnlessForced() async throws {
+        let s = try await setUp([Self.a, Self.b, Self.c])
+        defer { try? FileManager.default.removeItem(at: s.dir) }
+        _ = try await s.editor.apply(EditRequest(playlist: Self.id, what: .removePositions([1])))
+        #expect(s.server.entries == [Self.a, Self.c])
+        // Someone adds d at the front; the removed b belongs between a and c still.
+        s.server.state.withLock { $0.entries.insert(Self.d, at: 0); $0.version += 1 }
+        let writes = s.server.writes
+        await #expect(throws: EditConflict.self) { try await s.editor.undo() }
+        #expect(s.server.writes == writes, "nothing written")
+        _ = try await s.editor.undo(force: true)
+        // b goes back at the index it had (1); d, added meanwhile, stays.
+        #expect(s.server.entries == [Self.d, Self.b, Self.a, Self.c])
+        #expect(try s.journal.history().contains { $0.state == .undone })
+    }
+
     @Test func aLostAnswerIsReconciledNotResent() async throws {
         let s = try await setUp([Self.a, Self.b])
         defer { try? FileManager.default.removeItem(at: s.dir) }

@@ -90,17 +90,19 @@ public struct PlaylistEditCommand: Sendable {
 /// `timbre undo` and `timbre redo`.
 public struct UndoCommand: Sendable {
     public var redo: Bool
+    public var force: Bool
     public var json: Bool
 
-    public init(redo: Bool, json: Bool) {
+    public init(redo: Bool, force: Bool, json: Bool) {
         self.redo = redo
+        self.force = force
         self.json = json
     }
 
     public func run(_ invocation: Invocation) async throws -> ExitStatus {
         let context = try invocation.context()
         let editor = try await context.editor()
-        let outcome = try await redo ? editor.redo() : editor.undo()
+        let outcome = try await redo ? editor.redo(force: force) : editor.undo(force: force)
         EditReport.show(outcome, json: json, console: context.console)
         return .success
     }

@@ -148,13 +148,14 @@ public final class PlaylistEditor: Sendable {
     }
 
     /// Reverts the newest finished edit, when the playlist still is what that edit left.
-    public func undo() async throws -> EditOutcome {
-        try await replay(undo: true)
+    /// `force`: the playlist changed since; revert the same entries, found by track and occurrence.
+    public func undo(force: Bool = false) async throws -> EditOutcome {
+        try await replay(undo: true, force: force)
     }
 
     /// Applies again the edit undone last, when the playlist still is what the undo left.
-    public func redo() async throws -> EditOutcome {
-        try await replay(undo: false)
+    public func redo(force: Bool = false) async throws -> EditOutcome {
+        try await replay(undo: false, force: force)
     }
 
     /// Finishes every edit a stopped process left half-applied; returns a line for each.
@@ -166,7 +167,7 @@ public final class PlaylistEditor: Sendable {
 
     // MARK: Steps
 
-    private func replay(undo: Bool) async throws -> EditOutcome {
+    private func replay(undo: Bool, force: Bool) async throws -> EditOutcome {
         let lock = try await SyncLock.acquire(cachePath: cache.path, wait: lockWait)
         defer { lock.release() }
         let sentBefore = api.executor.requestsSent
@@ -177,7 +178,7 @@ public final class PlaylistEditor: Sendable {
         var outcome: EditOutcome
         switch entry.change {
         case .entries(let edit, let before):
-            outcome = try await replayEntries(entry, edit: edit, before: before, undo: undo)
+            outcome = try await replayEntries(entry, edit: edit, before: before, undo: undo, force: force)
         case .library(let edit):
             try journal.start(entry.id, undo ? .backward : .forward)
             let change = undo ? edit.inverse : edit
@@ -197,25 +198,66 @@ public final class PlaylistEditor: Sendable {
         return outcome
     }
 
-    private func replayEntries(_ entry: EditJournal.Entry, edit: EntryEdit, before: [String], undo: Bool) async throws -> EditOutcome {
+    private func replayEntries(_ entry: EditJournal.Entry, edit: EntryEdit, before: [String], undo: Bool, force: Bool) async throws -> EditOutcome {
         guard let id = SpotifyID(entry.playlist) else { throw EditLost(journalID: entry.id, playlist: entry.playlist) }
         let forward = try Self.plan(edit, on: before)
         let live = try await LivePlaylist.read(id, api: api)
-        // Undo starts from what the edit left; redo from what the undo left (the list before it).
-        guard live.uris == (undo ? forward.result : before) else {
-            throw EditConflict(playlist: live.meta.name, cached: nil, live: live.meta.snapshotID)
-        }
         try await checkPermission(live.meta)
-        let change = undo ? edit.inverse(before: before) : edit
-        let plan = undo ? try Self.plan(change, on: forward.result) : forward
-        try journal.start(entry.id, undo ? .backward : .forward)
-        let final = try await run(plan, playlist: id, journalID: entry.id, from: 0, name: live.meta.name)
+        // Undo starts from what the edit left; redo from what the undo left (the list before it).
+        let reference = undo ? forward.result : before
+        var change = undo ? edit.inverse(before: before) : edit
+        var journalID = entry.id
+        if live.uris != reference {
+            guard force else { throw EditConflict(playlist: live.meta.name, cached: nil, live: live.meta.snapshotID) }
+            // The playlist moved on: the same entries, found by track and occurrence, as an edit of its own.
+            change = try Self.remap(change, from: reference, to: live.uris)
+            journalID = try journal.begin(op: undo ? "undo" : "redo", playlist: entry.playlist,
+                                          summary: "\(undo ? "undid" : "redid") edit \(entry.id) on a changed playlist (\(Self.describe(change, in: live.meta.name)))",
+                                          change: .entries(change, before: live.uris))
+        } else {
+            try journal.start(entry.id, undo ? .backward : .forward)
+        }
+        let plan = try Self.plan(change, on: live.uris)
+        let final = try await run(plan, playlist: id, journalID: journalID, from: 0, name: live.meta.name)
+        if journalID != entry.id { try journal.finish(journalID, .done) }
         try journal.finish(entry.id, undo ? .undone : .done)
         var outcome = EditOutcome(op: undo ? "undo" : "redo", playlist: entry.playlist, playlistName: live.meta.name,
                                   snapshotID: final.meta.snapshotID, writes: plan.writes, journalID: entry.id, dryRun: false)
         outcome.warnings = try await store(final, expected: plan.result)
         Self.count(change, into: &outcome)
         return outcome
+    }
+
+    /// `edit`, written for the list `reference`, made for `live`: each position follows its
+    /// entry (the same URI, the same occurrence of it); an insertion point is kept within range.
+    static func remap(_ edit: EntryEdit, from reference: [String], to live: [String]) throws -> EntryEdit {
+        func follow(_ position: Int) -> Int? {
+            guard reference.indices.contains(position) else { return nil }
+            let uri = reference[position]
+            let nth = reference[..<position].filter { $0 == uri }.count
+            let matches = live.indices.filter { live[$0] == uri }
+            return nth < matches.count ? matches[nth] : nil
+        }
+        switch edit {
+        case .insert(let uris, let position):
+            return .insert(uris: uris, position: min(position, live.count))
+        case .remove(let positions):
+            let found = positions.compactMap(follow)
+            guard !found.isEmpty else { throw NothingToUndo(message: "none of the entries that edit concerns is in the playlist any more") }
+            return .remove(positions: found)
+        case .move(let start, let length, let to):
+            let found = (start..<start + length).compactMap(follow)
+            guard found.count == length, found == Array(found[0]..<found[0] + length) else {
+                throw InvalidEdit(message: "the entries to move are no longer all there, next to each other", hint: "move them by hand: `timbre playlist move`")
+            }
+            return .move(start: found[0], length: length, to: min(to, live.count - length))
+        case .restore(let entries):
+            var position = 0
+            return .restore(entries: entries.map { entry in
+                defer { position += 1 }
+                return EntryEdit.PositionedURI(position: min(entry.position, live.count + position), uri: entry.uri)
+            })
+        }
     }
 
     func finishInterruptedLocked() async throws -> [String] {
