@@ -12,8 +12,8 @@ extension SyncCLITests {
         try await withCleanup({ await s.cleanUp() }) {
             #expect(await s.cli.invoke(["sync", "--quiet"]).status == 0)
             let (id, original) = try await ownPlaylist(s)
-            // 300 entries, few distinct tracks: removing scattered positions needs many writes.
-            let extra = (0..<(300 - original.count)).map { original[$0 % min(original.count, 6)] }
+            // 2,500 entries, few distinct tracks: removing scattered positions needs many writes.
+            let extra = (0..<(2_500 - original.count)).map { original[$0 % min(original.count, 6)] }
             #expect(await s.cli.invoke(["playlist", "add", id, "-"], stdin: extra.joined(separator: "\n")).status == 0)
             // Each add answered 15 ms late: an edit of dozens of writes spans the kill window.
             var slow = Fault(kind: .latency, pathContains: "/v1/playlists/\(id)/items", count: 1_000_000, ms: 15)
@@ -24,7 +24,7 @@ extension SyncCLITests {
             var interrupted = 0
             for round in 0..<8 {
                 let before = try await s.sandbox.entries(of: id)
-                let positions = stride(from: round % 5, to: before.count, by: 9).map { $0 }
+                let positions = stride(from: round % 5, to: before.count, by: 37).map { $0 }
                 let targets = Set(positions)
                 let removed = before.enumerated().filter { !targets.contains($0.offset) }.map(\.element)
 
