@@ -88,8 +88,13 @@ public struct EditOutcome: Sendable {
         let count = self.writes.count + libraryWrites
         let writes = "\(count) \(count == 1 ? "write" : "writes")"
         if dryRun { return "would have \(what) in “\(name)” (\(writes); nothing was sent)" }
-        let journal = journalID.map { " · edit \($0), `timbre undo` reverts it" } ?? ""
-        return "\(what.prefix(1).uppercased() + what.dropFirst()) in “\(name)” (\(writes))\(journal)"
+        let sentence = "\(what) in “\(name)” (\(writes))"
+        switch (op, journalID) {
+        case ("undo", let id?): return "Undid edit \(id): \(sentence) · `timbre redo` applies it again"
+        case ("redo", let id?): return "Redid edit \(id): \(sentence) · `timbre undo` reverts it"
+        case (_, let id?): return "\(sentence.prefix(1).uppercased() + sentence.dropFirst()) · edit \(id), `timbre undo` reverts it"
+        default: return sentence.prefix(1).uppercased() + sentence.dropFirst()
+        }
     }
 }
 
