@@ -1,7 +1,8 @@
 import TimbreLibrary
 
 /// Write requests per edit: timbre's plans (what it sends, write for write) against a naive
-/// client's in the same run — one request per item for adds and likes, and rewriting the whole
+/// client's in the same run — one request per item for adds and likes, one move per entry for a
+/// shuffle, and rewriting the whole
 /// playlist (`PUT …/items` with the first 100 URIs, then `POST`s of 100) for a positional removal,
 /// which is the only other way to remove one copy of a duplicated track.
 enum EditBudgets {
@@ -38,8 +39,27 @@ enum EditBudgets {
         for n in [1, 40, 41, 500] {
             row("like \(n) \(n == 1 ? "item" : "items")", LibraryEdit(uris: uris(n, distinct: n), save: true).chunks.count, "ceil(n/40) = \((n + 39) / 40)", n)
         }
+        for n in [100, 2_500, 10_000] {
+            var order = Array(0..<n)
+            var generator = SeededGenerator(state: UInt64(n))
+            order.shuffle(using: &generator)
+            let plan = try EntryEdit.permute(order: order).plan(on: uris(n, distinct: n))
+            row("shuffle \(n) entries", plan.writes.count, "ceil(n/100) = \((n + 99) / 100)", n - 1)
+        }
         let moved = try EntryEdit.move(start: 2_000, length: 500, to: 0).plan(on: uris(2_500, distinct: 2_500))
         row("move 500 of 2,500 entries", moved.writes.count, "1", 25)
         return lines.joined(separator: "\n")
+    }
+}
+
+/// Deterministic shuffles, so the table is the same on every run.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }

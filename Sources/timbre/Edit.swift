@@ -34,7 +34,74 @@ extension Root {
                 synced and the edit names positions (nothing written; sync, or --force), 7 the playlist \
                 is not yours to change.
                 """,
-            subcommands: [Create.self, Edit.self, Add.self, Remove.self, Move.self, Delete.self])
+            subcommands: [Create.self, Edit.self, Add.self, Remove.self, Move.self, Dedupe.self, Shuffle.self, Sort.self, Delete.self])
+
+        struct Dedupe: Runnable {
+            static let configuration = CommandConfiguration(
+                abstract: "Remove later copies of a track, keep the first; the order is otherwise unchanged.",
+                discussion: """
+                    Exact: the same track (a local file: the same URI). --fuzzy: also the same title (case, accents and \
+                    "- Remastered 2011"-style suffixes aside) and first artist, durations within 2 seconds. Spotify \
+                    removes every copy of a track, so the kept ones are put back at their positions (with a new \
+                    added date). --dry-run lists each duplicate and what it repeats.
+                    """)
+
+            @Argument(help: "The playlist: ID, spotify:playlist:ID or link.")
+            var ref: String
+
+            @Flag(help: "Also count the same song under another id (remasters, re-releases) as a duplicate.")
+            var fuzzy = false
+
+            @Flag(help: "Apply even if the playlist changed on Spotify since it was synced.")
+            var force = false
+
+            @OptionGroup var options: EditOptions
+
+            func run(_ invocation: Invocation) async throws -> ExitStatus {
+                try await PlaylistEditCommand(ref: ref, action: .dedupe(fuzzy: fuzzy), force: force, dryRun: options.dryRun, json: options.json).run(invocation)
+            }
+        }
+
+        struct Shuffle: Runnable {
+            static let configuration = CommandConfiguration(
+                abstract: "Save a random order on Spotify: every entry stays (journalled; `timbre undo` restores the old order).",
+                discussion: "ceil(n/100) requests: the first 100 replace the list, the rest follow; a playlist with local files is reordered by moves instead, which keeps them.")
+
+            @Argument(help: "The playlist: ID, spotify:playlist:ID or link.")
+            var ref: String
+
+            @Flag(help: "Apply even if the playlist changed on Spotify since it was synced.")
+            var force = false
+
+            @OptionGroup var options: EditOptions
+
+            func run(_ invocation: Invocation) async throws -> ExitStatus {
+                try await PlaylistEditCommand(ref: ref, action: .shuffle, force: force, dryRun: options.dryRun, json: options.json).run(invocation)
+            }
+        }
+
+        struct Sort: Runnable {
+            static let configuration = CommandConfiguration(
+                abstract: "Save an order by title, artist, album, duration or added date (stable; journalled; `timbre undo` restores the old order).")
+
+            @Argument(help: "The playlist: ID, spotify:playlist:ID or link.")
+            var ref: String
+
+            @Option(help: "title, artist, album, duration or added.")
+            var by: String
+
+            @Flag(help: "Descending.")
+            var reverse = false
+
+            @Flag(help: "Apply even if the playlist changed on Spotify since it was synced.")
+            var force = false
+
+            @OptionGroup var options: EditOptions
+
+            func run(_ invocation: Invocation) async throws -> ExitStatus {
+                try await PlaylistEditCommand(ref: ref, action: .sort(by: by, reverse: reverse), force: force, dryRun: options.dryRun, json: options.json).run(invocation)
+            }
+        }
 
         struct Create: Runnable {
             static let configuration = CommandConfiguration(

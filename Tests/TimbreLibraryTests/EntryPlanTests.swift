@@ -88,4 +88,63 @@ import Testing
             #expect(undo.result == list, "round \(round): undo of \(edit) restores the original")
         }
     }
+
+    @Test func aNewOrderCostsCeilNOver100AndKeepsEveryEntry() throws {
+        var rng = Seeded(state: 7)
+        for count in [1, 2, 99, 100, 101, 250, 2_500] {
+            let list = Self.list(count, distinct: max(1, count / 3), &rng)
+            var order = Array(list.indices)
+            order.shuffle(using: &rng)
+            if order == Array(list.indices) { continue }
+            let plan = try EntryEdit.permute(order: order).plan(on: list)
+            #expect(plan.writes.count == (count + 99) / 100, "\(count) entries")
+            #expect(plan.result.sorted() == list.sorted(), "the same multiset")
+            #expect(plan.result == order.map { list[$0] })
+            // Every state on the way holds only entries of the list: a stop anywhere loses nothing the
+            // journal cannot put back, and the states tell where it stopped.
+            #expect(plan.states.allSatisfy { Set($0).isSubset(of: Set(list)) })
+            let undo = try EntryEdit.permute(order: order).inverse(before: list).plan(on: plan.result)
+            #expect(undo.result == list)
+        }
+    }
+
+    @Test func aPlaylistWithLocalFilesIsReorderedByMovesOnly() throws {
+        let list = ["spotify:local:a:b:c:1", "spotify:track:x", "timbre:unusable:2", "spotify:track:y", "spotify:track:x"]
+        let order = [4, 3, 2, 1, 0]
+        let plan = try EntryEdit.permute(order: order).plan(on: list)
+        #expect(plan.result == order.map { list[$0] })
+        #expect(plan.writes.allSatisfy { if case .reorder = $0 { return true } else { return false } }, "nothing is removed and re-added")
+        #expect(plan.writes.count <= list.count - 1)
+    }
+}
+
+/// Finding duplicates: keep the first, exact by URI, fuzzy by normalised title, first artist and
+/// duration within 2 s.
+@Suite struct DuplicateFindingTests {
+    static func entry(_ position: Int, _ uri: String, _ name: String, _ artist: String, _ ms: Int) -> CachedEntry {
+        CachedEntry(position: position, kind: .track, id: uri.split(separator: ":").last.map(String.init), uri: uri, name: name,
+                    artists: [artist], album: nil, durationMS: ms, addedAt: nil)
+    }
+
+    @Test func exactAndFuzzyDuplicatesOfDuplicates() {
+        let rows = [
+            Self.entry(0, "spotify:track:a", "Heroes", "David Bowie", 371_000),
+            Self.entry(1, "spotify:track:b", "Heroes - 2017 Remaster", "David Bowie", 372_500),   // fuzzy copy of 0
+            Self.entry(2, "spotify:track:a", "Heroes", "David Bowie", 371_000),                   // exact copy of 0
+            Self.entry(3, "spotify:track:c", "Héroes (Mono Version)", "david bowie", 370_000),    // fuzzy copy of 0
+            Self.entry(4, "spotify:track:b", "Heroes - 2017 Remaster", "David Bowie", 372_500),   // exact copy of 1 (itself a duplicate of 0)
+            Self.entry(5, "spotify:track:d", "Heroes", "David Bowie", 300_000),                   // 71 s shorter: another recording
+            Self.entry(6, "spotify:track:e", "Heroes", "Blondie", 371_000),                       // another artist
+        ]
+        let uris = rows.map(\.uri)
+        let exact = Reordering.duplicates(rows, uris: uris, fuzzy: false)
+        #expect(exact.map(\.position) == [2, 4])
+        #expect(exact.map(\.duplicateOf) == [0, 1])
+        let fuzzy = Reordering.duplicates(rows, uris: uris, fuzzy: true)
+        #expect(fuzzy.map(\.position) == [1, 2, 3, 4])
+        // Each points at the copy that stays: 4 repeats 1, which itself goes, so it names 0.
+        #expect(fuzzy.map(\.duplicateOf) == [0, 0, 0, 0])
+        #expect(Reordering.normalisedTitle("Heroes - 2017 Remaster") == "heroes")
+        #expect(Reordering.normalisedTitle("Héroes (Mono Version)") == "heroes")
+    }
 }

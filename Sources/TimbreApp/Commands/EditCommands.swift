@@ -10,6 +10,10 @@ public struct PlaylistEditCommand: Sendable {
         /// `--position N[-M]` ranges and `--uri URI`s.
         case remove(positions: [ClosedRange<Int>], uris: [String])
         case move(range: ClosedRange<Int>, to: Int)
+        case shuffle
+        /// `title`, `artist`, `album`, `duration` or `added`.
+        case sort(by: String, reverse: Bool)
+        case dedupe(fuzzy: Bool)
     }
 
     public var ref: String
@@ -83,6 +87,19 @@ public struct PlaylistEditCommand: Sendable {
             return .removePositions(ranges.flatMap { Array($0) })
         case .move(let range, let to):
             return .move(start: range.lowerBound, length: range.count, to: to)
+        case .shuffle:
+            return .shuffle
+        case .sort(let by, let reverse):
+            if by == "year" {
+                throw UsageError(message: "sorting by year needs release dates, which timbre's cache does not hold yet",
+                                 hint: "sort by title, artist, album, duration or added")
+            }
+            guard let key = EditRequest.SortKey(rawValue: by) else {
+                throw UsageError(message: "--by takes title, artist, album, duration or added, not '\(TerminalText.preview(by, limit: 20))'")
+            }
+            return .sort(key, reverse: reverse)
+        case .dedupe(let fuzzy):
+            return .dedupe(fuzzy: fuzzy)
         }
     }
 }
@@ -153,6 +170,9 @@ enum EditReport {
             return
         }
         console.line(outcome.summary)
+        for duplicate in outcome.duplicates where outcome.dryRun {
+            console.line("  position \(duplicate.position) repeats \(duplicate.duplicateOf): \(duplicate.uri)")
+        }
         guard outcome.dryRun else { return }
         console.lines(outcome.writes.enumerated().map { index, write in "  \(index + 1). \(describe(write))" })
     }
@@ -165,6 +185,8 @@ enum EditReport {
             return "remove every copy of \(uris.count) \(uris.count == 1 ? "track" : "tracks") (DELETE …/items)"
         case .reorder(let start, let insertBefore, let length):
             return "move \(length) from position \(start) to before \(insertBefore) (PUT …/items)"
+        case .replace(let uris):
+            return "replace the whole list with its first \(uris.count) (PUT …/items)"
         }
     }
 }

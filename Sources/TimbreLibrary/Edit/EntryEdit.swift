@@ -10,6 +10,9 @@ public enum EntryEdit: Equatable, Sendable, Codable {
     /// Put entries back at the positions they will have in the result (undo of a removal):
     /// `entries` sorted by position.
     case restore(entries: [PositionedURI])
+    /// A new order of the same entries (shuffle, sort): `order[i]` is the position, in the list
+    /// as it stands, of the entry that ends at `i`.
+    case permute(order: [Int])
 
     public struct PositionedURI: Equatable, Sendable, Codable {
         public var position: Int
@@ -74,6 +77,13 @@ public enum EntryEdit: Equatable, Sendable, Codable {
             writes = Self.runs(of: entries.map(\.position), in: result).flatMap { run in
                 Self.chunkedAdds(Array(result[run]), at: run.lowerBound)
             }
+        case .permute(let order):
+            guard order.count == list.count, Set(order).count == order.count, order.allSatisfy({ list.indices.contains($0) }) else {
+                throw .positionOutOfRange(order.first { !list.indices.contains($0) } ?? -1, count: list.count)
+            }
+            guard order != Array(list.indices) else { throw .nothingToDo }
+            expected = order.map { list[$0] }
+            writes = Self.reordering(list, into: expected)
         }
         var states = [list]
         for write in writes {
@@ -96,6 +106,11 @@ public enum EntryEdit: Equatable, Sendable, Codable {
             return .move(start: to, length: length, to: start)
         case .restore(let entries):
             return .remove(positions: entries.map(\.position))
+        case .permute(let order):
+            // The entry at i came from order[i]: send it back.
+            var back = Array(repeating: 0, count: order.count)
+            for (index, origin) in order.enumerated() { back[origin] = index }
+            return .permute(order: back)
         }
     }
 
@@ -120,6 +135,31 @@ public enum EntryEdit: Equatable, Sendable, Codable {
         let kept = result.indices.filter { seen.contains(result[$0]) }
         let readds = runs(of: kept, in: result).flatMap { chunkedAdds(Array(result[$0]), at: $0.lowerBound) }
         return removals + readds
+    }
+
+    /// A new order of the same entries in the fewest requests: the first 100 replace the list and
+    /// the rest are added in chunks (Timor's way: ceil(n/100) writes) — unless an entry cannot be
+    /// sent again (a local file, a null track: the API cannot add them), when only moves keep
+    /// every entry: one reorder per entry not yet in place.
+    static func reordering(_ list: [String], into target: [String]) -> [EntryWrite] {
+        if !list.contains(where: { !isResendable($0) }) {
+            let first = Array(target.prefix(EntryWrite.maxURIs))
+            return [.replace(uris: first)] + chunkedAdds(Array(target.dropFirst(first.count)), at: first.count)
+        }
+        var current = list
+        var writes: [EntryWrite] = []
+        for index in target.indices where current[index] != target[index] {
+            // The first copy of the wanted URI at or after `index` (earlier ones are placed already).
+            guard let from = current[index...].firstIndex(of: target[index]) else { continue }
+            writes.append(.reorder(start: from, insertBefore: index, length: 1))
+            current.insert(current.remove(at: from), at: index)
+        }
+        return writes
+    }
+
+    /// Whether the API takes this URI in an add: tracks and episodes, not local files or placeholders.
+    static func isResendable(_ uri: String) -> Bool {
+        uri.hasPrefix("spotify:track:") || uri.hasPrefix("spotify:episode:")
     }
 
     /// Sorted positions grouped into contiguous ranges.

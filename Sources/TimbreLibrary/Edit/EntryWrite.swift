@@ -9,6 +9,9 @@ public enum EntryWrite: Equatable, Sendable, Codable {
     /// `PUT /playlists/{id}/items` {range_start, insert_before, range_length}: `insertBefore`
     /// counts positions before the move.
     case reorder(start: Int, insertBefore: Int, length: Int)
+    /// `PUT /playlists/{id}/items` {uris}: the playlist becomes exactly `uris` (at most 100; the
+    /// rest follow as adds). Every entry gets a new added date.
+    case replace(uris: [String])
 
     /// Spotify's limit on URIs per add or remove request.
     public static let maxURIs = 100
@@ -35,6 +38,9 @@ public enum EntryWrite: Equatable, Sendable, Codable {
             let target = insertBefore > start ? insertBefore - length : insertBefore
             result.insert(contentsOf: range, at: target)
             return result
+        case .replace(let uris):
+            guard uris.count <= Self.maxURIs else { return nil }
+            return uris
         }
     }
 

@@ -13,7 +13,15 @@ public struct EditRequest: Sendable {
         case removeURIs([String])
         /// `length` entries from `start`, so that the first ends at index `to` of the result.
         case move(start: Int, length: Int, to: Int)
+        /// A random new order, saved.
+        case shuffle
+        /// A new order by `key`, saved (stable: equal keys keep their order).
+        case sort(SortKey, reverse: Bool)
+        /// Later copies removed, the first kept, the order otherwise unchanged.
+        case dedupe(fuzzy: Bool)
     }
+
+    public enum SortKey: String, Sendable, CaseIterable { case title, artist, album, duration, added }
 
     public var playlist: SpotifyID
     public var what: What
@@ -34,6 +42,9 @@ public struct EditRequest: Sendable {
         case .add: return "add"
         case .removePositions, .removeURIs: return "remove"
         case .move: return "move"
+        case .shuffle: return "shuffle"
+        case .sort: return "sort"
+        case .dedupe: return "dedupe"
         }
     }
 
@@ -41,7 +52,7 @@ public struct EditRequest: Sendable {
     var isPositional: Bool {
         switch what {
         case .add(_, let position): return position != nil
-        case .removePositions, .move: return true
+        case .removePositions, .move, .shuffle, .sort, .dedupe: return true
         case .removeURIs: return false
         }
     }
@@ -65,6 +76,8 @@ public struct EditOutcome: Sendable {
     public var warnings: [String] = []
     /// Writes to the library (likes) rather than to a playlist's entries.
     public var libraryWrites = 0
+    /// For `dedupe`: each copy removed, and the position of the entry it repeats.
+    public var duplicates: [(position: Int, uri: String, duplicateOf: Int)] = []
 
     /// `--json` (docs/CLI.md).
     public var json: JSONValue {
@@ -72,7 +85,9 @@ public struct EditOutcome: Sendable {
             ("op", .string(op)), ("playlist", .string(playlist)), ("snapshot_id", .optional(snapshotID)),
             ("added", .int(added)), ("removed", .int(removed)), ("moved", .int(moved)), ("requests", .int(requests)),
             ("journal_id", journalID.map { .int(Int($0)) } ?? .null), ("dry_run", .bool(dryRun)),
-        ])
+        ] + (op == "dedupe" ? [("duplicates", .array(duplicates.map {
+            .object([("position", .int($0.position)), ("uri", .string($0.uri)), ("duplicate_of", .int($0.duplicateOf))])
+        }))] : []))
     }
 
     /// One line for a person.
@@ -136,6 +151,10 @@ public final class PlaylistEditor: Sendable {
         var outcome = EditOutcome(op: request.op, playlist: live.meta.id, playlistName: live.meta.name, snapshotID: live.meta.snapshotID,
                                   writes: plan.writes, dryRun: request.dryRun)
         Self.count(edit, into: &outcome)
+        if case .dedupe(let fuzzy) = request.what {
+            outcome.duplicates = Reordering.duplicates(Reordering.entries(of: live), uris: live.uris, fuzzy: fuzzy)
+                .map { ($0.position, $0.uri, $0.duplicateOf) }
+        }
         if request.dryRun {
             outcome.requests = api.executor.requestsSent - sentBefore
             return outcome
@@ -256,6 +275,9 @@ public final class PlaylistEditor: Sendable {
                 throw InvalidEdit(message: "the entries to move are no longer all there, next to each other", hint: "move them by hand: `timbre playlist move`")
             }
             return .move(start: found[0], length: length, to: min(to, live.count - length))
+        case .permute:
+            throw InvalidEdit(message: "the playlist changed since it was reordered; a new order would not be the one asked for",
+                              hint: "shuffle or sort it again")
         case .restore(let entries):
             var position = 0
             return .restore(entries: entries.map { entry in
@@ -359,6 +381,9 @@ public final class PlaylistEditor: Sendable {
         case .reorder(let start, let insertBefore, let length):
             method = .put
             body = .object([("range_start", .int(start)), ("insert_before", .int(insertBefore)), ("range_length", .int(length))])
+        case .replace(let uris):
+            method = .put
+            body = .object([("uris", .array(uris.map(JSONValue.string)))])
         }
         let data = Data(body.serialized().utf8)
         do {
@@ -414,6 +439,14 @@ public final class PlaylistEditor: Sendable {
                 throw InvalidEdit(message: "none of the given tracks is in “\(TerminalText.preview(live.meta.name, limit: 60))”", hint: "`timbre tracks REF` lists its entries")
             }
             return .remove(positions: positions)
+        case .shuffle:
+            return .permute(order: Reordering.shuffled(live.uris.count))
+        case .sort(let key, let reverse):
+            return .permute(order: Reordering.sorted(Reordering.entries(of: live), by: key, reverse: reverse))
+        case .dedupe(let fuzzy):
+            let duplicates = Reordering.duplicates(Reordering.entries(of: live), uris: live.uris, fuzzy: fuzzy)
+            guard !duplicates.isEmpty else { throw InvalidEdit(message: "“\(TerminalText.preview(live.meta.name, limit: 60))” has no duplicates", hint: nil) }
+            return .remove(positions: duplicates.map(\.position))
         case .move(let start, let length, let to):
             let mapped = try (start..<start + length).map(map)
             guard mapped == Array(mapped[0]..<mapped[0] + length) else {
@@ -455,6 +488,7 @@ public final class PlaylistEditor: Sendable {
         case .remove(let positions): outcome.removed = Set(positions).count
         case .move(_, let length, _): outcome.moved = length
         case .restore(let entries): outcome.added = entries.count
+        case .permute(let order): outcome.moved = order.enumerated().filter { $0.offset != $0.element }.count
         }
     }
 
@@ -465,6 +499,7 @@ public final class PlaylistEditor: Sendable {
         case .remove(let positions): return "removed \(Set(positions).count) from “\(name)”"
         case .move(let start, let length, let to): return "moved \(length) in “\(name)” from \(start) to \(to)"
         case .restore(let entries): return "put back \(entries.count) in “\(name)”"
+        case .permute(let order): return "reordered \(order.count) in “\(name)”"
         }
     }
 }

@@ -96,6 +96,10 @@ final class FakeSpotify: SpotifyAPI, @unchecked Sendable {
             case .delete:
                 let gone = Set((object["items"] as? [[String: Any]] ?? []).compactMap { $0["uri"] as? String })
                 s.entries.removeAll { gone.contains($0) }
+            case .put where object["uris"] != nil:
+                let uris = object["uris"] as? [String] ?? []
+                guard uris.count <= 100 else { return 400 }
+                s.entries = uris
             case .put:
                 let start = object["range_start"] as? Int ?? -1, before = object["insert_before"] as? Int ?? -1
                 let length = object["range_length"] as? Int ?? 1

@@ -1,0 +1,95 @@
+import Foundation
+import SandboxCore
+import Testing
+import TimbreTestSupport
+
+/// Dedupe, shuffle and sort against the sandbox: the server's final state, not only the cache.
+extension SyncCLITests {
+    @Test func dedupeKeepsTheFirstCopiesAndShuffleAndSortKeepEveryEntry() async throws {
+        let s = try await setUp("small")
+        try await withCleanup({ await s.cleanUp() }) {
+            #expect(await s.cli.invoke(["sync", "--quiet"]).status == 0)
+            let (id, original) = try await ownPlaylist(s)
+            let distinct = Set(original).count == original.count
+            // Copies of the first track, twice, and of the second, once, after the originals.
+            #expect(await s.cli.invoke(["playlist", "add", id, original[0], original[1], original[0]]).status == 0)
+            let listed = await s.cli.invoke(["playlist", "dedupe", id, "--dry-run", "--json"])
+            #expect(listed.status == 0, "\(listed.stderr)")
+            let plan = parse(listed.stdout) as? [String: Any] ?? [:]
+            let duplicates = plan["duplicates"] as? [[String: Any]] ?? []
+            if distinct {
+                #expect(duplicates.map { $0["position"] as? Int ?? -1 } == [original.count, original.count + 1, original.count + 2])
+                #expect(duplicates.map { $0["duplicate_of"] as? Int ?? -1 } == [0, 1, 0])
+            }
+            #expect(try await s.sandbox.entries(of: id).count == original.count + 3, "a dry run writes nothing")
+            #expect(await s.cli.invoke(["playlist", "dedupe", id]).status == 0)
+            let deduped = try await s.sandbox.entries(of: id)
+            var seen = Set<String>()
+            #expect(deduped == (original + [original[0], original[1], original[0]]).filter { seen.insert($0).inserted }, "first copies kept, in order")
+
+            // Shuffle: the same entries, another order; undo: the old order exactly.
+            #expect(await s.cli.invoke(["playlist", "shuffle", id]).status == 0)
+            let shuffled = try await s.sandbox.entries(of: id)
+            #expect(shuffled.sorted() == deduped.sorted())
+            #expect(await s.cli.invoke(["undo"]).status == 0)
+            #expect(try await s.sandbox.entries(of: id) == deduped)
+
+            // Sort by title: the names come back in order; the multiset is the same.
+            #expect(await s.cli.invoke(["playlist", "sort", id, "--by", "title"]).status == 0)
+            let names = (try await s.sandbox.playlistInfo(id)).items.map { $0.name ?? "" }
+            #expect(names == names.sorted { $0.lowercased().folding(options: .diacriticInsensitive, locale: nil) <= $1.lowercased().folding(options: .diacriticInsensitive, locale: nil) } || names.count < 2)
+            #expect(try await s.sandbox.entries(of: id).sorted() == deduped.sorted())
+            #expect(await s.cli.invoke(["playlist", "sort", id, "--by", "year"]).status == 2)
+            #expect(await s.cli.invoke(["playlist", "sort", id, "--by", "colour"]).status == 2)
+        }
+    }
+
+    @Test func aShuffleKilledAtAnyPointLeavesTheFullList() async throws {
+        let s = try await setUp("small")
+        try await withCleanup({ await s.cleanUp() }) {
+            #expect(await s.cli.invoke(["sync", "--quiet"]).status == 0)
+            let (source, original) = try await ownPlaylist(s)
+            _ = source
+            // A new playlist of 2,500 track entries: the fast path, ceil(2500/100) = 25 writes per shuffle.
+            let created = await s.cli.invoke(["playlist", "create", "Kill me while I shuffle"])
+            let id = created.stdout.trimmingCharacters(in: .newlines)
+            #expect(created.status == 0 && id.count == 22, "\(created.stderr)")
+            let tracks = original.filter { $0.hasPrefix("spotify:track:") }
+            let entries = (0..<2_500).map { tracks[$0 % tracks.count] }
+            #expect(await s.cli.invoke(["playlist", "add", id, "-"], stdin: entries.joined(separator: "\n")).status == 0)
+            var slow = Fault(kind: .latency, pathContains: "/v1/playlists/\(id)/items", count: 1_000_000, ms: 15)
+            slow.method = "POST"
+            try await s.sandbox.addFaults([slow])
+            let bin = try SandboxProcess.binaryDirectory().appendingPathComponent("timbre").path
+            var generator = SystemRandomNumberGenerator()
+            var interrupted = 0
+            for round in 0..<6 {
+                let before = try await s.sandbox.entries(of: id)
+                let sentBefore = try await s.sandbox.writeRequests().count
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: bin)
+                process.arguments = ["playlist", "shuffle", id]
+                process.environment = s.cli.environment
+                process.standardOutput = FileHandle.nullDevice
+                process.standardError = FileHandle.nullDevice
+                try process.run()
+                // Killed after k of its 25 writes (replace the first 100, add the rest in 24).
+                let k = Int.random(in: 1...24, using: &generator)
+                while process.isRunning, try await s.sandbox.writeRequests().count - sentBefore < k {
+                    try await Task.sleep(for: .milliseconds(3))
+                }
+                kill(process.processIdentifier, SIGKILL)
+                while process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+                let history = parse(await s.cli.invoke(["history", "--json"]).stdout) as? [[String: Any]] ?? []
+                if history.first?["state"] as? String == "interrupted" { interrupted += 1 }
+                let marker = tracks[round % tracks.count]
+                let next = await s.cli.invoke(["playlist", "add", id, marker])
+                #expect(next.status == 0, "round \(round): \(next.stderr)")
+                let after = try await s.sandbox.entries(of: id)
+                #expect(after.count == before.count + 1, "round \(round): never a truncated playlist (\(after.count) of \(before.count + 1))")
+                #expect(after.sorted() == (before + [marker]).sorted(), "round \(round): the same entries")
+            }
+            #expect(interrupted >= 4, "\(interrupted) of 6 kills interrupted a shuffle")
+        }
+    }
+}
