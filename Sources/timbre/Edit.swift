@@ -34,7 +34,27 @@ extension Root {
                 synced and the edit names positions (nothing written; sync, or --force), 7 the playlist \
                 is not yours to change.
                 """,
-            subcommands: [Create.self, Edit.self, Add.self, Remove.self, Move.self, Dedupe.self, Shuffle.self, Sort.self, Delete.self])
+            subcommands: [Create.self, Edit.self, Add.self, Remove.self, Move.self, Dedupe.self, Shuffle.self, Sort.self, Copy.self, Delete.self])
+
+        struct Copy: Runnable {
+            static let configuration = CommandConfiguration(
+                abstract: "Append SRC's entries to DST; DST `new:NAME` creates it first (local files are left out: the API cannot add them).")
+
+            @Argument(help: "The source: a playlist, or liked.")
+            var source: String
+
+            @Argument(help: "The destination playlist, or new:NAME.")
+            var destination: String
+
+            @Flag(help: "Leave out entries DST has already (and repeats within SRC).")
+            var dedupe = false
+
+            @OptionGroup var options: EditOptions
+
+            func run(_ invocation: Invocation) async throws -> ExitStatus {
+                try await CopyCommand(source: source, destination: destination, dedupe: dedupe, dryRun: options.dryRun, json: options.json).run(invocation)
+            }
+        }
 
         struct Dedupe: Runnable {
             static let configuration = CommandConfiguration(
@@ -384,6 +404,23 @@ extension Root {
 
         func run(_ invocation: Invocation) async throws -> ExitStatus {
             try await SearchCommand(query: query, type: type, limit: limit, json: json).run(invocation)
+        }
+    }
+}
+
+extension Root {
+    struct Duplicates: Runnable {
+        static let configuration = CommandConfiguration(
+            abstract: "Offline: tracks found in more than one of the named playlists (default: every cached playlist), with their positions.")
+
+        @Argument(help: "Playlists (IDs, URIs, links, or liked); none: all.")
+        var refs: [String] = []
+
+        @Flag(help: "Print a JSON array.")
+        var json = false
+
+        func run(_ invocation: Invocation) async throws -> ExitStatus {
+            try await DuplicatesCommand(refs: refs, json: json).run(invocation)
         }
     }
 }

@@ -92,4 +92,30 @@ extension SyncCLITests {
             #expect(interrupted >= 4, "\(interrupted) of 6 kills interrupted a shuffle")
         }
     }
+
+    @Test func copyIntoANewPlaylistAndDuplicatesAcrossPlaylists() async throws {
+        let s = try await setUp("small")
+        try await withCleanup({ await s.cleanUp() }) {
+            #expect(await s.cli.invoke(["sync", "--quiet"]).status == 0)
+            let (id, original) = try await ownPlaylist(s)
+            let copied = await s.cli.invoke(["playlist", "copy", id, "new:Copy of mine", "--json"])
+            #expect(copied.status == 0, "\(copied.stderr)")
+            let newID = try #require((parse(await s.cli.invoke(["playlists", "--json"]).stdout) as? [[String: Any]] ?? [])
+                .first { $0["name"] as? String == "Copy of mine" }?["id"] as? String)
+            let sendable = original.filter { $0.hasPrefix("spotify:track:") || $0.hasPrefix("spotify:episode:") }
+            #expect(try await s.sandbox.entries(of: newID) == sendable, "the same entries in the same order (local files left out)")
+            // Copying again with --dedupe adds nothing: every entry is there already.
+            let again = await s.cli.invoke(["playlist", "copy", id, newID, "--dedupe"])
+            #expect(again.status == 0, "\(again.stderr)")
+            #expect(try await s.sandbox.entries(of: newID) == sendable)
+
+            // Every copied track now appears in both playlists.
+            let shared = parse(await s.cli.invoke(["duplicates", id, newID, "--json"]).stdout) as? [[String: Any]] ?? []
+            #expect(Set(shared.compactMap { $0["uri"] as? String }) == Set(sendable))
+            let first = try #require(shared.first)
+            let places = first["playlists"] as? [[String: Any]] ?? []
+            #expect(places.map { $0["id"] as? String ?? "" } == [id, newID])
+            #expect(places.allSatisfy { !($0["positions"] as? [Int] ?? []).isEmpty })
+        }
+    }
 }

@@ -345,3 +345,61 @@ public struct DetailsCommand: Sendable {
         return .success
     }
 }
+
+/// `timbre playlist copy SRC DST [--dedupe]`: SRC's entries appended to DST (`new:NAME` creates it).
+public struct CopyCommand: Sendable {
+    public var source: String
+    public var destination: String
+    public var dedupe: Bool
+    public var dryRun: Bool
+    public var json: Bool
+
+    public init(source: String, destination: String, dedupe: Bool, dryRun: Bool, json: Bool) {
+        self.source = source
+        self.destination = destination
+        self.dedupe = dedupe
+        self.dryRun = dryRun
+        self.json = json
+    }
+
+    public func run(_ invocation: Invocation) async throws -> ExitStatus {
+        let from = try PlaylistRef.parse(source)
+        let newName = destination.hasPrefix("new:") ? String(destination.dropFirst(4)).trimmingCharacters(in: .whitespaces) : nil
+        var to: SpotifyID?
+        if let newName {
+            guard !newName.isEmpty else { throw UsageError(message: "new:NAME needs a name") }
+        } else {
+            guard case .playlist(let id) = try PlaylistRef.parse(destination) else {
+                throw UsageError(message: "copy into Liked Songs with `timbre like`, not `playlist copy`")
+            }
+            to = id
+        }
+        let context = try invocation.context()
+        let editor = try await context.editor()
+        // What SRC holds on Spotify now (Liked Songs: the cache, refreshed by the last sync).
+        var uris = try await editor.entryURIs(of: from)
+        let skipped = uris.filter { !$0.hasPrefix("spotify:track:") && !$0.hasPrefix("spotify:episode:") }.count
+        uris = uris.filter { $0.hasPrefix("spotify:track:") || $0.hasPrefix("spotify:episode:") }
+        if skipped > 0 { context.console.warning("\(skipped) entries of the source are local files or have no track; Spotify cannot add those, so they were left out") }
+        if let newName {
+            if dryRun {
+                context.console.line("would create “\(TerminalText.sanitize(newName))” and add \(uris.count) entries")
+                return .success
+            }
+            let created = try await editor.create(PlaylistDetails(name: newName), dryRun: false)
+            to = SpotifyID(created.playlist)
+        }
+        guard let target = to else { return .failure }
+        if dedupe {
+            var seen = Set(try await editor.entryURIs(of: .playlist(target)))
+            uris = uris.filter { seen.insert($0).inserted }
+        }
+        guard !uris.isEmpty else {
+            context.console.say("nothing to copy")
+            return .success
+        }
+        let outcome = try await editor.apply(EditRequest(playlist: target, what: .add(uris: uris, position: nil), dryRun: dryRun))
+        EditReport.show(outcome, json: json, console: context.console)
+        return .success
+    }
+}

@@ -125,3 +125,13 @@ public struct CreationUnknown: UserFacingError, Equatable {
     public var hint: String? { "run `timbre sync` and check `timbre playlists` before creating it again" }
     public var exitStatus: ExitStatus { .failure }
 }
+
+extension PlaylistEditor {
+    /// A playlist's entry URIs as Spotify holds them now; Liked Songs as the cache holds them.
+    public func entryURIs(of ref: PlaylistRef) async throws -> [String] {
+        switch ref {
+        case .liked: return try cache.entries(of: .liked)?.map(\.uri) ?? []
+        case .playlist(let id): return try await LivePlaylist.read(id, api: api).uris
+        }
+    }
+}
