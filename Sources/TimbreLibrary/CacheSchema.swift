@@ -136,6 +136,14 @@ enum CacheSchema {
                 DELETE FROM item WHERE key >= (old.items_key << 24) AND key < ((old.items_key + 1) << 24);
             END;
             """),
+        // Sorting by year, statistics and exports need the album's release date; adding a whole
+        // album needs its id. Forgetting every snapshot and Liked Songs' fingerprint makes the next
+        // sync fetch every list again, which fills the new columns.
+        Migration(identifier: "v5: items keep their album's id and release date", sql: """
+            ALTER TABLE item ADD COLUMN album_id TEXT;
+            ALTER TABLE item ADD COLUMN release_date TEXT;
+            UPDATE playlist SET snapshot_id = NULL, fingerprint = NULL;
+            """),
     ]
 
     static var migrator: DatabaseMigrator {

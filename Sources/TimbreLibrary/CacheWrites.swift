@@ -181,10 +181,10 @@ extension LibraryCache {
 /// wrote 10–34 MB to `/var/tmp` besides the 35 MB of WAL.
 private struct ItemInsert {
     static let batchSize = 64
-    private static let columns: Int32 = 9
+    private static let columns: Int32 = 11
     private static func sql(rows: Int) -> String {
         let row = "(" + Array(repeating: "?", count: Int(columns)).joined(separator: ", ") + ")"
-        return "INSERT OR FAIL INTO item (key, kind, spotify_id, uri, name, artists, album, duration_ms, added_at) VALUES "
+        return "INSERT OR FAIL INTO item (key, kind, spotify_id, uri, name, artists, album, duration_ms, added_at, album_id, release_date) VALUES "
             + Array(repeating: row, count: rows).joined(separator: ", ")
     }
     /// `sqlFor[n]` inserts n rows (n in 1...batchSize).
@@ -244,6 +244,8 @@ private struct ItemInsert {
             try bind(column + 7, row.album)
             try check(sqlite3_bind_int64(raw, column + 8, Int64(row.durationMS)))
             try bind(column + 9, row.addedAt)
+            try bind(column + 10, row.albumID)
+            try bind(column + 11, row.releaseDate)
             column += Self.columns
         }
         let step = sqlite3_step(raw)

@@ -21,9 +21,14 @@ public struct CachedEntry: Sendable, Equatable {
     public var album: String?
     public var durationMS: Int
     public var addedAt: String?
+    /// The album's Spotify id (nil for episodes, local files, and caches synced before timbre kept it).
+    public var albumID: String?
+    /// The album's release date as Spotify gives it: its length is its precision (`1967`,
+    /// `1967-06`, `1967-06-01`).
+    public var releaseDate: String?
 
     public init(position: Int, kind: EntryKind, id: String?, uri: String, name: String, artists: [String], album: String?,
-                durationMS: Int, addedAt: String?) {
+                durationMS: Int, addedAt: String?, albumID: String? = nil, releaseDate: String? = nil) {
         self.position = position
         self.kind = kind
         self.id = id
@@ -33,7 +38,12 @@ public struct CachedEntry: Sendable, Equatable {
         self.album = album
         self.durationMS = durationMS
         self.addedAt = addedAt
+        self.albumID = albumID
+        self.releaseDate = releaseDate
     }
+
+    /// The release year, when the cache knows the release date.
+    public var year: Int? { releaseDate.flatMap { Int($0.prefix(4)) } }
 
     /// One element of `timbre tracks --json`, keys in docs/CLI.md's order.
     public var json: JSONValue {

@@ -101,6 +101,8 @@ struct EntryPage: JSONReadable {
         /// A JSON array of the artists' names.
         var artists: EntryRows.Text?
         var album: EntryRows.Text?
+        var albumID: EntryRows.Text?
+        var releaseDate: EntryRows.Text?
         var show: EntryRows.Text?
     }
 
@@ -163,13 +165,15 @@ struct EntryPage: JSONReadable {
                 return "local file without a spotify:local: URI"
             }
             rows.add(EntryRows.Row(position: position, kind: .local, durationMS: duration, id: .null, uri: uri, name: name,
-                                  artists: artists, album: item.album ?? .null, addedAt: addedAt))
+                                  artists: artists, album: item.album ?? .null, addedAt: addedAt,
+                                  albumID: item.albumID ?? .null, releaseDate: item.releaseDate ?? .null))
             return nil
         }
         guard let id = item.id, rows.isSpotifyID(id) else { return "track id \(quoted(item.id))" }
         let uri = item.uri ?? rows.append("spotify:track:", id)
         rows.add(EntryRows.Row(position: position, kind: .track, durationMS: duration, id: id, uri: uri, name: name,
-                              artists: artists, album: item.album ?? .null, addedAt: addedAt))
+                              artists: artists, album: item.album ?? .null, addedAt: addedAt,
+                              albumID: item.albumID ?? .null, releaseDate: item.releaseDate ?? .null))
         return nil
     }
 
@@ -192,7 +196,7 @@ struct EntryPage: JSONReadable {
             } else if reader.key(key, is: "artists") {
                 item.artists = try names(&reader, into: &rows, scratch: &scratch)
             } else if reader.key(key, is: "album") {
-                item.album = try name(&reader, into: &rows, scratch: &scratch)
+                try album(&reader, into: &rows, fields: &item)
             } else if reader.key(key, is: "show") {
                 item.show = try name(&reader, into: &rows, scratch: &scratch)
             } else {
@@ -206,6 +210,22 @@ struct EntryPage: JSONReadable {
     private static func name(_ reader: inout JSONReader, into rows: inout EntryRows, scratch: inout [UInt8]) throws -> EntryRows.Text? {
         guard try name(&reader, into: &scratch) else { return nil }
         return rows.text { $0.append(contentsOf: scratch); return true }
+    }
+
+    /// `{"id": …, "name": …, "release_date": …}`: the album's name, id and release date (each kept
+    /// only when it is a string).
+    private static func album(_ reader: inout JSONReader, into rows: inout EntryRows, fields: inout Fields) throws {
+        _ = try object(&reader) { reader, key in
+            if reader.key(key, is: "name") {
+                fields.album = try rows.text { try reader.appendString(to: &$0) }
+            } else if reader.key(key, is: "id") {
+                fields.albumID = try rows.text { try reader.appendString(to: &$0) }
+            } else if reader.key(key, is: "release_date") {
+                fields.releaseDate = try rows.text { try reader.appendString(to: &$0) }
+            } else {
+                try reader.skipValue()
+            }
+        }
     }
 
     /// `{"name": "…", …}` → the name in `scratch` (replacing what it held); false when missing or

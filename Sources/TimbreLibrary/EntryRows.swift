@@ -24,6 +24,8 @@ struct EntryRows: Sendable {
         var artists: Text
         var album: Text
         var addedAt: Text
+        var albumID: Text = .null
+        var releaseDate: Text = .null
     }
 
     private(set) var bytes: [UInt8] = []
@@ -41,8 +43,10 @@ struct EntryRows: Sendable {
             let artists = appendArray(item.artists.map { Array($0.utf8) })
             let album = item.album.map { append($0) } ?? .null
             let addedAt = item.addedAt.map { append($0) } ?? .null
+            let albumID = item.albumID.map { append($0) } ?? .null
+            let releaseDate = item.releaseDate.map { append($0) } ?? .null
             add(Row(position: item.position, kind: item.kind, durationMS: item.durationMS, id: id, uri: uri, name: name,
-                    artists: artists, album: album, addedAt: addedAt))
+                    artists: artists, album: album, addedAt: addedAt, albumID: albumID, releaseDate: releaseDate))
         }
     }
 
@@ -51,7 +55,8 @@ struct EntryRows: Sendable {
         rows.map { row in
             CachedEntry(position: row.position, kind: row.kind, id: string(row.id), uri: string(row.uri) ?? "", name: string(row.name) ?? "",
                        artists: JSONValue.parseStringArray(string(row.artists) ?? "[]") ?? [], album: string(row.album),
-                       durationMS: row.durationMS, addedAt: string(row.addedAt))
+                       durationMS: row.durationMS, addedAt: string(row.addedAt), albumID: string(row.albumID),
+                       releaseDate: string(row.releaseDate))
         }
     }
 

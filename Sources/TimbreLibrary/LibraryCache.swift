@@ -182,7 +182,7 @@ public final class LibraryCache: Sendable {
     static let itemSelect = itemColumns + ItemKey.rowsOfPlaylist
 
     /// The columns `item(_:)` reads, in its order.
-    static let itemColumns = "SELECT position, kind, spotify_id, uri, name, artists, album, duration_ms, added_at "
+    static let itemColumns = "SELECT position, kind, spotify_id, uri, name, artists, album, duration_ms, added_at, album_id, release_date "
 
     /// Steps through a playlist's items in position order; `body` reads the current row of the
     /// statement (columns as in `sql`, `itemSelect` unless given) and returns false to stop.
@@ -215,7 +215,7 @@ public final class LibraryCache: Sendable {
         let artists = JSONValue.parseStringArray(text(5) ?? "[]") ?? []
         return CachedEntry(position: Int(sqlite3_column_int64(raw, 0)), kind: EntryKind(rawValue: text(1) ?? "") ?? .track, id: text(2),
                           uri: text(3) ?? "", name: text(4) ?? "", artists: artists, album: text(6),
-                          durationMS: Int(sqlite3_column_int64(raw, 7)), addedAt: text(8))
+                          durationMS: Int(sqlite3_column_int64(raw, 7)), addedAt: text(8), albumID: text(9), releaseDate: text(10))
     }
 }
 

@@ -43,7 +43,7 @@ struct Fetcher: Sendable {
     let api: any SpotifyAPI
     let state: Locked<RunState>
 
-    static let itemFields = "id,uri,name,type,duration_ms,is_local,artists(name),album(name),show(name)"
+    static let itemFields = "id,uri,name,type,duration_ms,is_local,artists(name),album(id,name,release_date),show(name)"
     /// Only what the cache stores: a full items page is ~470 KB, this is several times smaller.
     static let entryFields = "next,total,items(added_at,is_local,item(\(itemFields)),track(\(itemFields)))"
     static let playlistFields = "id,name,owner(id,display_name),snapshot_id,collaborative,public,items(total),tracks(total)"

@@ -11,6 +11,7 @@ import Testing
         ("v2: items check their kind without a lookup table", 0x0BA9_C8D1_9332_D059),
         ("v3: items keyed by a list number that only grows", 0xFCEF_3BA7_8BD6_DD3A),
         ("v4: items keyed by one integer, list and position computed from it", 0x5AA3_AC86_1827_E753),
+        ("v5: items keep their album's id and release date", 0x580D_3610_8E99_D592),
     ]
 
     /// The edit journal's (user data: never rebuilt, so even more so).
