@@ -102,12 +102,12 @@ extension Root {
 
         struct Sort: Runnable {
             static let configuration = CommandConfiguration(
-                abstract: "Save an order by title, artist, album, duration or added date (stable; journalled; `timbre undo` restores the old order).")
+                abstract: "Save an order by title, artist, album, year, duration or added date (stable; journalled; `timbre undo` restores the old order).")
 
             @Argument(help: "The playlist: ID, spotify:playlist:ID or link.")
             var ref: String
 
-            @Option(help: "title, artist, album, duration or added.")
+            @Option(help: "title, artist, album, year (release date), duration or added.")
             var by: String
 
             @Flag(help: "Descending.")
@@ -421,6 +421,39 @@ extension Root {
 
         func run(_ invocation: Invocation) async throws -> ExitStatus {
             try await DuplicatesCommand(refs: refs, json: json).run(invocation)
+        }
+    }
+}
+
+extension Root {
+    struct Stats: Runnable {
+        static let configuration = CommandConfiguration(
+            abstract: "Offline: entries, total and average duration, distinct artists and albums, share liked, years, top artists and albums, entries per decade.")
+
+        @Argument(help: "The playlist: ID, spotify:playlist:ID, link, or liked.")
+        var ref: String
+
+        @Flag(help: "Print one JSON object.")
+        var json = false
+
+        func run(_ invocation: Invocation) async throws -> ExitStatus {
+            try await StatsCommand(ref: ref, json: json).run(invocation)
+        }
+    }
+
+    struct Export: Runnable {
+        static let configuration = CommandConfiguration(
+            abstract: "Offline: a cached playlist as CSV with Exportify's column names (Track URI, Track Name, Artist Name(s), Album Name, Album Release Date, Track Duration (ms), Added At).",
+            discussion: "Cells a spreadsheet would run as a formula (leading =, +, -, @, tab, CR) get a leading ' (OWASP); control characters are dropped.")
+
+        @Argument(help: "The playlist: ID, spotify:playlist:ID, link, or liked.")
+        var ref: String
+
+        @Option(name: .shortAndLong, help: "Write to this file instead of stdout.")
+        var output: String?
+
+        func run(_ invocation: Invocation) async throws -> ExitStatus {
+            try await ExportCommand(ref: ref, output: output).run(invocation)
         }
     }
 }

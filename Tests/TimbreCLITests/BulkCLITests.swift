@@ -39,7 +39,8 @@ extension SyncCLITests {
             let names = (try await s.sandbox.playlistInfo(id)).items.map { $0.name ?? "" }
             #expect(names == names.sorted { $0.lowercased().folding(options: .diacriticInsensitive, locale: nil) <= $1.lowercased().folding(options: .diacriticInsensitive, locale: nil) } || names.count < 2)
             #expect(try await s.sandbox.entries(of: id).sorted() == deduped.sorted())
-            #expect(await s.cli.invoke(["playlist", "sort", id, "--by", "year"]).status == 2)
+            #expect(await s.cli.invoke(["playlist", "sort", id, "--by", "year", "--reverse"]).status == 0)
+            #expect(try await s.sandbox.entries(of: id).sorted() == deduped.sorted())
             #expect(await s.cli.invoke(["playlist", "sort", id, "--by", "colour"]).status == 2)
         }
     }
@@ -116,6 +117,35 @@ extension SyncCLITests {
             let places = first["playlists"] as? [[String: Any]] ?? []
             #expect(places.map { $0["id"] as? String ?? "" } == [id, newID])
             #expect(places.allSatisfy { !($0["positions"] as? [Int] ?? []).isEmpty })
+        }
+    }
+
+    @Test func statsAndExportReadTheCacheOffline() async throws {
+        let s = try await setUp("small")
+        try await withCleanup({ await s.cleanUp() }) {
+            #expect(await s.cli.invoke(["sync", "--quiet"]).status == 0)
+            let (id, _) = try await ownPlaylist(s)
+            let tracks = parse(await s.cli.invoke(["tracks", id, "--json"]).stdout) as? [[String: Any]] ?? []
+            try await s.sandbox.clearRequests()
+
+            let stats = parse(await s.cli.invoke(["stats", id, "--json"]).stdout) as? [String: Any] ?? [:]
+            #expect(stats["entries"] as? Int == tracks.count)
+            #expect(stats["duration_ms"] as? Int == tracks.reduce(0) { $0 + ($1["duration_ms"] as? Int ?? 0) })
+            let years = stats["years"] as? [String: Int] ?? [:]
+            #expect((years["min"] ?? 0) >= 1900 && (years["min"] ?? 0) <= (years["max"] ?? 0), "release dates are cached: \(stats)")
+            #expect((stats["decades"] as? [String: Int] ?? [:]).values.reduce(0, +) <= tracks.count)
+            #expect((stats["top_artists"] as? [[String: Any]] ?? []).count <= 5)
+
+            let csv = await s.cli.invoke(["export", id])
+            #expect(csv.status == 0, "\(csv.stderr)")
+            let lines = csv.stdout.components(separatedBy: "\r\n").filter { !$0.isEmpty }
+            #expect(lines.first == "\"Track URI\",\"Track Name\",\"Artist Name(s)\",\"Album Name\",\"Album Release Date\",\"Track Duration (ms)\",\"Added At\"" || lines.first == "Track URI,Track Name,Artist Name(s),Album Name,Album Release Date,Track Duration (ms),Added At")
+            #expect(lines.count >= tracks.count + 1, "a header and a record per entry (quoted newlines may split a record)")
+            let file = s.cli.home.appendingPathComponent("export.csv").path
+            #expect(await s.cli.invoke(["export", id, "-o", file]).status == 0)
+            #expect(try String(contentsOfFile: file, encoding: .utf8) == csv.stdout)
+            #expect(try await s.sandbox.requests().isEmpty, "stats and export send nothing")
+            #expect(await s.cli.invoke(["stats", "0000000000000000000000"]).status == 1)
         }
     }
 }

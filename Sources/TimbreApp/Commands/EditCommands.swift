@@ -11,7 +11,7 @@ public struct PlaylistEditCommand: Sendable {
         case remove(positions: [ClosedRange<Int>], uris: [String])
         case move(range: ClosedRange<Int>, to: Int)
         case shuffle
-        /// `title`, `artist`, `album`, `duration` or `added`.
+        /// `title`, `artist`, `album`, `year`, `duration` or `added`.
         case sort(by: String, reverse: Bool)
         case dedupe(fuzzy: Bool)
     }
@@ -90,12 +90,8 @@ public struct PlaylistEditCommand: Sendable {
         case .shuffle:
             return .shuffle
         case .sort(let by, let reverse):
-            if by == "year" {
-                throw UsageError(message: "sorting by year needs release dates, which timbre's cache does not hold yet",
-                                 hint: "sort by title, artist, album, duration or added")
-            }
             guard let key = EditRequest.SortKey(rawValue: by) else {
-                throw UsageError(message: "--by takes title, artist, album, duration or added, not '\(TerminalText.preview(by, limit: 20))'")
+                throw UsageError(message: "--by takes title, artist, album, year, duration or added, not '\(TerminalText.preview(by, limit: 20))'")
             }
             return .sort(key, reverse: reverse)
         case .dedupe(let fuzzy):

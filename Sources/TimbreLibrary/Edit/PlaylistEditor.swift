@@ -21,7 +21,7 @@ public struct EditRequest: Sendable {
         case dedupe(fuzzy: Bool)
     }
 
-    public enum SortKey: String, Sendable, CaseIterable { case title, artist, album, duration, added }
+    public enum SortKey: String, Sendable, CaseIterable { case title, artist, album, year, duration, added }
 
     public var playlist: SpotifyID
     public var what: What

@@ -33,6 +33,7 @@ enum Reordering {
             case .artist: return SearchText.fold(entry.artists.first ?? "")
             case .album: return SearchText.fold(entry.album ?? "")
             case .added: return entry.addedAt ?? ""
+            case .year: return entry.releaseDate ?? ""
             case .duration: return String(entry.durationMS).leftPadded(to: 12)
             }
         }

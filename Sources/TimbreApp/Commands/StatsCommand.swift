@@ -1,0 +1,123 @@
+import Foundation
+import TimbreCore
+import TimbreLibrary
+
+/// `timbre stats REF`: offline figures about a cached playlist (docs/CLI.md has the JSON).
+public struct StatsCommand: Sendable {
+    public var ref: String
+    public var json: Bool
+
+    public init(ref: String, json: Bool) {
+        self.ref = ref
+        self.json = json
+    }
+
+    public func run(_ invocation: Invocation) async throws -> ExitStatus {
+        let reference = try PlaylistRef.parse(ref)
+        let context = try invocation.context()
+        guard let cache = try context.existingCache(), let entries = try cache.entries(of: reference) else { throw NotCached(reference: reference) }
+        let liked = Set(try cache.entries(of: .liked)?.map(\.uri) ?? [])
+        let stats = Self.figures(entries, liked: liked)
+        if json {
+            context.console.json(stats.json)
+            return .success
+        }
+        let hours = stats.durationMS / 3_600_000, minutes = (stats.durationMS / 60_000) % 60
+        var lines = [
+            "entries:   \(stats.entries) (\(hours) h \(minutes) min; average \(stats.averageMS / 60_000):\(String((stats.averageMS / 1000) % 60).leftPadded(to: 2, with: "0")))",
+            "artists:   \(stats.artists) · albums: \(stats.albums) · liked: \(String(format: "%.1f", stats.likedPercent)) %",
+            "years:     " + (stats.years.map { "\($0.min)–\($0.max)" } ?? "unknown (run `timbre sync`)"),
+        ]
+        lines.append("top artists: " + stats.topArtists.map { "\($0.name) (\($0.count))" }.joined(separator: ", "))
+        lines.append("top albums:  " + stats.topAlbums.map { "\($0.name) (\($0.count))" }.joined(separator: ", "))
+        if !stats.decades.isEmpty { lines.append("decades:   " + stats.decades.map { "\($0.decade)s: \($0.count)" }.joined(separator: " · ")) }
+        context.console.lines(lines.map(TerminalText.sanitize))
+        return .success
+    }
+
+    struct Figures {
+        var entries = 0, durationMS = 0, averageMS = 0, artists = 0, albums = 0
+        var likedPercent = 0.0
+        var years: (min: Int, max: Int)?
+        var topArtists: [(name: String, count: Int)] = []
+        var topAlbums: [(name: String, count: Int)] = []
+        var decades: [(decade: Int, count: Int)] = []
+
+        var json: JSONValue {
+            .object([
+                ("entries", .int(entries)), ("duration_ms", .int(durationMS)), ("average_ms", .int(averageMS)),
+                ("artists", .int(artists)), ("albums", .int(albums)), ("liked_percent", .double((likedPercent * 10).rounded() / 10)),
+                ("years", years.map { .object([("min", .int($0.min)), ("max", .int($0.max))]) } ?? .null),
+                ("top_artists", .array(topArtists.map { .object([("name", .string($0.name)), ("count", .int($0.count))]) })),
+                ("top_albums", .array(topAlbums.map { .object([("name", .string($0.name)), ("count", .int($0.count))]) })),
+                ("decades", .object(decades.map { (String($0.decade), .int($0.count)) })),
+            ])
+        }
+    }
+
+    static func figures(_ entries: [CachedEntry], liked: Set<String>) -> Figures {
+        var figures = Figures()
+        figures.entries = entries.count
+        figures.durationMS = entries.reduce(0) { $0 + $1.durationMS }
+        figures.averageMS = entries.isEmpty ? 0 : figures.durationMS / entries.count
+        var artistCounts: [String: Int] = [:], albumCounts: [String: Int] = [:], albumKeys = Set<String>(), decades: [Int: Int] = [:]
+        for entry in entries {
+            for artist in Set(entry.artists) where !artist.isEmpty { artistCounts[artist, default: 0] += 1 }
+            if let album = entry.album, !album.isEmpty {
+                albumCounts[album, default: 0] += 1
+                albumKeys.insert(entry.albumID ?? album)
+            }
+            if let year = entry.year {
+                figures.years = (min(figures.years?.min ?? year, year), max(figures.years?.max ?? year, year))
+                decades[year / 10 * 10, default: 0] += 1
+            }
+        }
+        figures.artists = artistCounts.count
+        figures.albums = albumKeys.count
+        figures.likedPercent = entries.isEmpty ? 0 : Double(entries.filter { liked.contains($0.uri) }.count) * 100 / Double(entries.count)
+        func top(_ counts: [String: Int]) -> [(name: String, count: Int)] {
+            counts.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.prefix(5).map { ($0.key, $0.value) }
+        }
+        figures.topArtists = top(artistCounts)
+        figures.topAlbums = top(albumCounts)
+        figures.decades = decades.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        return figures
+    }
+}
+
+/// `timbre export REF [-o FILE]`: CSV with Exportify's header names, in Exportify's order, for the
+/// columns timbre has; cells a spreadsheet would run as a formula are neutralised.
+public struct ExportCommand: Sendable {
+    public var ref: String
+    public var output: String?
+
+    public init(ref: String, output: String?) {
+        self.ref = ref
+        self.output = output
+    }
+
+    public static let header = ["Track URI", "Track Name", "Artist Name(s)", "Album Name", "Album Release Date", "Track Duration (ms)", "Added At"]
+
+    public func run(_ invocation: Invocation) async throws -> ExitStatus {
+        let reference = try PlaylistRef.parse(ref)
+        let context = try invocation.context()
+        guard let cache = try context.existingCache(), let entries = try cache.entries(of: reference) else { throw NotCached(reference: reference) }
+        let rows = [Self.header.map(CSVCell.encode).joined(separator: ",")] + entries.map { entry in
+            [CSVCell.encode(entry.uri), CSVCell.encode(entry.name), CSVCell.encode(entry.artists.joined(separator: ",")),
+             CSVCell.encode(entry.album ?? ""), CSVCell.encode(entry.releaseDate ?? ""), String(entry.durationMS),
+             CSVCell.encode(entry.addedAt ?? "")].joined(separator: ",")
+        }
+        let text = rows.joined(separator: "\r\n") + "\r\n"
+        guard let output, output != "-" else {
+            context.console.write(text)
+            return .success
+        }
+        do {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
+        } catch {
+            throw UsageError(message: "cannot write \(TerminalText.preview(output)): \((error as NSError).localizedDescription)")
+        }
+        context.console.say("Exported \(entries.count) entries to \(TerminalText.sanitize(output))")
+        return .success
+    }
+}
