@@ -84,3 +84,22 @@ public struct Catalog: Sendable {
         }
     }
 }
+
+extension Catalog {
+    /// The catalogue track for a title and artist, by the contract's rule: the normalised title and
+    /// the first artist equal, the duration within 2,000 ms when it is known; nil when no result of
+    /// one search (`track:"…" artist:"…"`, one page of 10) qualifies.
+    public func match(title: String, artist: String, durationMS: Int?) async throws -> String? {
+        func clean(_ text: String) -> String { text.replacingOccurrences(of: "\"", with: " ").trimmingCharacters(in: .whitespaces) }
+        var query = "track:\"\(clean(title))\""
+        if !artist.isEmpty { query += " artist:\"\(clean(artist))\"" }
+        let wantedTitle = Reordering.normalisedTitle(title)
+        let wantedArtist = SearchText.fold(artist)
+        for item in try await search(query, kind: .track, limit: Self.pageSize) {
+            guard Reordering.normalisedTitle(item.name) == wantedTitle, SearchText.fold(item.artists.first ?? "") == wantedArtist else { continue }
+            if let durationMS, let found = item.durationMS, abs(found - durationMS) > 2_000 { continue }
+            return item.uri
+        }
+        return nil
+    }
+}

@@ -457,3 +457,31 @@ extension Root {
         }
     }
 }
+
+extension Root {
+    struct Import: Runnable {
+        static let configuration = CommandConfiguration(
+            abstract: "Add the tracks of a CSV (Exportify's, Timor's, `timbre tracks --csv`) or of URIs one a line to a playlist.",
+            discussion: """
+                Rows with a Spotify URI are taken as they are; the others are matched by one catalogue search per \
+                title and artist, accepted only when the title (case, accents, "- Remastered"-style suffixes aside) \
+                and first artist are the same and the duration is within 2 seconds. Unmatched rows are listed and \
+                the exit code is 3. --dry-run shows the matches and writes nothing.
+                """)
+
+        @Argument(help: "The file, or - for stdin.")
+        var file: String
+
+        @Option(help: "Add to this playlist.")
+        var into: String?
+
+        @Option(help: "Create a playlist with this name and add to it.")
+        var name: String?
+
+        @OptionGroup var options: EditOptions
+
+        func run(_ invocation: Invocation) async throws -> ExitStatus {
+            try await ImportCommand(file: file, into: into, name: name, dryRun: options.dryRun, json: options.json).run(invocation)
+        }
+    }
+}

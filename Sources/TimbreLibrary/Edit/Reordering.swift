@@ -4,7 +4,7 @@ import TimbreCore
 /// New orders and duplicate finding over a playlist as Spotify holds it (`LivePlaylist`): the
 /// entries' metadata by position, an entry Spotify cannot name (null track) kept where it is in
 /// relative order at the end of a sort.
-enum Reordering {
+public enum Reordering {
     typealias SortKey = EditRequest.SortKey
 
     /// One entry by position; nil where Spotify sent no track.
@@ -79,9 +79,14 @@ enum Reordering {
         return found
     }
 
+    /// What makes two rows the same song for a search: normalised title and folded first artist.
+    public static func key(title: String, artist: String) -> String {
+        normalisedTitle(title) + "\u{1F}" + SearchText.fold(artist)
+    }
+
     /// Case and accents folded, and version suffixes dropped: "Song - Remastered 2011",
     /// "Song (2011 Remaster)", "Song - Live at …", "Song [Mono]".
-    static func normalisedTitle(_ title: String) -> String {
+    public static func normalisedTitle(_ title: String) -> String {
         var text = SearchText.fold(title)
         let patterns = [#"\s+-\s+.*$"#, #"\s*[\(\[][^\)\]]*(remaster|version|mono|stereo|live|edit|mix|deluxe|bonus)[^\)\]]*[\)\]]"#]
         for pattern in patterns {

@@ -1,0 +1,158 @@
+import Foundation
+import TimbreCore
+import TimbreLibrary
+
+/// `timbre import FILE|- (--into REF | --name NAME)`: Exportify CSV, Timor CSV, `timbre tracks
+/// --csv`, or URIs/links one a line; rows without a usable URI are matched by catalogue search.
+public struct ImportCommand: Sendable {
+    public var file: String
+    public var into: String?
+    public var name: String?
+    public var dryRun: Bool
+    public var json: Bool
+
+    public init(file: String, into: String?, name: String?, dryRun: Bool, json: Bool) {
+        self.file = file
+        self.into = into
+        self.name = name
+        self.dryRun = dryRun
+        self.json = json
+    }
+
+    /// One row to import: its line in the file, and what it says.
+    struct Row: Equatable, Sendable {
+        var line: Int
+        var uri: String?
+        var title: String
+        var artist: String
+        var durationMS: Int?
+    }
+
+    static let maxBytes = 64 << 20
+
+    public func run(_ invocation: Invocation) async throws -> ExitStatus {
+        guard (into == nil) != (name == nil) else { throw UsageError(message: "give --into REF or --name NAME") }
+        var target: SpotifyID?
+        if let into {
+            guard case .playlist(let id) = try PlaylistRef.parse(into) else { throw UsageError(message: "import into Liked Songs with `timbre like -`") }
+            target = id
+        }
+        if let name, name.trimmingCharacters(in: .whitespaces).isEmpty { throw UsageError(message: "--name needs a name") }
+        let rows = try Self.rows(try read(invocation.console.input))
+        guard !rows.isEmpty else { throw UsageError(message: "\(file == "-" ? "stdin" : TerminalText.preview(file)) holds no rows to import") }
+
+        let context = try invocation.context()
+        let editor = try await context.editor()
+        var uris: [String] = []
+        var byURI = 0, bySearch = 0
+        var unmatched: [Row] = []
+        var searched: [String: String?] = [:]
+        for row in rows {
+            if let uri = row.uri {
+                uris.append(uri)
+                byURI += 1
+                continue
+            }
+            let key = Reordering.key(title: row.title, artist: row.artist)
+            if searched[key] == nil {
+                searched[key] = .some(try await editor.catalog.match(title: row.title, artist: row.artist, durationMS: row.durationMS))
+            }
+            if let found = searched[key] ?? nil {
+                uris.append(found)
+                bySearch += 1
+            } else {
+                unmatched.append(row)
+            }
+        }
+        if let name, !dryRun, !uris.isEmpty {
+            target = SpotifyID(try await editor.create(PlaylistDetails(name: name), dryRun: false).playlist)
+        }
+        var outcome: EditOutcome?
+        if let target, !uris.isEmpty {
+            outcome = try await editor.apply(EditRequest(playlist: target, what: .add(uris: uris, position: nil), dryRun: dryRun))
+        }
+        let console = context.console
+        if json {
+            var object: [(String, JSONValue)] = []
+            if case .object(let members)? = outcome?.json { object = members } else {
+                object = [("op", .string("import")), ("playlist", .optional(target?.rawValue)), ("added", .int(0)), ("dry_run", .bool(dryRun))]
+            }
+            object += [("matched_by_uri", .int(byURI)), ("matched_by_search", .int(bySearch)),
+                       ("unmatched", .array(unmatched.map { .object([("row", .int($0.line)), ("title", .string($0.title)), ("artist", .string($0.artist))]) }))]
+            console.json(.object(object))
+        } else {
+            if let outcome { EditReport.show(outcome, json: false, console: console) }
+            if dryRun, let name { console.line("would create “\(TerminalText.sanitize(name))” first") }
+            console.line("matched \(byURI) by URI, \(bySearch) by search; \(unmatched.count) unmatched")
+            for row in unmatched { console.line(TerminalText.sanitize("  row \(row.line): \(row.title) — \(row.artist)")) }
+        }
+        return unmatched.isEmpty ? .success : .partial
+    }
+
+    func read(_ stdin: any ConsoleInput) throws -> String {
+        let data: Data
+        if file == "-" {
+            data = stdin.readAll()
+        } else {
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: file) else {
+                throw UsageError(message: "cannot read \(TerminalText.preview(file)): no such file")
+            }
+            guard (attributes[.size] as? Int ?? 0) <= Self.maxBytes else { throw UsageError(message: "\(TerminalText.preview(file)) is over 64 MB: not a playlist") }
+            guard let read = FileManager.default.contents(atPath: file) else { throw UsageError(message: "cannot read \(TerminalText.preview(file))") }
+            data = read
+        }
+        guard data.count <= Self.maxBytes else { throw UsageError(message: "the input is over 64 MB: not a playlist") }
+        guard let text = String(data: data, encoding: .utf8) else { throw UsageError(message: "the input is not UTF-8 text", hint: "save the CSV as UTF-8") }
+        return text
+    }
+
+    /// The rows of any format timbre reads, recognised by the header (or by a first line that is a URI).
+    static func rows(_ text: String) throws -> [Row] {
+        let records: [(line: Int, fields: [String])]
+        do {
+            records = try CSVReader.records(text)
+        } catch {
+            throw UsageError(message: "line \(error.line): a quoted field is never closed", hint: "the file may be cut short")
+        }
+        guard let header = records.first else { return [] }
+        let names = header.fields.map { $0.trimmingCharacters(in: .whitespaces) }
+        func column(_ candidates: [String]) -> Int? { names.firstIndex { name in candidates.contains { $0.caseInsensitiveCompare(name) == .orderedSame } } }
+        let uri = column(["Track URI", "Spotify URI", "uri"])
+        let title = column(["Track Name", "Title", "name"])
+        let artist = column(["Artist Name(s)", "Artist", "artists"])
+        let duration = column(["Track Duration (ms)", "Duration", "duration_ms"])
+        guard uri != nil || (title != nil && artist != nil) else {
+            // No header: URIs or links one a line.
+            return try records.map { record in
+                let text = record.fields.joined(separator: ",").trimmingCharacters(in: .whitespaces)
+                do {
+                    let ref = try ItemRef.parse(text)
+                    guard ref.kind != .album else { throw UsageError(message: "line \(record.line): albums are added with `playlist add`") }
+                    return Row(line: record.line, uri: ref.uri, title: "", artist: "", durationMS: nil)
+                } catch is InvalidItem {
+                    throw UsageError(message: "line \(record.line): '\(TerminalText.preview(text, limit: 60))' is neither a URI nor a link, and the file has no header timbre knows",
+                                     hint: "timbre reads Exportify's CSV, Timor's CSV (Title, Artist, Album, Release Date, Duration, Spotify URI), `timbre tracks --csv`, or URIs one a line")
+                }
+            }
+        }
+        return records.dropFirst().map { record in
+            func field(_ index: Int?) -> String {
+                guard let index, record.fields.indices.contains(index) else { return "" }
+                return CSVCell.decode(record.fields[index]).trimmingCharacters(in: .whitespaces)
+            }
+            let parsed = (try? ItemRef.parse(field(uri))).flatMap { $0.kind == .album ? nil : $0.uri }
+            let artists = field(artist)
+            let first = artists.components(separatedBy: artists.contains("; ") ? "; " : ",").first ?? ""
+            return Row(line: record.line, uri: parsed, title: field(title), artist: first.trimmingCharacters(in: .whitespaces),
+                       durationMS: Self.duration(field(duration)))
+        }
+    }
+
+    /// Milliseconds, or `m:ss` (Timor's).
+    static func duration(_ text: String) -> Int? {
+        if let ms = Int(text) { return ms }
+        let parts = text.split(separator: ":").compactMap { Int($0) }
+        guard parts.count == 2 || parts.count == 3 else { return nil }
+        return parts.reduce(0) { $0 * 60 + $1 } * 1000
+    }
+}
