@@ -46,6 +46,15 @@ enum EditBudgets {
             let plan = try EntryEdit.permute(order: order).plan(on: uris(n, distinct: n))
             row("shuffle \(n) entries", plan.writes.count, "ceil(n/100) = \((n + 99) / 100)", n - 1)
         }
+        // Dedupe of 10,000 entries, 5 % of them later copies of earlier tracks (scattered).
+        var list = uris(10_000, distinct: 10_000)
+        for index in stride(from: 20, to: 10_000, by: 20) { list[index] = list[index - 19] }
+        var seen = Set<String>()
+        let duplicates = list.indices.filter { !seen.insert(list[$0]).inserted }
+        let dedupe = try EntryEdit.remove(positions: duplicates).plan(on: list)
+        row("dedupe 10,000 entries, \(duplicates.count) duplicates (5 %)", dedupe.writes.count, "1 per 100 tracks + 1 per run kept", 100)
+        row("import 1,000 rows with URIs (0 searches)", try EntryEdit.insert(uris: uris(1_000, distinct: 1_000), position: 0).plan(on: []).writes.count,
+            "≤ 10", 1_000)
         let moved = try EntryEdit.move(start: 2_000, length: 500, to: 0).plan(on: uris(2_500, distinct: 2_500))
         row("move 500 of 2,500 entries", moved.writes.count, "1", 25)
         return lines.joined(separator: "\n")

@@ -25,7 +25,7 @@ struct Root: Runnable {
             """,
         version: TimbreVersion.current,
         subcommands: [Demo.self, Doctor.self, Login.self, Logout.self, Auth.self, Sync.self, Playlists.self, Tracks.self, Playlist.self,
-                      Stats.self, Export.self, Import.self, Duplicates.self, Search.self, Like.self, Unlike.self, Undo.self, Redo.self, History.self, API.self, Pins.self, PathsCommand.self]
+                      Folder.self, Stats.self, Export.self, Import.self, Duplicates.self, Search.self, Like.self, Unlike.self, Undo.self, Redo.self, History.self, API.self, Pins.self, PathsCommand.self]
     )
 
     func run(_ invocation: Invocation) async throws -> ExitStatus {

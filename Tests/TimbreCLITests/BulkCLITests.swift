@@ -200,6 +200,32 @@ extension SyncCLITests {
             #expect(added?.name == name)
         }
     }
+
+    @Test func foldersAreLocalAndShowInPlaylistsJSON() async throws {
+        let s = try await setUp("small")
+        try await withCleanup({ await s.cleanUp() }) {
+            #expect(await s.cli.invoke(["sync", "--quiet"]).status == 0)
+            let ids = (parse(await s.cli.invoke(["playlists", "--json"]).stdout) as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }.filter { $0 != "liked" }
+            try await s.sandbox.clearRequests()
+            #expect(await s.cli.invoke(["folder", "create", "Road"]).status == 0)
+            #expect(await s.cli.invoke(["folder", "create", "Work"]).status == 0)
+            #expect(await s.cli.invoke(["folder", "create", "Road"]).status == 2, "names are unique")
+            #expect(await s.cli.invoke(["folder", "add", "Road", ids[0], ids[1]]).status == 0)
+            #expect(await s.cli.invoke(["folder", "add", "Work", ids[1]]).status == 0, "a playlist moves to the other folder")
+            #expect(await s.cli.invoke(["folder", "rename", "Work", "Focus"]).status == 0)
+            #expect(await s.cli.invoke(["folder", "add", "Nowhere", ids[2]]).status == 2)
+            let list = parse(await s.cli.invoke(["folder", "list", "--json"]).stdout) as? [[String: Any]] ?? []
+            #expect(list.map { $0["name"] as? String ?? "" } == ["Road", "Focus"])
+            #expect(list.map { ($0["playlists"] as? [[String: Any]] ?? []).map { $0["id"] as? String ?? "" } } == [[ids[0]], [ids[1]]])
+            let playlists = parse(await s.cli.invoke(["playlists", "--json"]).stdout) as? [[String: Any]] ?? []
+            let folderOf = Dictionary(playlists.map { ($0["id"] as? String ?? "", $0["folder"] as? String ?? "-") }, uniquingKeysWith: { a, _ in a })
+            #expect(folderOf[ids[0]] == "Road" && folderOf[ids[1]] == "Focus" && folderOf[ids[2]] == "-")
+            #expect(playlists.allSatisfy { $0.keys.contains("folder") })
+            #expect(await s.cli.invoke(["folder", "delete", "Road"]).status == 0)
+            #expect((parse(await s.cli.invoke(["folder", "list", "--json"]).stdout) as? [[String: Any]] ?? []).count == 1)
+            #expect(try await s.sandbox.requests().isEmpty, "folders are local: nothing is sent")
+        }
+    }
 }
 
 /// A CSV field, quoted.

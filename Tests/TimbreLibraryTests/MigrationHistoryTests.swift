@@ -17,6 +17,7 @@ import Testing
     /// The edit journal's (user data: never rebuilt, so even more so).
     static let journal: [(identifier: String, fingerprint: UInt64)] = [
         ("journal v1: edits", 0xAA72_8F5F_97AC_B604),
+        ("user data v2: local folders", 0x3895_00B9_CD97_CB8C),
     ]
 
     /// FNV-1a over the SQL's UTF-8 bytes: a change detector, not a security measure.
@@ -40,7 +41,7 @@ import Testing
     }
 
     @Test func theJournalsMigrationsAreUnchanged() {
-        let current = EditJournal.migrations
+        let current = UserDataSchema.migrations
         #expect(current.map(\.identifier) == Self.journal.map(\.identifier), "a journal migration was added, renamed or removed: list it here")
         for (index, (identifier, fingerprint)) in Self.journal.enumerated() where index < current.count {
             #expect(Self.fingerprint(current[index].sql) == fingerprint,

@@ -1,3 +1,4 @@
+import Foundation
 import TimbreCore
 import TimbreLibrary
 
@@ -17,7 +18,12 @@ public struct PlaylistsCommand: Sendable {
         }
         let playlists = try cache.playlists()
         if json {
-            console.json(.array(playlists.map(\.json)))
+            // Each with the local folder it is in (null: none).
+            let folders = FileManager.default.fileExists(atPath: context.paths.data) ? try Folders(path: context.paths.data).folderOfPlaylists() : [:]
+            console.json(.array(playlists.map { playlist in
+                guard case .object(let members) = playlist.json else { return playlist.json }
+                return .object(members + [("folder", .optional(folders[playlist.id]))])
+            }))
             return .success
         }
         console.lines(playlists.map { playlist in

@@ -71,7 +71,7 @@ public final class EditJournal: Sendable {
             configuration.busyMode = .timeout(10)
             configuration.label = "timbre.journal"
             queue = try DatabaseQueue(path: path, configuration: configuration)
-            try Self.migrator.migrate(queue)
+            try UserDataSchema.migrator.migrate(queue)
             for file in [path, path + "-wal", path + "-shm", path + "-journal"] { chmod(file, 0o600) }
         } catch {
             throw CacheError.cannotOpen(path: path, detail: "\(error)")
@@ -79,37 +79,6 @@ public final class EditJournal: Sendable {
     }
 
     /// Migrations are history: a shipped one is never edited; a new schema is a new migration.
-    /// The journal's schema as a history, like the cache's (`CacheSchema`): a shipped migration is
-    /// never edited (`MigrationHistoryTests` holds a fingerprint of each). `kind` names what `edit`
-    /// and `before` hold: `entries` (an `EntryEdit` and the playlist's URIs); `library` (a `LibraryEdit`:
-    /// likes, follows, creations) and `details` (a `DetailsEdit`).
-    static let migrations: [CacheSchema.Migration] = [
-        CacheSchema.Migration(identifier: "journal v1: edits", sql: """
-            CREATE TABLE edit (
-                id INTEGER PRIMARY KEY AUTOINCREMENT,
-                at TEXT NOT NULL,
-                op TEXT NOT NULL,
-                playlist TEXT NOT NULL,
-                summary TEXT NOT NULL,
-                state TEXT NOT NULL,
-                direction TEXT,
-                step INTEGER NOT NULL DEFAULT 0,
-                kind TEXT NOT NULL DEFAULT 'entries',
-                edit TEXT NOT NULL,
-                before TEXT NOT NULL,
-                redoable INTEGER NOT NULL DEFAULT 1
-            )
-            """),
-    ]
-
-    static var migrator: DatabaseMigrator {
-        var migrator = DatabaseMigrator()
-        for migration in migrations {
-            migrator.registerMigration(migration.identifier) { db in try db.execute(sql: migration.sql) }
-        }
-        return migrator
-    }
-
     // MARK: Writing
 
     /// Records a new edit about to be applied; a new edit ends every undone edit's chance of a redo.

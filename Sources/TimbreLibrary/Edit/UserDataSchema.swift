@@ -1,0 +1,51 @@
+import GRDB
+
+/// The user-data database's schema (`$XDG_DATA_HOME/timbre/timbre.sqlite`: the edit journal and
+/// local folders) as a history, like the cache's (`CacheSchema`): a shipped migration is never
+/// edited (`MigrationHistoryTests` holds a fingerprint of each).
+enum UserDataSchema {
+    /// In the journal's `edit` table, `kind` names what `edit` and `before` hold: `entries` (an
+    /// `EntryEdit` and the playlist's URIs), `library` (a `LibraryEdit`: likes, follows,
+    /// creations) or `details` (a `DetailsEdit`).
+    static let migrations: [CacheSchema.Migration] = [
+        CacheSchema.Migration(identifier: "journal v1: edits", sql: """
+            CREATE TABLE edit (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                at TEXT NOT NULL,
+                op TEXT NOT NULL,
+                playlist TEXT NOT NULL,
+                summary TEXT NOT NULL,
+                state TEXT NOT NULL,
+                direction TEXT,
+                step INTEGER NOT NULL DEFAULT 0,
+                kind TEXT NOT NULL DEFAULT 'entries',
+                edit TEXT NOT NULL,
+                before TEXT NOT NULL,
+                redoable INTEGER NOT NULL DEFAULT 1
+            )
+            """),
+        // Timor's folders: a name, an order, expanded or not, and the playlists in it (a playlist
+        // is in one folder at most). Local only: Spotify's API has no folders.
+        CacheSchema.Migration(identifier: "user data v2: local folders", sql: """
+            CREATE TABLE folder (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                name TEXT NOT NULL UNIQUE,
+                position INTEGER NOT NULL,
+                expanded INTEGER NOT NULL DEFAULT 1
+            );
+            CREATE TABLE folder_playlist (
+                playlist TEXT NOT NULL PRIMARY KEY,
+                folder INTEGER NOT NULL REFERENCES folder(id) ON DELETE CASCADE,
+                position INTEGER NOT NULL
+            );
+            """),
+    ]
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        for migration in migrations {
+            migrator.registerMigration(migration.identifier) { db in try db.execute(sql: migration.sql) }
+        }
+        return migrator
+    }
+}
