@@ -135,6 +135,34 @@ import TimbreNet
         #expect(none.removed == 0 && none.journalID == nil, "nothing to unlike: nothing sent, nothing journalled")
     }
 
+    @Test func fuzzyDedupeKeepsTheFirstOfEachSongOnTheServer() async throws {
+        let e = "spotify:track:eeeeeeeeeeeeeeeeeeeeee", f = "spotify:track:ffffffffffffffffffffff"
+        // a, its remaster e, a again, b, e again (a duplicate of a duplicate), f (the same title, another artist).
+        let s = try await setUp([Self.a, e, Self.a, Self.b, e, f])
+        defer { try? FileManager.default.removeItem(at: s.dir) }
+        s.server.state.withLock {
+            $0.metadata = [Self.a: ("Heroes", "David Bowie", 371_000), e: ("Heroes - 2017 Remaster", "David Bowie", 372_000),
+                           Self.b: ("Warszawa", "David Bowie", 380_000), f: ("Heroes", "Blondie", 371_000)]
+        }
+        let exact = try await s.editor.apply(EditRequest(playlist: Self.id, what: .dedupe(fuzzy: false), dryRun: true))
+        #expect(exact.duplicates.map(\.position) == [2, 4])
+        let fuzzy = try await s.editor.apply(EditRequest(playlist: Self.id, what: .dedupe(fuzzy: true)))
+        #expect(fuzzy.duplicates.map(\.position) == [1, 2, 4] && fuzzy.duplicates.map(\.duplicateOf) == [0, 0, 0])
+        #expect(s.server.entries == [Self.a, Self.b, f], "one of each song, in order")
+        _ = try await s.editor.undo()
+        #expect(s.server.entries == [Self.a, e, Self.a, Self.b, e, f])
+    }
+
+    @Test func aPlaylistCannotGrowPast10000Entries() async throws {
+        let s = try await setUp((0..<9_990).map { _ in Self.a })
+        defer { try? FileManager.default.removeItem(at: s.dir) }
+        await #expect(throws: InvalidEdit.self) {
+            try await s.editor.apply(EditRequest(playlist: Self.id, what: .add(uris: Array(repeating: Self.b, count: 11), position: nil)))
+        }
+        #expect(s.server.writes == 0 && s.server.entries.count == 9_990)
+        #expect(try s.journal.history().isEmpty, "refused before the journal")
+    }
+
     @Test func aDryRunSendsNoWrite() async throws {
         let s = try await setUp([Self.a, Self.b, Self.a])
         defer { try? FileManager.default.removeItem(at: s.dir) }

@@ -132,6 +132,9 @@ public final class PlaylistEditor: Sendable {
         self.lockWait = lockWait
     }
 
+    /// Spotify's limit on a playlist's entries.
+    public static let maxEntries = 10_000
+
     /// The catalogue over the same API (albums to add, searches).
     public var catalog: Catalog { Catalog(api: api) }
 
@@ -147,6 +150,10 @@ public final class PlaylistEditor: Sendable {
         try await checkPermission(try await LivePlaylist.meta(request.playlist, api: api))
         let live = try await LivePlaylist.read(request.playlist, api: api)
         let edit = try resolve(request, on: live)
+        if case .insert(let uris, _) = edit, live.uris.count + uris.count > Self.maxEntries {
+            throw InvalidEdit(message: "“\(TerminalText.preview(live.meta.name, limit: 60))” would hold \(live.uris.count + uris.count) entries; Spotify keeps at most \(Self.maxEntries) in a playlist",
+                              hint: "nothing was written; split the items over several playlists")
+        }
         let plan = try Self.plan(edit, on: live.uris)
         var outcome = EditOutcome(op: request.op, playlist: live.meta.id, playlistName: live.meta.name, snapshotID: live.meta.snapshotID,
                                   writes: plan.writes, dryRun: request.dryRun)

@@ -22,6 +22,8 @@ final class FakeSpotify: SpotifyAPI, @unchecked Sendable {
         var forbidden = false
         /// Liked Songs, newest first.
         var liked: [String] = []
+        /// Title, first artist and duration by URI (default: generated from the id).
+        var metadata: [String: (name: String, artist: String, ms: Int)] = [:]
         var libraryWrites = 0
     }
 
@@ -53,7 +55,8 @@ final class FakeSpotify: SpotifyAPI, @unchecked Sendable {
             let offset = Int(query["offset"] ?? "0") ?? 0, limit = Int(query["limit"] ?? "100") ?? 100
             let slice = s.entries.indices.filter { $0 >= offset && $0 < offset + limit }.map { index -> String in
                 let uri = s.entries[index], id = uri.split(separator: ":").last.map(String.init) ?? ""
-                return #"{"added_at": "2024-01-01T00:00:00Z", "is_local": false, "item": {"id": "\#(id)", "uri": "\#(uri)", "name": "Song \#(id.prefix(4))", "type": "track", "duration_ms": 1000, "is_local": false, "artists": [{"name": "A"}], "album": {"name": "B"}}}"#
+                let meta = s.metadata[uri] ?? ("Song \(id.prefix(4))", "A", 1000)
+                return #"{"added_at": "2024-01-01T00:00:00Z", "is_local": false, "item": {"id": "\#(id)", "uri": "\#(uri)", "name": "\#(meta.name)", "type": "track", "duration_ms": \#(meta.ms), "is_local": false, "artists": [{"name": "\#(meta.artist)"}], "album": {"name": "B"}}}"#
             }
             return Self.ok(#"{"items": [\#(slice.joined(separator: ","))], "next": null, "total": \#(s.entries.count)}"#)
         }
