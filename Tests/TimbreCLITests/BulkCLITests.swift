@@ -58,31 +58,13 @@ extension SyncCLITests {
             let tracks = original.filter { $0.hasPrefix("spotify:track:") }
             let entries = (0..<2_500).map { tracks[$0 % tracks.count] }
             #expect(await s.cli.invoke(["playlist", "add", id, "-"], stdin: entries.joined(separator: "\n")).status == 0)
-            var slow = Fault(kind: .latency, pathContains: "/v1/playlists/\(id)/items", count: 1_000_000, ms: 15)
-            slow.method = "POST"
-            try await s.sandbox.addFaults([slow])
-            let bin = try SandboxProcess.binaryDirectory().appendingPathComponent("timbre").path
+            try await slowItemWrites(s, playlist: id)
             var generator = SystemRandomNumberGenerator()
             var interrupted = 0
             for round in 0..<6 {
                 let before = try await s.sandbox.entries(of: id)
-                let sentBefore = try await s.sandbox.writeRequests().count
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: bin)
-                process.arguments = ["playlist", "shuffle", id]
-                process.environment = s.cli.environment
-                process.standardOutput = FileHandle.nullDevice
-                process.standardError = FileHandle.nullDevice
-                try process.run()
                 // Killed after k of its 25 writes (replace the first 100, add the rest in 24).
-                let k = Int.random(in: 1...24, using: &generator)
-                while process.isRunning, try await s.sandbox.writeRequests().count - sentBefore < k {
-                    try await Task.sleep(for: .milliseconds(3))
-                }
-                kill(process.processIdentifier, SIGKILL)
-                while process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
-                let history = parse(await s.cli.invoke(["history", "--json"]).stdout) as? [[String: Any]] ?? []
-                if history.first?["state"] as? String == "interrupted" { interrupted += 1 }
+                if try await runKilledAfter(s, writes: Int.random(in: 1...24, using: &generator), ["playlist", "shuffle", id]) { interrupted += 1 }
                 let marker = tracks[round % tracks.count]
                 let next = await s.cli.invoke(["playlist", "add", id, marker])
                 #expect(next.status == 0, "round \(round): \(next.stderr)")

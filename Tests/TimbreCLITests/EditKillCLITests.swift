@@ -15,11 +15,7 @@ extension SyncCLITests {
             // 2,500 entries, few distinct tracks: removing scattered positions needs many writes.
             let extra = (0..<(2_500 - original.count)).map { original[$0 % min(original.count, 6)] }
             #expect(await s.cli.invoke(["playlist", "add", id, "-"], stdin: extra.joined(separator: "\n")).status == 0)
-            // Each add answered 15 ms late: an edit of dozens of writes spans the kill window.
-            var slow = Fault(kind: .latency, pathContains: "/v1/playlists/\(id)/items", count: 1_000_000, ms: 15)
-            slow.method = "POST"
-            try await s.sandbox.addFaults([slow])
-            let bin = try SandboxProcess.binaryDirectory().appendingPathComponent("timbre").path
+            try await slowItemWrites(s, playlist: id)
             var generator = SystemRandomNumberGenerator()
             var interrupted = 0
             for round in 0..<8 {
@@ -28,27 +24,14 @@ extension SyncCLITests {
                 let targets = Set(positions)
                 let removed = before.enumerated().filter { !targets.contains($0.offset) }.map(\.element)
 
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: bin)
-                process.arguments = ["playlist", "remove", id] + positions.flatMap { ["--position", "\($0)"] }
-                process.environment = s.cli.environment
-                process.standardOutput = FileHandle.nullDevice
-                process.standardError = FileHandle.nullDevice
                 // Killed once the server has seen k of its writes (k at random below the plan's
                 // count; round 0 before any).
-                let dryRun = await s.cli.invoke(["playlist", "remove", id, "--dry-run"] + positions.flatMap { ["--position", "\($0)"] })
+                let arguments = positions.flatMap { ["--position", "\($0)"] }
+                let dryRun = await s.cli.invoke(["playlist", "remove", id, "--dry-run"] + arguments)
                 let writes = dryRun.stdout.split(separator: "\n").filter { $0.hasPrefix("  ") }.count
                 #expect(writes >= 2, "\(dryRun.stdout)")
                 let k = round == 0 ? 0 : Int.random(in: 1..<max(2, writes), using: &generator)
-                let sentBefore = try await s.sandbox.writeRequests().count
-                try process.run()
-                while process.isRunning, try await s.sandbox.writeRequests().count - sentBefore < k {
-                    try await Task.sleep(for: .milliseconds(3))
-                }
-                kill(process.processIdentifier, SIGKILL)
-                while process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
-                let history = parse(await s.cli.invoke(["history", "--json"]).stdout) as? [[String: Any]] ?? []
-                if history.first?["state"] as? String == "interrupted" { interrupted += 1 }
+                if try await runKilledAfter(s, writes: k, ["playlist", "remove", id] + arguments) { interrupted += 1 }
 
                 // The next edit finishes the interrupted one first, then appends its own entry.
                 let tracks = before.filter { $0.hasPrefix("spotify:track:") }
