@@ -127,6 +127,7 @@ def render_markdown(fig):
 
     findings_path = os.path.join(HERE, "FINDINGS.md")
     findings = open(findings_path).read().strip() if os.path.exists(findings_path) else "None recorded."
+    edit_budgets = render_edit_budgets(fig.get("edit_budgets"))
 
     return f"""# Performance
 
@@ -212,7 +213,39 @@ wire floor ask 50 directly. Two playlists are not the user's, so their items ans
   each step (background sync finished; biggest playlist opened through the `/` filter and its
   tracks filtered; `F` for a query with no match, which scans every cached item).
 
+{edit_budgets}
 ## Open findings
 
 {findings}
+"""
+
+
+def render_edit_budgets(table):
+    """The write budgets of edits, from `timbre-bench --edit-budgets` in the same run."""
+    if not table:
+        return ""
+    return f"""## Edit request budgets
+
+Reproduce alone: `swift build --product timbre-bench && .build/debug/timbre-bench --edit-budgets` (this
+report runs it too). The writes are timbre's plans exactly as `timbre playlist …` and `timbre like`
+send them (the CLI tests against the sandbox count the same writes on the server, e.g. 3 for removing
+one of three copies whose kept copies form two runs); the naive client in the same run sends one
+request per item or one move per entry for a shuffle, or, to remove one copy of a duplicated track,
+rewrites the whole playlist (`PUT` of the first 100 URIs, then `POST`s of 100) — which also resets
+every entry's added date.
+
+{table.strip()}
+
+Dedupe keeps every untouched entry's added date: it removes every copy of the duplicated tracks and
+puts the first copies back where they were, one add per run of them, so 499 duplicates scattered over
+10,000 entries cost 504 writes where rewriting the playlist would cost 100 — and reset the added date
+of all 10,000 entries, which timbre will not do to a user's playlist. Importing 1,000 rows that carry
+URIs costs 10 writes and no search. A shuffle or sort replaces the first 100 entries and adds the rest
+(ceil(n/100) writes; every entry gets a new added date); a playlist holding local files or entries
+Spotify cannot name is reordered by moves instead (one per entry out of place), because the API
+cannot add those back. Reads are not in the table: an edit reads the playlist's details and entries
+before writing (ceil(n/100) + 2 requests for n entries, to plan on what Spotify holds and check the
+snapshot) and once more after (the cache is written from what Spotify answers). A lost answer costs
+one more such read instead of a resend. An undo reads the playlist once before its writes and once after.
+
 """

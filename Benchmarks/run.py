@@ -407,6 +407,10 @@ def main():
         #    LATENCY_MS, once per client (spotipy pays every round trip in turn).
         if not args.smoke and args.latency_ms > 0:
             fig["latency"] = latency_run(args, peers, peers_dir)
+        # 8. Edit request budgets: timbre's plans against a naive client's, counted by timbre-bench.
+        budgets = subprocess.run([os.path.join(args.bin_dir, "timbre-bench"), "--edit-budgets"], capture_output=True, text=True)
+        if budgets.returncode == 0:
+            fig["edit_budgets"] = budgets.stdout
         fig["machine"] = machine()
         fig["library"] = args.library
         fig["counts"] = counts
