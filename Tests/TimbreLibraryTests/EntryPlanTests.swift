@@ -23,12 +23,17 @@ import Testing
     }
 
     @Test func removingOneCopyKeepsTheOthersWhereTheyAre() throws {
-        let list = ["a", "b", "a", "c", "a", "b"]
+        let (a, b, c) = ("spotify:track:a", "spotify:track:b", "spotify:track:c")
+        let list = [a, b, a, c, a, b]
         let plan = try EntryEdit.remove(positions: [2]).plan(on: list)
-        #expect(plan.result == ["a", "b", "c", "a", "b"])
-        // Every copy of "a" goes, then the two kept copies come back: at 0, and at 3.
-        #expect(plan.writes == [.removeEvery(uris: ["a"]), .add(uris: ["a"], position: 0), .add(uris: ["a"], position: 3)])
-        #expect(plan.states[1] == ["b", "c", "b"])
+        #expect(plan.result == [a, b, c, a, b])
+        // Every copy of a goes, then the two kept copies come back: at 0, and at 3.
+        #expect(plan.writes == [.removeEvery(uris: [a]), .add(uris: [a], position: 0), .add(uris: [a], position: 3)])
+        #expect(plan.states[1] == [b, c, b])
+        // A local file is never removed: neither its other copies nor an undo could be added back.
+        #expect(throws: EntryEdit.Invalid.cannotAddBack("spotify:local:x:y:z:1")) {
+            try EntryEdit.remove(positions: [1]).plan(on: [a, "spotify:local:x:y:z:1", a])
+        }
     }
 
     @Test func movesForwardAndBackwardLandWhereAsked() throws {

@@ -153,6 +153,18 @@ import TimbreNet
         #expect(s.server.entries == [Self.a, e, Self.a, Self.b, e, f])
     }
 
+    @Test func localFilesAreNeverRemovedBecauseTheyCannotBeAddedBack() async throws {
+        let local = "spotify:local:Artist:Album:Home+Demo:180"
+        let s = try await setUp([Self.a, local, Self.b, local, Self.a])
+        defer { try? FileManager.default.removeItem(at: s.dir) }
+        await #expect(throws: InvalidEdit.self) { try await s.editor.apply(EditRequest(playlist: Self.id, what: .removePositions([3]))) }
+        #expect(s.server.writes == 0)
+        // Dedupe removes the track's copy and leaves the local file's, saying so.
+        let outcome = try await s.editor.apply(EditRequest(playlist: Self.id, what: .dedupe(fuzzy: false)))
+        #expect(s.server.entries == [Self.a, local, Self.b, local])
+        #expect(outcome.warnings.contains { $0.contains("local files") })
+    }
+
     @Test func aPlaylistCannotGrowPast10000Entries() async throws {
         let s = try await setUp((0..<9_990).map { _ in Self.a })
         defer { try? FileManager.default.removeItem(at: s.dir) }

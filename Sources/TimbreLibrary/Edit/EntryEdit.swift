@@ -30,6 +30,9 @@ public enum EntryEdit: Equatable, Sendable, Codable {
         /// The writes, applied with Spotify's semantics, would not give the result asked for: a
         /// bug in planning, caught before anything is sent.
         case planDisagrees
+        /// Removing it would need adding it back (its other copies, or an undo), and the API cannot
+        /// add a local file or an entry without a track.
+        case cannotAddBack(String)
     }
 
     /// The writes, in order, that turn `list` into `result`.
@@ -54,6 +57,9 @@ public enum EntryEdit: Equatable, Sendable, Codable {
             let targets = Set(positions)
             guard !targets.isEmpty else { throw .nothingToDo }
             if let bad = targets.first(where: { !list.indices.contains($0) }) { throw .positionOutOfRange(bad, count: list.count) }
+            // Spotify removes every copy, then the kept ones are added back — and an undo adds the
+            // removed ones back: an entry the API cannot add is never removed.
+            if let stuck = targets.map({ list[$0] }).first(where: { !Self.isResendable($0) }) { throw .cannotAddBack(stuck) }
             expected = list.enumerated().filter { !targets.contains($0.offset) }.map(\.element)
             writes = Self.removal(of: targets, from: list, result: expected)
         case .move(let start, let length, let to):
@@ -158,7 +164,7 @@ public enum EntryEdit: Equatable, Sendable, Codable {
     }
 
     /// Whether the API takes this URI in an add: tracks and episodes, not local files or placeholders.
-    static func isResendable(_ uri: String) -> Bool {
+    public static func isResendable(_ uri: String) -> Bool {
         uri.hasPrefix("spotify:track:") || uri.hasPrefix("spotify:episode:")
     }
 

@@ -159,8 +159,12 @@ public final class PlaylistEditor: Sendable {
                                   writes: plan.writes, dryRun: request.dryRun)
         Self.count(edit, into: &outcome)
         if case .dedupe(let fuzzy) = request.what {
-            outcome.duplicates = Reordering.duplicates(Reordering.entries(of: live), uris: live.uris, fuzzy: fuzzy)
-                .map { ($0.position, $0.uri, $0.duplicateOf) }
+            let all = Reordering.duplicates(Reordering.entries(of: live), uris: live.uris, fuzzy: fuzzy)
+            let kept = all.filter { EntryEdit.isResendable($0.uri) && EntryEdit.isResendable(live.uris[$0.duplicateOf]) }
+            outcome.duplicates = kept.map { ($0.position, $0.uri, $0.duplicateOf) }
+            if kept.count < all.count {
+                outcome.warnings.append("\(all.count - kept.count) duplicate(s) involve local files, which Spotify's API cannot add back; they were left as they are")
+            }
         }
         if request.dryRun {
             outcome.requests = api.executor.requestsSent - sentBefore
@@ -174,7 +178,7 @@ public final class PlaylistEditor: Sendable {
         outcome.snapshotID = final.meta.snapshotID
         outcome.journalID = id
         outcome.requests = api.executor.requestsSent - sentBefore
-        outcome.warnings = warnings
+        outcome.warnings = warnings + outcome.warnings
         return outcome
     }
 
@@ -452,6 +456,7 @@ public final class PlaylistEditor: Sendable {
             return .permute(order: Reordering.sorted(Reordering.entries(of: live), by: key, reverse: reverse))
         case .dedupe(let fuzzy):
             let duplicates = Reordering.duplicates(Reordering.entries(of: live), uris: live.uris, fuzzy: fuzzy)
+                .filter { EntryEdit.isResendable($0.uri) && EntryEdit.isResendable(live.uris[$0.duplicateOf]) }
             guard !duplicates.isEmpty else { throw InvalidEdit(message: "“\(TerminalText.preview(live.meta.name, limit: 60))” has no duplicates", hint: nil) }
             return .remove(positions: duplicates.map(\.position))
         case .move(let start, let length, let to):
@@ -484,6 +489,11 @@ public final class PlaylistEditor: Sendable {
             throw InvalidEdit(message: "position \(position) is outside the playlist (0–\(max(0, count - 1)))", hint: "`timbre tracks REF` lists its entries with their positions")
         } catch .nothingToDo {
             throw InvalidEdit(message: "that edit changes nothing", hint: nil)
+        } catch .cannotAddBack(let uri) {
+            throw InvalidEdit(message: LivePlaylist.isUnusable(uri)
+                ? "an entry without a track cannot be removed through Spotify's API"
+                : "“\(TerminalText.preview(uri, limit: 80))” is a local file: Spotify's API cannot add it back, so timbre removes neither it nor other copies of it (an undo could not restore them)",
+                hint: "remove local files in the Spotify app; nothing was written")
         } catch {
             throw InvalidEdit(message: "timbre could not plan that edit safely, so nothing was written", hint: "please report this with the command you ran")
         }

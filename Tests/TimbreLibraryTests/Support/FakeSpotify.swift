@@ -56,6 +56,9 @@ final class FakeSpotify: SpotifyAPI, @unchecked Sendable {
             let slice = s.entries.indices.filter { $0 >= offset && $0 < offset + limit }.map { index -> String in
                 let uri = s.entries[index], id = uri.split(separator: ":").last.map(String.init) ?? ""
                 let meta = s.metadata[uri] ?? ("Song \(id.prefix(4))", "A", 1000)
+                if uri.hasPrefix("spotify:local:") {
+                    return #"{"added_at": null, "is_local": true, "item": {"id": null, "uri": "\#(uri)", "name": "Home Demo", "type": "track", "duration_ms": 180000, "is_local": true, "artists": [{"name": "Artist"}], "album": {"name": "Album"}}}"#
+                }
                 return #"{"added_at": "2024-01-01T00:00:00Z", "is_local": false, "item": {"id": "\#(id)", "uri": "\#(uri)", "name": "\#(meta.name)", "type": "track", "duration_ms": \#(meta.ms), "is_local": false, "artists": [{"name": "\#(meta.artist)"}], "album": {"name": "B"}}}"#
             }
             return Self.ok(#"{"items": [\#(slice.joined(separator: ","))], "next": null, "total": \#(s.entries.count)}"#)
