@@ -98,6 +98,20 @@ import TimbreNet
         #expect(s.server.entries == [Self.d, Self.a, Self.c], "b removed, as the user meant")
     }
 
+    @Test func aCacheThatForgotItsSnapshotIsCheckedEntryByEntry() async throws {
+        let s = try await setUp([Self.a, Self.b, Self.c])
+        defer { try? FileManager.default.removeItem(at: s.dir) }
+        // As after the v5 upgrade: the cached snapshot is unknown.
+        try await s.cache.pool.write { db in try db.execute(sql: "UPDATE playlist SET snapshot_id = NULL") }
+        s.server.state.withLock { $0.entries.insert(Self.d, at: 0); $0.version += 1 }
+        await #expect(throws: EditConflict.self) { try await s.editor.apply(EditRequest(playlist: Self.id, what: .removePositions([1]))) }
+        #expect(s.server.writes == 0)
+        // The same entries: no conflict, whatever the snapshot.
+        s.server.state.withLock { $0.entries.removeFirst(); $0.version += 1 }
+        _ = try await s.editor.apply(EditRequest(playlist: Self.id, what: .removePositions([1])))
+        #expect(s.server.entries == [Self.a, Self.c])
+    }
+
     @Test func anotherUsersPlaylistIsRefusedBeforeAnyWrite() async throws {
         let s = try await setUp([Self.a])
         defer { try? FileManager.default.removeItem(at: s.dir) }

@@ -428,11 +428,17 @@ public final class PlaylistEditor: Sendable {
     /// which finds the same entries by URI and occurrence.
     func resolve(_ request: EditRequest, on live: LivePlaylist) throws -> EntryEdit {
         var map: (Int) throws -> Int = { $0 }
+        // The user saw the cached list. The snapshot says whether Spotify's is the same; when the
+        // cache does not know its snapshot (an upgraded cache before its next sync), the entries do.
         if request.isPositional, let cached = try cache.playlist(.playlist(request.playlist)),
-           let snapshot = cached.snapshotID, snapshot != live.meta.snapshotID {
-            guard request.force else { throw EditConflict(playlist: live.meta.name, cached: snapshot, live: live.meta.snapshotID) }
-            let entries = try cache.entries(of: .playlist(request.playlist)) ?? []
-            map = { position in try Self.occurrence(of: position, in: entries, live: live.uris) }
+           let entries = try cache.entries(of: .playlist(request.playlist)) {
+            let sameSnapshot = cached.snapshotID.map { $0 == live.meta.snapshotID }
+            let sameEntries = cached.trackCount == live.uris.count
+                && entries.allSatisfy { live.uris.indices.contains($0.position) && live.uris[$0.position] == $0.uri }
+            if !(sameSnapshot ?? sameEntries) {
+                guard request.force else { throw EditConflict(playlist: live.meta.name, cached: cached.snapshotID, live: live.meta.snapshotID) }
+                map = { position in try Self.occurrence(of: position, in: entries, live: live.uris) }
+            }
         }
         switch request.what {
         case .add(let uris, let position):
