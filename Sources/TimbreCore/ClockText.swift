@@ -70,6 +70,11 @@ public enum ClockText {
         return Date(timeIntervalSince1970: Double(seconds) + fraction)
     }
 
+    /// A duration as `m:ss` (minutes not wrapped into hours: `75:00`).
+    public static func minutesSeconds(milliseconds: Int) -> String {
+        "\(milliseconds / 60_000):\(pad((milliseconds / 1000) % 60))"
+    }
+
     /// `value` with leading zeros to `width` digits (a minus sign first when negative).
     public static func pad(_ value: Int, _ width: Int = 2) -> String {
         let digits = String(value.magnitude)

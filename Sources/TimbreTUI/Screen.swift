@@ -122,10 +122,10 @@ public enum Screen {
         let range = window(cursor: state.trackCursor, total: state.visibleTracks.count, height: height)
         for row in range {
             let track = state.tracks[state.visibleTracks[row]]
-            var text = String(track.position + 1).leftPadded(5) + " " + TextWidth.pad(track.title, columns: c.title) + " "
+            var text = String(track.position + 1).leftPadded(to: 5) + " " + TextWidth.pad(track.title, columns: c.title) + " "
                 + TextWidth.pad(track.artist, columns: c.artist) + " "
             if c.showAlbum { text += TextWidth.pad(track.album, columns: c.album) + " " }
-            text += track.duration.leftPadded(7)
+            text += track.duration.leftPadded(to: 7)
             if c.showAdded { text += "  " + TextWidth.pad(String((track.addedAt ?? "").prefix(10)), columns: 10) }
             let style: Segment.Style = row == state.trackCursor ? (state.focus == .tracks ? .selected : .current) : .normal
             out.append(Segment(TextWidth.pad(text, columns: width), style))
@@ -186,11 +186,5 @@ public enum Screen {
         if status.lastError == nil, let message = status.lastMessage { parts.append("⚠ \(message) (:messages)") }
         if let hint = status.hint { parts.append(hint) }
         return " " + parts.joined(separator: " · ")
-    }
-}
-
-extension String {
-    func leftPadded(_ width: Int) -> String {
-        count >= width ? self : String(repeating: " ", count: width - count) + self
     }
 }

@@ -65,8 +65,7 @@ public struct TracksCommand: Sendable {
         case .text:
             console.lines(items.map { item in
                 let artists = item.artists.joined(separator: ", ")
-                let minutes = item.durationMS / 60_000, seconds = (item.durationMS / 1000) % 60
-                let duration = "\(minutes):" + String(seconds).leftPadded(to: 2, with: "0")
+                let duration = ClockText.minutesSeconds(milliseconds: item.durationMS)
                 let album = item.album.map { " · \($0)" } ?? ""
                 return TerminalText.sanitize("\(String(item.position).leftPadded(to: 5))  \(item.name) — \(artists)\(album)  \(duration)")
             })
@@ -80,10 +79,4 @@ struct NotCached: UserFacingError {
     var message: String { reference == .liked ? "Liked Songs are not in the cache" : "playlist \(reference) is not in the cache" }
     var hint: String? { "run `timbre sync` (or `timbre sync --playlist \(reference)`) first; `timbre playlists` lists what is cached" }
     var exitStatus: ExitStatus { .failure }
-}
-
-extension String {
-    func leftPadded(to width: Int, with pad: Character = " ") -> String {
-        count >= width ? self : String(repeating: pad, count: width - count) + self
-    }
 }

@@ -32,7 +32,7 @@ public struct SearchCommand: Sendable {
         context.console.lines(items.map { item in
             let artists = item.artists.joined(separator: ", ")
             let album = item.album.map { " · \($0)" } ?? ""
-            let duration = item.durationMS.map { "  \($0 / 60_000):" + String(($0 / 1000) % 60).leftPadded(to: 2, with: "0") } ?? ""
+            let duration = item.durationMS.map { "  " + ClockText.minutesSeconds(milliseconds: $0) } ?? ""
             return TerminalText.sanitize("\(item.uri)  \(item.name)\(artists.isEmpty ? "" : " — \(artists)")\(album)\(duration)")
         })
         return .success

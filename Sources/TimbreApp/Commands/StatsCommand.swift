@@ -24,7 +24,7 @@ public struct StatsCommand: Sendable {
         }
         let hours = stats.durationMS / 3_600_000, minutes = (stats.durationMS / 60_000) % 60
         var lines = [
-            "entries:   \(stats.entries) (\(hours) h \(minutes) min; average \(stats.averageMS / 60_000):\(String((stats.averageMS / 1000) % 60).leftPadded(to: 2, with: "0")))",
+            "entries:   \(stats.entries) (\(hours) h \(minutes) min; average \(ClockText.minutesSeconds(milliseconds: stats.averageMS)))",
             "artists:   \(stats.artists) · albums: \(stats.albums) · liked: \(String(format: "%.1f", stats.likedPercent)) %",
             "years:     " + (stats.years.map { "\($0.min)–\($0.max)" } ?? "unknown (run `timbre sync`)"),
         ]

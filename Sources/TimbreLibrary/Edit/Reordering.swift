@@ -95,9 +95,3 @@ public enum Reordering {
         return text.trimmingCharacters(in: .whitespaces)
     }
 }
-
-extension String {
-    func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: " ", count: width - count) + self
-    }
-}
