@@ -7,7 +7,7 @@ import TimbreNet
 /// A `SpotifyAPI` that answers from a script: the sync's logic against the seam, with a real
 /// SQLite file and no server (the integration suites run the same engine against the sandbox).
 final class ScriptedAPI: SpotifyAPI, @unchecked Sendable {
-    let executor = RequestExecutor(transport: Unreachable())
+    let executor = RequestExecutor(transport: FakeSpotify.Unreachable())
     let answers: Locked<[String: String]>
     let asked = Locked<[String]>([])
 
@@ -29,10 +29,6 @@ final class ScriptedAPI: SpotifyAPI, @unchecked Sendable {
     }
 
     func me() async throws -> UserProfile { UserProfile(id: "listener", displayName: "A Listener") }
-
-    struct Unreachable: HTTPTransport {
-        func send(_ request: HTTPRequest) async throws -> HTTPResponse { throw TransportError.invalidRequest("the scripted API sends nothing") }
-    }
 }
 
 @Suite struct SpotifyAPISeamTests {

@@ -33,11 +33,11 @@ public struct APICommand: Sendable {
         let api = try context.spotify(vault: vault)
         // A write is sent once: when its answer is lost, say so rather than send it again.
         var response = try await api.send(method, relative, json: body, reconciles: method != .get)
-        Self.print(response.body, to: context.console)
+        Self.show(response.body, on: context.console)
         var pages = 1
         while paginate, let next = Self.next(in: response.body), pages < 10_000 {
             response = try await api.get(next)
-            Self.print(response.body, to: context.console)
+            Self.show(response.body, on: context.console)
             pages += 1
         }
         return .success
@@ -87,7 +87,7 @@ public struct APICommand: Sendable {
     }
 
     /// The body as Spotify sent it, one answer per line.
-    static func print(_ body: Data, to console: Console) {
+    static func show(_ body: Data, on console: Console) {
         guard !body.isEmpty else { return }
         let text = String(decoding: body, as: UTF8.self).trimmingCharacters(in: .newlines)
         console.line(text)

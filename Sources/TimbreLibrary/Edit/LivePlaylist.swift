@@ -17,24 +17,30 @@ struct LivePlaylist: Sendable {
 
     /// The playlist's details alone.
     static func meta(_ id: SpotifyID, api: any SpotifyAPI) async throws -> PlaylistMeta {
-        let fetcher = Fetcher(api: api, state: Locked(RunState()))
+        try await meta(id, Fetcher(api: api, state: Locked(RunState())))
+    }
+
+    private static func meta(_ id: SpotifyID, _ fetcher: Fetcher) async throws -> PlaylistMeta {
         guard let meta = SyncEngine.meta(try await fetcher.playlist(id), warnings: Locked([])), meta.id == id.rawValue else {
             throw SpotifyError.unexpected(status: 200, bodyPreview: "not the playlist asked for", path: "/playlists/\(id.rawValue)")
         }
         return meta
     }
 
-    /// Reads the playlist and its entries, then its details again: a list read while the playlist
-    /// changed (the snapshot moved, the pages disagree) is read again, up to three times.
-    static func read(_ id: SpotifyID, api: any SpotifyAPI) async throws -> LivePlaylist {
+    /// Reads the playlist's entries between two reads of its details: a list read while the
+    /// playlist changed (the snapshot moved, the pages disagree) is read again, up to three times.
+    /// `known`: details just read, which serve as the first of the two.
+    static func read(_ id: SpotifyID, api: any SpotifyAPI, known: PlaylistMeta? = nil) async throws -> LivePlaylist {
         let fetcher = Fetcher(api: api, state: Locked(RunState()))
+        var meta: PlaylistMeta
+        if let known { meta = known } else { meta = try await Self.meta(id, fetcher) }
         for _ in 0..<3 {
-            guard let meta = SyncEngine.meta(try await fetcher.playlist(id), warnings: Locked([])), meta.id == id.rawValue else {
-                throw SpotifyError.unexpected(status: 200, bodyPreview: "not the playlist asked for", path: "/playlists/\(id.rawValue)")
-            }
             let fetched = try await fetcher.playlistEntries(id.rawValue)
-            let after = try await fetcher.playlist(id)
-            guard fetched.consistent, after.snapshotID == meta.snapshotID else { continue }
+            let after = try await Self.meta(id, fetcher)
+            guard fetched.consistent, after.snapshotID == meta.snapshotID else {
+                meta = after
+                continue
+            }
             let (items, _) = SyncEngine.rows(of: fetched.pages)
             var uris = (0..<fetched.count).map { "\(unusablePrefix)\($0)" }
             for item in items.items where uris.indices.contains(item.position) && !item.uri.isEmpty { uris[item.position] = item.uri }

@@ -6,72 +6,64 @@ import TimbreNet
 extension PlaylistEditor {
     /// Changes what `new` names; only what differs is sent and journalled.
     public func details(of playlist: SpotifyID, to new: PlaylistDetails, dryRun: Bool) async throws -> EditOutcome {
-        let lock = try await SyncLock.acquire(cachePath: cache.path, wait: lockWait)
-        defer { lock.release() }
-        let sentBefore = api.executor.requestsSent
-        let warnings = try await finishInterruptedLocked()
-        let meta = try await LivePlaylist.meta(playlist, api: api)
-        try await checkPermission(meta)
-        let current = try await currentDetails(playlist)
-        var change = PlaylistDetails(), old = PlaylistDetails()
-        if let name = new.name, name != current.name { change.name = name; old.name = current.name }
-        if let description = new.description, description != (current.description ?? "") { change.description = description; old.description = current.description ?? "" }
-        if let isPublic = new.isPublic, isPublic != current.isPublic { change.isPublic = isPublic; old.isPublic = current.isPublic }
-        if let collaborative = new.collaborative, collaborative != current.collaborative { change.collaborative = collaborative; old.collaborative = current.collaborative }
-        let edit = DetailsEdit(playlist: playlist.rawValue, old: old, new: change)
-        var outcome = EditOutcome(op: "edit", playlist: playlist.rawValue, playlistName: meta.name, snapshotID: meta.snapshotID,
-                                  writes: [], dryRun: dryRun)
-        outcome.libraryWrites = change.isEmpty ? 0 : 1
-        if !dryRun, !change.isEmpty {
-            let id = try journal.begin(op: "edit", playlist: playlist.rawValue, summary: "changed the details of “\(TerminalText.preview(meta.name, limit: 60))”",
-                                       change: .details(edit))
-            try await sendDetails(edit)
-            try journal.finish(id, .done)
-            outcome = try await detailsOutcome(edit, op: "edit", journalID: id)
+        try await operation {
+            let meta = try await LivePlaylist.meta(playlist, api: api)
+            try await checkPermission(meta)
+            let current = try await currentDetails(playlist)
+            var change = PlaylistDetails(), old = PlaylistDetails()
+            if let name = new.name, name != current.name { change.name = name; old.name = current.name }
+            if let description = new.description, description != (current.description ?? "") { change.description = description; old.description = current.description ?? "" }
+            if let isPublic = new.isPublic, isPublic != current.isPublic { change.isPublic = isPublic; old.isPublic = current.isPublic }
+            if let collaborative = new.collaborative, collaborative != current.collaborative { change.collaborative = collaborative; old.collaborative = current.collaborative }
+            let edit = DetailsEdit(playlist: playlist.rawValue, old: old, new: change)
+            var outcome = EditOutcome(op: "edit", playlist: playlist.rawValue, playlistName: meta.name, snapshotID: meta.snapshotID,
+                                      writes: [], dryRun: dryRun)
+            outcome.libraryWrites = change.isEmpty ? 0 : 1
+            if !dryRun, !change.isEmpty {
+                let id = try journal.begin(op: "edit", playlist: playlist.rawValue, summary: "changed the details of “\(TerminalText.preview(meta.name, limit: 60))”",
+                                           change: .details(edit))
+                try await sendDetails(edit)
+                try journal.finish(id, .done)
+                outcome = try await detailsOutcome(edit, op: "edit", journalID: id)
+            }
+            return outcome
         }
-        outcome.requests = api.executor.requestsSent - sentBefore
-        outcome.warnings = warnings
-        return outcome
     }
 
     /// Creates a playlist and returns its id. The request is sent once: when its answer is lost
     /// nobody can tell which playlist it made, so timbre says so rather than make another.
     public func create(_ details: PlaylistDetails, dryRun: Bool) async throws -> EditOutcome {
-        let lock = try await SyncLock.acquire(cachePath: cache.path, wait: lockWait)
-        defer { lock.release() }
-        let sentBefore = api.executor.requestsSent
-        let warnings = try await finishInterruptedLocked()
-        let name = details.name ?? ""
-        var outcome = EditOutcome(op: "create", playlist: "", playlistName: name, snapshotID: nil, writes: [], dryRun: dryRun)
-        outcome.libraryWrites = 1
-        outcome.added = 0
-        guard !dryRun else { return outcome }
-        let id = try journal.begin(op: "create", playlist: "", summary: "created “\(TerminalText.preview(name, limit: 60))”",
-                                   change: .library(LibraryEdit(uris: [], save: true)))
-        let response: HTTPResponse
-        do {
-            response = try await api.send(.post, "me/playlists", json: Self.body(details), reconciles: true)
-        } catch let error as WriteOutcomeUnknown {
-            try journal.finish(id, .failed)
-            throw CreationUnknown(name: name, reason: error.reason)
-        } catch {
-            try journal.finish(id, .failed)
-            throw error
+        try await operation {
+            let name = details.name ?? ""
+            var outcome = EditOutcome(op: "create", playlist: "", playlistName: name, snapshotID: nil, writes: [], dryRun: dryRun)
+            outcome.libraryWrites = 1
+            outcome.added = 0
+            guard !dryRun else { return outcome }
+            let id = try journal.begin(op: "create", playlist: "", summary: "created “\(TerminalText.preview(name, limit: 60))”",
+                                       change: .library(LibraryEdit(uris: [], save: true)))
+            let response: HTTPResponse
+            do {
+                response = try await api.send(.post, "me/playlists", json: Self.body(details), reconciles: true)
+            } catch let error as WriteOutcomeUnknown {
+                try journal.finish(id, .failed)
+                throw CreationUnknown(name: name, reason: error.reason)
+            } catch {
+                try journal.finish(id, .failed)
+                throw error
+            }
+            guard let object = try? JSONSerialization.jsonObject(with: response.body) as? [String: Any], let created = object["id"] as? String,
+                  let playlist = SpotifyID(created) else {
+                try journal.finish(id, .failed)
+                throw CreationUnknown(name: name, reason: "Spotify's answer names no playlist")
+            }
+            try journal.update(id, change: .library(LibraryEdit(uris: ["spotify:playlist:\(created)"], save: true)), playlist: created)
+            try journal.finish(id, .done)
+            _ = try await SyncEngine(api: api, cache: cache, options: SyncOptions(playlists: [playlist])).run()
+            outcome.playlist = created
+            outcome.snapshotID = object["snapshot_id"] as? String
+            outcome.journalID = id
+            return outcome
         }
-        guard let object = try? JSONSerialization.jsonObject(with: response.body) as? [String: Any], let created = object["id"] as? String,
-              let playlist = SpotifyID(created) else {
-            try journal.finish(id, .failed)
-            throw CreationUnknown(name: name, reason: "Spotify's answer names no playlist")
-        }
-        try journal.update(id, change: .library(LibraryEdit(uris: ["spotify:playlist:\(created)"], save: true)), playlist: created)
-        try journal.finish(id, .done)
-        _ = try await SyncEngine(api: api, cache: cache, options: SyncOptions(playlists: [playlist])).run()
-        outcome.playlist = created
-        outcome.snapshotID = object["snapshot_id"] as? String
-        outcome.journalID = id
-        outcome.requests = api.executor.requestsSent - sentBefore
-        outcome.warnings = warnings
-        return outcome
     }
 
     func sendDetails(_ edit: DetailsEdit) async throws {

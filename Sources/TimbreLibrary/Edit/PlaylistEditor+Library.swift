@@ -7,26 +7,22 @@ extension PlaylistEditor {
     /// Saves (likes, follows) or removes (unlikes, unfollows) items; only those whose state
     /// changes are sent and journalled. `op` names it in the journal and the JSON.
     public func library(_ uris: [String], save: Bool, op: String, dryRun: Bool) async throws -> EditOutcome {
-        let lock = try await SyncLock.acquire(cachePath: cache.path, wait: lockWait)
-        defer { lock.release() }
-        let sentBefore = api.executor.requestsSent
-        let warnings = try await finishInterruptedLocked()
-        var unique: [String] = []
-        for uri in uris where !unique.contains(uri) { unique.append(uri) }
-        let saved = try await contains(unique)
-        let change = LibraryEdit(uris: unique.filter { saved[$0] != save }, save: save)
-        var outcome = Self.libraryOutcome(change, op: op, journalID: nil, dryRun: dryRun)
-        if !dryRun, !change.uris.isEmpty {
-            let id = try journal.begin(op: op, playlist: change.playlistIDs.first ?? CachedPlaylist.likedID,
-                                       summary: "\(op) \(change.uris.count)", change: .library(change))
-            try await sendLibrary(change)
-            try journal.finish(id, .done)
-            try await refresh(after: change)
-            outcome.journalID = id
+        try await operation {
+            var seen = Set<String>()
+            let unique = uris.filter { seen.insert($0).inserted }
+            let saved = try await contains(unique)
+            let change = LibraryEdit(uris: unique.filter { saved[$0] != save }, save: save)
+            var outcome = Self.libraryOutcome(change, op: op, journalID: nil, dryRun: dryRun)
+            if !dryRun, !change.uris.isEmpty {
+                let id = try journal.begin(op: op, playlist: change.playlistIDs.first ?? CachedPlaylist.likedID,
+                                           summary: "\(op) \(change.uris.count)", change: .library(change))
+                try await sendLibrary(change)
+                try journal.finish(id, .done)
+                try await refresh(after: change)
+                outcome.journalID = id
+            }
+            return outcome
         }
-        outcome.requests = api.executor.requestsSent - sentBefore
-        outcome.warnings = warnings
-        return outcome
     }
 
     /// `GET /me/library/contains`, 40 at a time.

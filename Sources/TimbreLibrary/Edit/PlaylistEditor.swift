@@ -141,45 +141,39 @@ public final class PlaylistEditor: Sendable {
     // MARK: Edits
 
     public func apply(_ request: EditRequest) async throws -> EditOutcome {
-        let lock = try await SyncLock.acquire(cachePath: cache.path, wait: lockWait)
-        defer { lock.release() }
-        let sentBefore = api.executor.requestsSent
-        var warnings = try await finishInterruptedLocked()
-        // Whose playlist it is, before its entries: Spotify does not show another user's entries
-        // to a development-mode app, and an edit of it must end here anyway.
-        try await checkPermission(try await LivePlaylist.meta(request.playlist, api: api))
-        let live = try await LivePlaylist.read(request.playlist, api: api)
-        let edit = try resolve(request, on: live)
-        if case .insert(let uris, _) = edit, live.uris.count + uris.count > Self.maxEntries {
-            throw InvalidEdit(message: "“\(TerminalText.preview(live.meta.name, limit: 60))” would hold \(live.uris.count + uris.count) entries; Spotify keeps at most \(Self.maxEntries) in a playlist",
-                              hint: "nothing was written; split the items over several playlists")
-        }
-        let plan = try Self.plan(edit, on: live.uris)
-        var outcome = EditOutcome(op: request.op, playlist: live.meta.id, playlistName: live.meta.name, snapshotID: live.meta.snapshotID,
-                                  writes: plan.writes, dryRun: request.dryRun)
-        Self.count(edit, into: &outcome)
-        if case .dedupe(let fuzzy) = request.what {
-            let all = Reordering.duplicates(Reordering.entries(of: live), uris: live.uris, fuzzy: fuzzy)
-            let kept = all.filter { EntryEdit.isResendable($0.uri) && EntryEdit.isResendable(live.uris[$0.duplicateOf]) }
-            outcome.duplicates = kept.map { ($0.position, $0.uri, $0.duplicateOf) }
-            if kept.count < all.count {
-                outcome.warnings.append("\(all.count - kept.count) duplicate(s) involve local files, which Spotify's API cannot add back; they were left as they are")
+        try await operation {
+            // Whose playlist it is, before its entries: Spotify does not show another user's entries
+            // to a development-mode app, and an edit of it must end here anyway.
+            let meta = try await LivePlaylist.meta(request.playlist, api: api)
+            try await checkPermission(meta)
+            let live = try await LivePlaylist.read(request.playlist, api: api, known: meta)
+            var duplicates: (removable: [Reordering.Duplicate], skipped: Int)?
+            if case .dedupe(let fuzzy) = request.what { duplicates = Self.duplicates(in: live, fuzzy: fuzzy) }
+            let edit = try resolve(request, on: live, duplicates: duplicates?.removable ?? [])
+            if case .insert(let uris, _) = edit, live.uris.count + uris.count > Self.maxEntries {
+                throw InvalidEdit(message: "“\(TerminalText.preview(live.meta.name, limit: 60))” would hold \(live.uris.count + uris.count) entries; Spotify keeps at most \(Self.maxEntries) in a playlist",
+                                  hint: "nothing was written; split the items over several playlists")
             }
-        }
-        if request.dryRun {
-            outcome.requests = api.executor.requestsSent - sentBefore
+            let plan = try Self.plan(edit, on: live.uris)
+            var outcome = EditOutcome(op: request.op, playlist: live.meta.id, playlistName: live.meta.name, snapshotID: live.meta.snapshotID,
+                                      writes: plan.writes, dryRun: request.dryRun)
+            Self.count(edit, into: &outcome)
+            if let duplicates {
+                outcome.duplicates = duplicates.removable.map { ($0.position, $0.uri, $0.duplicateOf) }
+                if duplicates.skipped > 0 {
+                    outcome.warnings.append("\(duplicates.skipped) duplicate(s) involve local files, which Spotify's API cannot add back; they were left as they are")
+                }
+            }
+            if request.dryRun { return outcome }
+            let id = try journal.begin(op: request.op, playlist: live.meta.id, summary: Self.describe(edit, in: live.meta.name),
+                                       change: .entries(edit, before: live.uris))
+            let final = try await run(plan, playlist: request.playlist, journalID: id, from: 0, name: live.meta.name)
+            try journal.finish(id, .done)
+            outcome.warnings += try await store(final, expected: plan.result)
+            outcome.snapshotID = final.meta.snapshotID
+            outcome.journalID = id
             return outcome
         }
-        let id = try journal.begin(op: request.op, playlist: live.meta.id, summary: Self.describe(edit, in: live.meta.name),
-                                   change: .entries(edit, before: live.uris))
-        let final = try await run(plan, playlist: request.playlist, journalID: id, from: 0, name: live.meta.name)
-        try journal.finish(id, .done)
-        warnings += try await store(final, expected: plan.result)
-        outcome.snapshotID = final.meta.snapshotID
-        outcome.journalID = id
-        outcome.requests = api.executor.requestsSent - sentBefore
-        outcome.warnings = warnings + outcome.warnings
-        return outcome
     }
 
     /// Reverts the newest finished edit, when the playlist still is what that edit left.
@@ -193,6 +187,20 @@ public final class PlaylistEditor: Sendable {
         try await replay(undo: false, force: force)
     }
 
+    /// One operation of the editor: under the sync lock (one edit or sync at a time), after any
+    /// edit a stopped process left half-applied is finished (its notes first among the warnings),
+    /// with every request it sent counted.
+    func operation(_ body: () async throws -> EditOutcome) async throws -> EditOutcome {
+        let lock = try await SyncLock.acquire(cachePath: cache.path, wait: lockWait)
+        defer { lock.release() }
+        let sentBefore = api.executor.requestsSent
+        let notes = try await finishInterruptedLocked()
+        var outcome = try await body()
+        outcome.requests = api.executor.requestsSent - sentBefore
+        outcome.warnings = notes + outcome.warnings
+        return outcome
+    }
+
     /// Finishes every edit a stopped process left half-applied; returns a line for each.
     public func finishInterrupted() async throws -> [String] {
         let lock = try await SyncLock.acquire(cachePath: cache.path, wait: lockWait)
@@ -203,34 +211,30 @@ public final class PlaylistEditor: Sendable {
     // MARK: Steps
 
     private func replay(undo: Bool, force: Bool) async throws -> EditOutcome {
-        let lock = try await SyncLock.acquire(cachePath: cache.path, wait: lockWait)
-        defer { lock.release() }
-        let sentBefore = api.executor.requestsSent
-        let warnings = try await finishInterruptedLocked()
-        guard let entry = try undo ? journal.lastDone() : journal.nextRedo() else {
-            throw NothingToUndo(message: undo ? "there is no edit to undo" : "there is no undone edit to redo")
+        try await operation {
+            guard let entry = try undo ? journal.lastDone() : journal.nextRedo() else {
+                throw NothingToUndo(message: undo ? "there is no edit to undo" : "there is no undone edit to redo")
+            }
+            var outcome: EditOutcome
+            switch entry.change {
+            case .entries(let edit, let before):
+                outcome = try await replayEntries(entry, edit: edit, before: before, undo: undo, force: force)
+            case .library(let edit):
+                try journal.start(entry.id, undo ? .backward : .forward)
+                let change = undo ? edit.inverse : edit
+                try await sendLibrary(change)
+                try journal.finish(entry.id, undo ? .undone : .done)
+                try await refresh(after: change)
+                outcome = Self.libraryOutcome(change, op: undo ? "undo" : "redo", journalID: entry.id, dryRun: false)
+            case .details(let edit):
+                try journal.start(entry.id, undo ? .backward : .forward)
+                let change = undo ? edit.inverse : edit
+                try await sendDetails(change)
+                try journal.finish(entry.id, undo ? .undone : .done)
+                outcome = try await detailsOutcome(change, op: undo ? "undo" : "redo", journalID: entry.id)
+            }
+            return outcome
         }
-        var outcome: EditOutcome
-        switch entry.change {
-        case .entries(let edit, let before):
-            outcome = try await replayEntries(entry, edit: edit, before: before, undo: undo, force: force)
-        case .library(let edit):
-            try journal.start(entry.id, undo ? .backward : .forward)
-            let change = undo ? edit.inverse : edit
-            try await sendLibrary(change)
-            try journal.finish(entry.id, undo ? .undone : .done)
-            try await refresh(after: change)
-            outcome = Self.libraryOutcome(change, op: undo ? "undo" : "redo", journalID: entry.id, dryRun: false)
-        case .details(let edit):
-            try journal.start(entry.id, undo ? .backward : .forward)
-            let change = undo ? edit.inverse : edit
-            try await sendDetails(change)
-            try journal.finish(entry.id, undo ? .undone : .done)
-            outcome = try await detailsOutcome(change, op: undo ? "undo" : "redo", journalID: entry.id)
-        }
-        outcome.requests = api.executor.requestsSent - sentBefore
-        outcome.warnings = warnings + outcome.warnings
-        return outcome
     }
 
     private func replayEntries(_ entry: EditJournal.Entry, edit: EntryEdit, before: [String], undo: Bool, force: Bool) async throws -> EditOutcome {
@@ -269,9 +273,7 @@ public final class PlaylistEditor: Sendable {
         func follow(_ position: Int) -> Int? {
             guard reference.indices.contains(position) else { return nil }
             let uri = reference[position]
-            let nth = reference[..<position].filter { $0 == uri }.count
-            let matches = live.indices.filter { live[$0] == uri }
-            return nth < matches.count ? matches[nth] : nil
+            return Self.follow(uri, occurrence: reference[..<position].filter { $0 == uri }.count, in: live)
         }
         switch edit {
         case .insert(let uris, let position):
@@ -426,7 +428,16 @@ public final class PlaylistEditor: Sendable {
     /// The request in positions of the live playlist. Positional edits are planned on what the
     /// user saw: when the cache's snapshot is not Spotify's, that is a conflict — unless `force`,
     /// which finds the same entries by URI and occurrence.
-    func resolve(_ request: EditRequest, on live: LivePlaylist) throws -> EntryEdit {
+    /// `dedupe`'s findings: the duplicates that can go, and how many cannot (a local file is never
+    /// removed: neither it nor the copy it repeats could be added back).
+    static func duplicates(in live: LivePlaylist, fuzzy: Bool) -> (removable: [Reordering.Duplicate], skipped: Int) {
+        let all = Reordering.duplicates(Reordering.entries(of: live), uris: live.uris, fuzzy: fuzzy)
+        let removable = all.filter { EntryEdit.isResendable($0.uri) && EntryEdit.isResendable(live.uris[$0.duplicateOf]) }
+        return (removable, all.count - removable.count)
+    }
+
+    /// `duplicates`: for `dedupe`, what `duplicates(in:fuzzy:)` found.
+    func resolve(_ request: EditRequest, on live: LivePlaylist, duplicates: [Reordering.Duplicate] = []) throws -> EntryEdit {
         var map: (Int) throws -> Int = { $0 }
         // The user saw the cached list. The snapshot says whether Spotify's is the same; when the
         // cache does not know its snapshot (an upgraded cache before its next sync), the entries do.
@@ -460,9 +471,7 @@ public final class PlaylistEditor: Sendable {
             return .permute(order: Reordering.shuffled(live.uris.count))
         case .sort(let key, let reverse):
             return .permute(order: Reordering.sorted(Reordering.entries(of: live), by: key, reverse: reverse))
-        case .dedupe(let fuzzy):
-            let duplicates = Reordering.duplicates(Reordering.entries(of: live), uris: live.uris, fuzzy: fuzzy)
-                .filter { EntryEdit.isResendable($0.uri) && EntryEdit.isResendable(live.uris[$0.duplicateOf]) }
+        case .dedupe:
             guard !duplicates.isEmpty else { throw InvalidEdit(message: "“\(TerminalText.preview(live.meta.name, limit: 60))” has no duplicates", hint: nil) }
             return .remove(positions: duplicates.map(\.position))
         case .move(let start, let length, let to):
@@ -481,11 +490,20 @@ public final class PlaylistEditor: Sendable {
             throw InvalidEdit(message: "there is no entry at position \(position) in the cached playlist", hint: "`timbre tracks REF` lists its entries")
         }
         let nth = cached.filter { $0.uri == entry.uri && $0.position < position }.count
-        let matches = live.indices.filter { live[$0] == entry.uri }
-        guard nth < matches.count else {
+        guard let found = follow(entry.uri, occurrence: nth, in: live) else {
             throw InvalidEdit(message: "“\(TerminalText.preview(entry.name, limit: 60))” (position \(position)) is no longer in the playlist on Spotify", hint: nil)
         }
-        return matches[nth]
+        return found
+    }
+
+    /// The position in `list` of the `nth` (0-based) copy of `uri`, if it has that many.
+    static func follow(_ uri: String, occurrence nth: Int, in list: [String]) -> Int? {
+        var seen = 0
+        for index in list.indices where list[index] == uri {
+            if seen == nth { return index }
+            seen += 1
+        }
+        return nil
     }
 
     static func plan(_ edit: EntryEdit, on list: [String]) throws -> EntryEdit.Plan {

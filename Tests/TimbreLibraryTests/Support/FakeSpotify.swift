@@ -148,7 +148,8 @@ final class FakeSpotify: SpotifyAPI, @unchecked Sendable {
         return result
     }
 
+    /// A transport for an API that answers by itself: reaching it is a test bug.
     struct Unreachable: HTTPTransport {
-        func send(_ request: HTTPRequest) async throws -> HTTPResponse { throw TransportError.invalidRequest("the fake sends nothing") }
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse { throw TransportError.invalidRequest("a fake API sends nothing") }
     }
 }
