@@ -35,12 +35,13 @@ public struct PlaylistEditCommand: Sendable {
         guard case .playlist(let id) = try PlaylistRef.parse(ref) else {
             throw UsageError(message: "Liked Songs are changed with `timbre like` and `timbre unlike`, not `timbre playlist`")
         }
-        var what = try request(input: invocation.console.input)
+        var what = try request()
         var refs: [ItemRef] = []
         if case .add(let items, _) = action { refs = try Self.items(items, input: invocation.console.input) }
         let context = try invocation.context()
         let editor = try await context.editor()
         if case .add(_, let position) = what {
+            // Albums become their tracks only now: that takes requests.
             what = .add(uris: try await Self.uris(of: refs, catalog: editor.catalog), position: position)
         }
         let outcome = try await editor.apply(EditRequest(playlist: id, what: what, force: force, dryRun: dryRun))
@@ -74,7 +75,9 @@ public struct PlaylistEditCommand: Sendable {
         return uris
     }
 
-    func request(input: any ConsoleInput) throws -> EditRequest.What {
+    /// The edit asked for, checked (usage errors before any request); an add's URIs are filled in
+    /// by `run` once its items are read and its albums expanded.
+    func request() throws -> EditRequest.What {
         switch action {
         case .add(_, let position):
             if let position, position < 0 { throw UsageError(message: "--position must be 0 or more") }
