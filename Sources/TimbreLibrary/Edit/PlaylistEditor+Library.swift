@@ -67,6 +67,14 @@ extension PlaylistEditor {
                                   writes: [], journalID: journalID, dryRun: dryRun)
         if change.save { outcome.added = change.uris.count } else { outcome.removed = change.uris.count }
         outcome.libraryWrites = change.chunks.count
+        let playlists = change.playlistIDs.count, items = change.uris.count - playlists
+        var done: [String] = []
+        if playlists > 0 {
+            let noun = playlists == 1 ? "playlist" : "playlists"
+            done.append(change.save ? "followed \(playlists) \(noun)" : "deleted (unfollowed) \(playlists) \(noun)")
+        }
+        if items > 0 { done.append("\(change.save ? "liked" : "unliked") \(items) \(items == 1 ? "item" : "items")") }
+        outcome.action = done.isEmpty ? nil : done.joined(separator: ", ")
         return outcome
     }
 }

@@ -76,6 +76,8 @@ public struct EditOutcome: Sendable {
     public var warnings: [String] = []
     /// Writes to the library (likes) rather than to a playlist's entries.
     public var libraryWrites = 0
+    /// What was done, when it is not a change of one playlist's entries ("liked 3 items").
+    public var action: String?
     /// For `dedupe`: each copy removed, and the position of the entry it repeats.
     public var duplicates: [(position: Int, uri: String, duplicateOf: Int)] = []
 
@@ -102,8 +104,9 @@ public struct EditOutcome: Sendable {
         let name = TerminalText.preview(playlistName, limit: 60)
         let count = self.writes.count + libraryWrites
         let writes = "\(count) \(count == 1 ? "write" : "writes")"
-        if dryRun { return "would have \(what) in “\(name)” (\(writes); nothing was sent)" }
-        let sentence = "\(what) in “\(name)” (\(writes))"
+        let done = action ?? "\(what) in “\(name)”"
+        if dryRun { return "would have \(done) (\(writes); nothing was sent)" }
+        let sentence = "\(done) (\(writes))"
         switch (op, journalID) {
         case ("undo", let id?): return "Undid edit \(id): \(sentence) · `timbre redo` applies it again"
         case ("redo", let id?): return "Redid edit \(id): \(sentence) · `timbre undo` reverts it"
