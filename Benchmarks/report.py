@@ -128,6 +128,7 @@ def render_markdown(fig):
     findings_path = os.path.join(HERE, "FINDINGS.md")
     findings = open(findings_path).read().strip() if os.path.exists(findings_path) else "None recorded."
     edit_budgets = render_edit_budgets(fig.get("edit_budgets"))
+    dedupe = render_dedupe(fig.get("dedupe"))
 
     return f"""# Performance
 
@@ -214,6 +215,7 @@ wire floor ask 50 directly. Two playlists are not the user's, so their items ans
   tracks filtered; `F` for a query with no match, which scans every cached item).
 
 {edit_budgets}
+{dedupe}
 ## Open findings
 
 {findings}
@@ -249,3 +251,50 @@ snapshot) and once more after (the cache is written from what Spotify answers). 
 one more such read instead of a resend. An undo reads the playlist once before its writes and once after.
 
 """
+
+
+def render_dedupe(d):
+    """Dedupe of a big playlist in seconds: timbre against the rewriting peer, same run, same sandbox."""
+    if not d or not d.get("timbre"):
+        return ""
+    def med(runs, key):
+        values = sorted(r[key] for r in runs)
+        return values[len(values) // 2]
+    t, r = d["timbre"], d["rewrite"]
+    kept = d["entries"] - d["duplicates"]
+    ratio = med(r, "wall") / med(t, "wall") if med(t, "wall") > 0 else 0
+    return f"""## Dedupe in seconds
+
+A playlist of {d['entries']:,} entries in which every 20th is a later copy of a track 19 places
+earlier ({d['duplicates']} duplicates), deduped on the sandbox by `timbre playlist dedupe ID --json`
+(the real binary, after a sync) and by the rewriting peer (`Benchmarks/peers/rewrite_dedupe.py`:
+read the list, then `PUT` the first 100 kept URIs and `POST` the rest — the only other way to drop
+one copy of a track, as the API removes every copy). Both ends are checked against the sandbox: the
+first copy of every track, in order, or the run fails. Median of {len(t)} run(s); requests counted
+by the sandbox (reads included).{(chr(10) + "Measured alone by `" + d["command"] + "`.") if d.get("command") else ""}
+
+| client | seconds | requests | added dates kept (of {kept:,}) |
+|---|---|---|---|
+| timbre | {med(t, 'wall'):.2f} | {med(t, 'requests')} | {med(t, 'kept_dates'):,} |
+| rewriting peer | {med(r, 'wall'):.2f} | {med(r, 'requests')} | {med(r, 'kept_dates'):,} |
+
+Peer ÷ timbre, seconds: {ratio:.2f}×. timbre sends more writes ({med(t, 'writes')}: one removal of
+every duplicated track per 100, then the kept first copies added back, run by run) and reads the
+playlist before and after to check for conflicts; in exchange every entry that was not a duplicate
+keeps its added date, which the rewrite resets for all of them.
+"""
+
+
+def splice_section(text, section):
+    """`text` with its "## Dedupe in seconds" section replaced by `section`, or `section` put before
+    "## Open findings" (else at the end) when it has none."""
+    heading = "## Dedupe in seconds"
+    start = text.find(heading)
+    if start >= 0:
+        end = text.find("\n## ", start + len(heading))
+        end = len(text) if end < 0 else end + 1
+        return text[:start] + section.rstrip() + "\n\n" + text[end:]
+    anchor = text.find("## Open findings")
+    if anchor < 0:
+        return text.rstrip() + "\n\n" + section
+    return text[:anchor] + section.rstrip() + "\n\n" + text[anchor:]

@@ -290,7 +290,10 @@ def main():
     ap.add_argument("--command", default="scripts/bench.sh")
     ap.add_argument("--smoke", action="store_true")
     ap.add_argument("--latency-ms", type=int, default=20)
+    ap.add_argument("--only", choices=["dedupe"], help="measure one section and splice it into --out")
     args = ap.parse_args()
+    if args.only:
+        return only_section(args)
     n = max(1, args.iterations)
     work = tempfile.mkdtemp(prefix="timbre-bench-")
     os.makedirs(os.path.join(work, "sandbox"))
@@ -411,6 +414,9 @@ def main():
         budgets = subprocess.run([os.path.join(args.bin_dir, "timbre-bench"), "--edit-budgets"], capture_output=True, text=True)
         if budgets.returncode == 0:
             fig["edit_budgets"] = budgets.stdout
+        # 9. Dedupe in seconds: a 10,000-entry playlist with 5 % scattered duplicates (fewer on the
+        #    smoke's small library), deduped by `timbre playlist dedupe` and by the rewriting peer.
+        fig["dedupe"] = dedupe_run(sandbox, timbre, session, session_file, peers_dir, 1 if args.smoke else min(n, 3))
         fig["machine"] = machine()
         fig["library"] = args.library
         fig["counts"] = counts
@@ -462,6 +468,116 @@ def latency_run(args, peers, peers_dir):
         sandbox.stop()
         shutil.rmtree(work, ignore_errors=True)
     return result
+
+
+# ---------------------------------------------------------------- dedupe in seconds
+
+def api_call(session, method, path, body=None):
+    """One Web API request with the bench session's access token (untimed set-up only)."""
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(session["api_url"].rstrip("/") + path, data=data, method=method,
+                                 headers={"Authorization": f"Bearer {session['access_token']}", "Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, context=ssl.create_default_context(cafile=session["ca_file"]), timeout=120) as r:
+            text = r.read()
+            return json.loads(text) if text else None
+    except urllib.error.HTTPError as error:
+        raise RuntimeError(f"{method} {path}: {error.code} {error.read()[:500]!r}") from None
+
+
+def dedupe_list(sandbox, size=10_000):
+    """`size` entries of distinct catalogue tracks, every 20th a later copy of the entry 19 before
+    it (5 %, scattered); fewer when the library holds fewer distinct tracks. Returns (list, expected)."""
+    model = sandbox.call("GET", "/__sandbox/library")
+    distinct = list(dict.fromkeys(i["uri"] for p in model["playlists"] for i in p.get("items", [])
+                                  if re.fullmatch(r"spotify:track:[0-9A-Za-z]{22}", i.get("uri") or "")))
+    size = min(size, len(distinct))
+    fresh = iter(distinct)
+    entries = []
+    for index in range(size):
+        entries.append(entries[index - 19] if index >= 20 and index % 20 == 0 else next(fresh))
+    expected = list(dict.fromkeys(entries))
+    return entries, expected
+
+
+def filled_playlist(session, name, entries):
+    created = api_call(session, "POST", "/me/playlists", {"name": name, "public": False})
+    for start in range(0, len(entries), 100):
+        api_call(session, "POST", f"/playlists/{created['id']}/items", {"uris": entries[start:start + 100]})
+    return created["id"]
+
+
+def sandbox_entries(sandbox, playlist):
+    found = sandbox.call("GET", f"/__sandbox/playlists/{playlist}")
+    return [(i.get("uri"), i.get("added_at")) for i in found["items"]]
+
+
+def dedupe_run(sandbox, timbre, session, session_file, peers_dir, iterations):
+    """timbre's dedupe against the rewriting peer on identical playlists, in the same run: wall
+    seconds, requests, and how many entries kept their added date. Each result is checked against
+    the sandbox (the first copy of every track, in order) — a wrong result fails the run."""
+    entries, expected = dedupe_list(sandbox)
+    result = {"entries": len(entries), "duplicates": len(entries) - len(expected), "timbre": [], "rewrite": []}
+    for i in range(iterations):
+        mine = filled_playlist(session, f"bench dedupe timbre {i}", entries)
+        theirs = filled_playlist(session, f"bench dedupe rewrite {i}", entries)
+        time.sleep(1.1)  # added dates have whole seconds: let "now" move on, so a reset date shows
+        before = dict(sandbox_entries(sandbox, mine))  # uri -> added_at of its first copy
+        timbre.sync()
+        sandbox.clear()
+        wall, rss, out, err, status = timbre.run(["playlist", "dedupe", mine, "--json"])
+        if status != 0:
+            raise RuntimeError(f"timbre playlist dedupe exited {status}: {err[-2000:]}")
+        report = json.loads(out)
+        after = sandbox_entries(sandbox, mine)
+        if [u for u, _ in after] != expected:
+            raise RuntimeError("timbre's dedupe left a list other than the first copy of every track")
+        kept_dates = sum(1 for u, a in after if before.get(u) == a)
+        log = sandbox.requests()
+        writes = sum(1 for r in log if r.get("method") in ("POST", "PUT", "DELETE") and r.get("path", "").startswith("/v1/"))
+        result["timbre"].append({"wall": wall, "requests": len(log), "writes": writes, "kept_dates": kept_dates})
+        say(f"dedupe {len(entries)} entries, {result['duplicates']} duplicates: timbre #{i + 1} {wall:.2f} s, "
+            f"{len(log)} requests ({writes} writes; it reported {report.get('requests')}), {kept_dates} of {len(expected)} added dates kept")
+        before = dict(sandbox_entries(sandbox, theirs))
+        sandbox.clear()
+        wall, rss, out, err, status = timed([sys.executable, os.path.join(peers_dir, "rewrite_dedupe.py"), session_file, theirs])
+        if status != 0:
+            raise RuntimeError(f"the rewriting peer failed ({status}): {err[-2000:]}")
+        after = sandbox_entries(sandbox, theirs)
+        if [u for u, _ in after] != expected:
+            raise RuntimeError("the rewriting peer left a list other than the first copy of every track")
+        kept_dates = sum(1 for u, a in after if before.get(u) == a)
+        result["rewrite"].append({"wall": wall, "requests": len(sandbox.requests()), "kept_dates": kept_dates})
+        say(f"dedupe {len(entries)} entries: rewriting peer #{i + 1} {wall:.2f} s, {len(sandbox.requests())} requests, "
+            f"{kept_dates} of {len(expected)} added dates kept")
+    return result
+
+
+def only_section(args):
+    """`--only dedupe`: that measurement alone, its section replaced (or added) in --out — the rest
+    of the report stays as its last full run wrote it."""
+    from report import render_dedupe, splice_section
+    work = tempfile.mkdtemp(prefix="timbre-bench-only-")
+    os.makedirs(os.path.join(work, "sandbox"))
+    sandbox = Sandbox(os.path.join(args.bin_dir, "timbre-sandbox"), args.library, os.path.join(work, "sandbox"))
+    try:
+        token, session, session_file = sign_in(sandbox, work)
+        timbre = Timbre(args.bin_dir, sandbox, token, os.path.join(work, "home"))
+        timbre.sync()
+        result = dedupe_run(sandbox, timbre, session, session_file, os.path.join(HERE, "peers"), max(1, args.iterations))
+        result["command"] = args.command
+        section = render_dedupe(result)
+        if args.out:
+            with open(args.out) as f:
+                text = f.read()
+            with open(args.out, "w") as f:
+                f.write(splice_section(text, section))
+            say(f"wrote the dedupe section of {args.out}")
+        else:
+            print(section)
+    finally:
+        sandbox.stop()
+        shutil.rmtree(work, ignore_errors=True)
 
 
 # ---------------------------------------------------------------- report

@@ -353,6 +353,25 @@ public final class SandboxProcess: @unchecked Sendable {
         return try JSONDecoder().decode(Liked.self, from: try await control("GET", "liked")).liked
     }
 
+    /// A catalogue re-release ("Song - Remastered 2011") and the track it re-releases (`/__sandbox/variants`).
+    public struct Variant: Decodable, Sendable {
+        public var uri: String
+        public var name: String
+        public var durationMS: Int
+        public var originalURI: String
+        public var originalName: String
+        public var originalDurationMS: Int
+        enum CodingKeys: String, CodingKey {
+            case uri, name, durationMS = "duration_ms", originalURI = "original_uri", originalName = "original_name"
+            case originalDurationMS = "original_duration_ms"
+        }
+    }
+
+    /// The remaster variants the catalogue holds beside the generated library, for fuzzy dedupe tests.
+    public func variants() async throws -> [Variant] {
+        try JSONDecoder().decode([Variant].self, from: try await control("GET", "variants"))
+    }
+
     /// The URIs of Liked Songs, most recent first.
     public func likedURIs() async throws -> [String] {
         try await likedEntries().map { $0.uri ?? "" }

@@ -45,6 +45,50 @@ extension SyncCLITests {
         }
     }
 
+    /// Fuzzy dedupe on the sandbox's catalogue re-releases: "Song - Remastered 2011" within 2 s of
+    /// "Song" by the same artist is a duplicate; a take 2.5 s off is not; duplicates of duplicates
+    /// (the variant twice, the original again) all go, the first copy stays where it was.
+    @Test func fuzzyDedupeRemovesReReleasesWithinTwoSecondsAndKeepsOtherTakes() async throws {
+        let s = try await setUp("small")
+        try await withCleanup({ await s.cleanUp() }) {
+            #expect(await s.cli.invoke(["sync", "--quiet"]).status == 0)
+            let variants = try await s.sandbox.variants()
+            let close = variants.filter { abs($0.durationMS - $0.originalDurationMS) <= 2_000 }
+            let far = variants.filter { abs($0.durationMS - $0.originalDurationMS) > 2_000 }
+            #expect(close.count >= 2 && far.count >= 1, "the catalogue has both kinds")
+            guard close.count >= 2, let other = far.first else { return }
+            let (a, b) = (close[0], close[1])
+            let created = await s.cli.invoke(["playlist", "create", "Remasters"])
+            let id = created.stdout.trimmingCharacters(in: .newlines)
+            #expect(created.status == 0, "\(created.stderr)")
+            let list = [a.originalURI, b.uri, a.uri, other.originalURI, other.uri, b.originalURI, a.uri, a.originalURI]
+            #expect(await s.cli.invoke(["playlist", "add", id] + list).status == 0)
+
+            // Exact dedupe sees only the repeated URIs: the second a.uri and the second a.originalURI.
+            let exact = await s.cli.invoke(["playlist", "dedupe", id, "--dry-run", "--json"])
+            let exactFound = (parse(exact.stdout) as? [String: Any])?["duplicates"] as? [[String: Any]] ?? []
+            #expect(exactFound.map { $0["position"] as? Int ?? -1 } == [6, 7])
+            #expect(exactFound.map { $0["duplicate_of"] as? Int ?? -1 } == [2, 0])
+
+            // Fuzzy: a's variant (twice) and a again duplicate position 0; b's original duplicates b's
+            // variant at 1 (the first copy is kept, whichever version it is); the far take stays.
+            let fuzzy = await s.cli.invoke(["playlist", "dedupe", id, "--fuzzy", "--dry-run", "--json"])
+            #expect(fuzzy.status == 0, "\(fuzzy.stderr)")
+            let fuzzyFound = (parse(fuzzy.stdout) as? [String: Any])?["duplicates"] as? [[String: Any]] ?? []
+            #expect(fuzzyFound.map { $0["position"] as? Int ?? -1 } == [2, 5, 6, 7])
+            #expect(fuzzyFound.map { $0["duplicate_of"] as? Int ?? -1 } == [0, 1, 0, 0])
+            #expect(try await s.sandbox.entries(of: id) == list, "dry runs write nothing")
+
+            let done = await s.cli.invoke(["playlist", "dedupe", id, "--fuzzy", "--json"])
+            #expect(done.status == 0, "\(done.stderr)")
+            #expect((parse(done.stdout) as? [String: Any])?["removed"] as? Int == 4)
+            #expect(try await s.sandbox.entries(of: id) == [a.originalURI, b.uri, other.originalURI, other.uri])
+            // And undo puts every removed copy back where it was.
+            #expect(await s.cli.invoke(["undo"]).status == 0)
+            #expect(try await s.sandbox.entries(of: id) == list)
+        }
+    }
+
     @Test func aShuffleKilledAtAnyPointLeavesTheFullList() async throws {
         let s = try await setUp("small")
         try await withCleanup({ await s.cleanUp() }) {

@@ -32,6 +32,18 @@ extension SandboxService {
                 ])
             }
             return .json(200, value)
+        case ("GET", "variants"):
+            // The remaster variants (Pool.variantCount) and the tracks they re-release, for fuzzy dedupe tests.
+            let pool = catalog.pool
+            return .json(200, .array((0..<Pool.variantCount).map { k in
+                let variant = pool.track(pool.variantIndex(k)), original = pool.track(pool.originalIndex(ofVariant: k))
+                return JSONValue.object([
+                    ("uri", .string("spotify:track:" + variant.id)), ("name", .string(variant.name)),
+                    ("duration_ms", .int(variant.durationMs)),
+                    ("original_uri", .string("spotify:track:" + original.id)), ("original_name", .string(original.name)),
+                    ("original_duration_ms", .int(original.durationMs)),
+                ])
+            }))
         case ("GET", "requests"):
             return .json(200, .array(withState { $0.requestLog }))
         case ("POST", "requests/clear"):

@@ -18,6 +18,7 @@ public struct Catalog: Sendable {
             tracks[pool.trackID(index)] = Int32(index)
             albumTracks[pool.albumIndex(ofTrack: index)].append(Int32(index))
         }
+        for k in 0..<Pool.variantCount { tracks[pool.trackID(pool.variantIndex(k))] = Int32(pool.variantIndex(k)) }
         var episodes: [String: Int32] = [:]
         for index in 0..<pool.episodeCount { episodes[pool.episodeID(index)] = Int32(index) }
         var albums: [String: Int32] = [:]

@@ -109,7 +109,20 @@ public struct Pool: Sendable {
         return rng.below(albumCount)
     }
 
+    /// Re-releases of the first ordinary tracks, for fuzzy duplicate finding: track `trackCount + k`
+    /// is track `quirkyTitles.count + k` as a remaster or mono/live cut ("Song - Remastered 2011",
+    /// "Song (2009 Remaster)", "Song [Mono]"), same artists, on another album of theirs, its duration
+    /// within a second and a half of the original's — or, every fourth, 2.5 s off (a different take,
+    /// which fuzzy matching must not merge). They are outside the generated library and the search
+    /// results, and reachable by id (`GET /tracks/{id}`, adds), like catalogue tracks no playlist holds.
+    public static let variantCount = 32
+
+    /// Pool index of variant `k` (0 ..< `variantCount`) and of the track it re-releases.
+    public func variantIndex(_ k: Int) -> Int { trackCount + k }
+    public func originalIndex(ofVariant k: Int) -> Int { Names.quirkyTitles.count + k }
+
     public func track(_ index: Int) -> Track {
+        if index >= trackCount { return variant(index - trackCount) }
         var rng = SplitMix64(seed: seed, stream: 3, index: UInt64(index))
         var album = self.album(rng.below(albumCount))
         var artists = album.artists
@@ -137,6 +150,18 @@ public struct Pool: Sendable {
             trackNumber: 1 + rng.below(album.totalTracks),
             isrc: isrcCountry + "SBX" + String(pad2: rng.below(100)) + String(rng.below(90_000) + 10_000)
         )
+    }
+
+    private func variant(_ k: Int) -> Track {
+        var track = self.track(originalIndex(ofVariant: k))
+        let suffixes = [" - Remastered 2011", " (2009 Remaster)", " [Mono]", " - Live at the Roundhouse"]
+        track.id = trackID(variantIndex(k))
+        track.name += suffixes[k % suffixes.count]
+        track.durationMs += k % 4 == 3 ? 2_500 : (k % 2 == 0 ? 1_400 : -900)
+        track.album.id = albumID((albumIndex(ofTrack: originalIndex(ofVariant: k)) + 1 + k) % albumCount)
+        track.album.name += " (Deluxe)"
+        track.isrc = String(track.isrc.dropLast(3)) + String(900 + k)
+        return track
     }
 
     public func episode(_ index: Int) -> Episode {

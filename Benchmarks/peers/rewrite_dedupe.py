@@ -1,0 +1,52 @@
+"""The dedupe peer: what a client without timbre's planner does to drop duplicate entries now that
+the Web API has no positional removal — read the playlist, keep the first copy of each URI, and
+rewrite the whole list (`PUT …/items` with the first 100 URIs, then `POST`s of 100). Every entry's
+added date is reset; timbre re-adds only the kept copies of duplicated tracks.
+
+usage: rewrite_dedupe.py SESSION.json PLAYLIST_ID   → one JSON line {"requests", "removed", "entries"}
+Standard library only, so it runs wherever the runner runs.
+"""
+import json
+import ssl
+import sys
+import urllib.request
+
+import common
+
+
+def main():
+    session = common.load_session(sys.argv[1])
+    playlist = sys.argv[2]
+    api = session["api_url"].rstrip("/")
+    context = ssl.create_default_context(cafile=session["ca_file"])
+    requests = 0
+
+    def call(method, url, body=None):
+        nonlocal requests
+        requests += 1
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(url, data=data, method=method, headers={
+            "Authorization": f"Bearer {session['access_token']}", "Content-Type": "application/json"})
+        with urllib.request.urlopen(request, context=context, timeout=120) as response:
+            text = response.read()
+            return json.loads(text) if text else None
+
+    uris = []
+    url = f"{api}/playlists/{playlist}/items?limit={common.LIMIT}&fields=next,items(item(uri))"
+    while url:
+        page = call("GET", url)
+        uris += [(entry.get("item") or {}).get("uri") for entry in page["items"]]
+        url = page.get("next")
+    seen, kept = set(), []
+    for uri in uris:
+        if uri not in seen:
+            seen.add(uri)
+            kept.append(uri)
+    call("PUT", f"{api}/playlists/{playlist}/items", {"uris": kept[:100]})
+    for start in range(100, len(kept), 100):
+        call("POST", f"{api}/playlists/{playlist}/items", {"uris": kept[start:start + 100]})
+    print(json.dumps({"requests": requests, "removed": len(uris) - len(kept), "entries": len(kept)}))
+
+
+if __name__ == "__main__":
+    main()
