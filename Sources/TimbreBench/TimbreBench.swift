@@ -98,7 +98,7 @@ struct TimbreBench: ParsableCommand {
         for _ in 0..<max(1, min(iterations, 3)) {
             var s = bigState
             let t = ContinuousClock.now
-            s.apply(.sort(.set(.title, nil)))
+            s.apply(.order(.set(.title, nil)))
             _ = Screen.render(s, rows: rows, columns: columns)
             sortSamples.append(ms(since: t))
         }

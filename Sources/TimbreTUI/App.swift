@@ -26,10 +26,18 @@ public final class TUIApp: @unchecked Sendable {
         case finished(SyncReport)
         case failed(message: String, offline: Bool)
         case rateLimit(Int?)
+        case editStarted(String, queued: Int)
+        case editFinished(TUIEdit, EditReport)
+        case editFailed(TUIEdit, message: String)
+        case catalogue([CatalogueHit], query: String)
+        case catalogueFailed(String)
     }
 
     private let source: any LibrarySource
     private let sync: BackgroundSync?
+    private let services: TUIServices?
+    /// Edits wait here and run one at a time, in order, off the interface's thread.
+    private let edits = EditQueue()
     private let environment: [String: String]
     private let inbox: MessageInbox
     private let stderrLog: String?
@@ -43,10 +51,12 @@ public final class TUIApp: @unchecked Sendable {
     /// to the status line and `:messages`; `stderrLog` is where fd 2 points while the interface
     /// owns the terminal (nil leaves fd 2 alone: tests of the loop).
     public init(source: any LibrarySource, sync: BackgroundSync?, status: StatusInfo, keys: [String: String],
+                services: TUIServices? = nil,
                 environment: [String: String] = ProcessInfo.processInfo.environment,
                 inbox: MessageInbox = MessageInbox(), stderrLog: String? = nil) {
         self.source = source
         self.sync = sync
+        self.services = services
         self.environment = environment
         self.inbox = inbox
         self.stderrLog = stderrLog
@@ -72,6 +82,9 @@ public final class TUIApp: @unchecked Sendable {
             thread.start()
         }
         syncTask?.cancel()
+        // An edit under way is finished, not abandoned (the journal would finish it next time,
+        // but a user who quits right after `d` expects it done); the queued ones are dropped.
+        await edits.drain()
     }
 
     private func loop(_ terminal: Terminal) throws {
@@ -110,13 +123,69 @@ public final class TUIApp: @unchecked Sendable {
             case .startSync: startSync()
             case .redraw: terminal.redrawAll()
             case .quit: quitRequested = true
+            case .edit(let edit): startEdit(edit)
+            case .catalogueSearch(let query): searchCatalogue(query)
+            case .loadInfo(let playlistID): loadInfo(playlistID)
             }
+        }
+    }
+
+    // MARK: Edits
+
+    /// Queues an edit; the status line shows it until it ends. Without a sign-in nothing is sent.
+    private func startEdit(_ edit: TUIEdit) {
+        guard let services else {
+            state.setMessage("not signed in: `timbre login` first; nothing was sent")
+            return
+        }
+        let mailbox = self.mailbox
+        let waiting = edits.enqueue { queued in
+            mailbox.withLock { $0.append(.editStarted(edit.label, queued: queued)) }
+            do {
+                let report = try await services.run(edit)
+                mailbox.withLock { $0.append(.editFinished(edit, report)) }
+            } catch {
+                var message = (error as? any UserFacingError).map { $0.message + ($0.hint.map { " — \($0)" } ?? "") } ?? "\(error)"
+                // The view must show Spotify's state: re-read the playlist the edit was about.
+                if let id = edit.playlistID, let problem = await services.reread(id) {
+                    message += " (and re-reading it failed: \(problem))"
+                }
+                mailbox.withLock { $0.append(.editFailed(edit, message: message)) }
+            }
+        }
+        state.status.editsQueued = waiting
+        if state.status.editProgress == nil { state.status.editProgress = edit.label }
+    }
+
+    private func searchCatalogue(_ query: String) {
+        guard let services else {
+            state.setMessage("not signed in: `timbre login` to search Spotify")
+            return
+        }
+        state.setMessage("searching Spotify for “\(TerminalText.preview(query, limit: 40))”…")
+        let mailbox = self.mailbox
+        Task.detached {
+            do {
+                let hits = try await services.searchCatalogue(query)
+                mailbox.withLock { $0.append(.catalogue(hits, query: query)) }
+            } catch {
+                mailbox.withLock { $0.append(.catalogueFailed((error as? any UserFacingError)?.message ?? "\(error)")) }
+            }
+        }
+    }
+
+    private func loadInfo(_ playlistID: String) {
+        guard let services else { return }
+        do {
+            state.showInfo(try services.statistics(playlistID))
+        } catch {
+            state.setMessage(TerminalText.preview((error as? any UserFacingError)?.message ?? "\(error)", limit: 200))
         }
     }
 
     private func reloadPlaylists() {
         do {
-            state.setPlaylists(try source.playlists())
+            state.setPlaylists(try source.playlists(), folders: try source.folders())
         } catch {
             state.status.lastError = TerminalText.preview("\(error)", limit: 80)
         }
@@ -196,6 +265,25 @@ public final class TUIApp: @unchecked Sendable {
                 if report.updated > 0 || report.likedUpdated || report.removed > 0, let opened = state.openedPlaylistID {
                     loadTracks(opened)
                 }
+            case .editStarted(let label, let queued):
+                state.status.editProgress = label
+                state.status.editsQueued = queued
+            case .editFinished(let edit, let report):
+                state.status.editProgress = nil
+                state.setMessage(TerminalText.preview(report.message, limit: 300))
+                for warning in report.warnings { state.addMessage(warning) }
+                afterEdit(edit)
+                if let id = report.createdPlaylistID { state.selectPlaylist(id: id) }
+            case .editFailed(let edit, let message):
+                state.status.editProgress = nil
+                state.addMessage(message)
+                state.setMessage(TerminalText.preview(message, limit: 300))
+                afterEdit(edit)
+            case .catalogue(let hits, let query):
+                state.showCatalogueResults(hits, query: query)
+            case .catalogueFailed(let message):
+                state.addMessage("catalogue search failed: " + message)
+                state.setMessage(TerminalText.preview("catalogue search failed: " + message, limit: 300))
             case .failed(let message, let offline):
                 syncTask = nil
                 state.status.syncProgress = nil
@@ -206,6 +294,15 @@ public final class TUIApp: @unchecked Sendable {
             }
         }
         return !events.isEmpty
+    }
+
+    /// After an edit, done or failed, the view is read again from the cache it wrote through.
+    private func afterEdit(_ edit: TUIEdit) {
+        reloadPlaylists()
+        if let opened = state.openedPlaylistID {
+            if case .delete(let id) = edit, id == opened { return }
+            loadTracks(opened)
+        }
     }
 
     private static func clock() -> String { ClockText.localTime(Date()) }

@@ -4,13 +4,26 @@ import TimbreLibrary
 /// Reads the TUI's data from the SQLite cache.
 public struct CacheLibrarySource: LibrarySource {
     let cache: LibraryCache
+    /// The signed-in user's id: their playlists and collaborative ones are editable (nil: none is).
+    let userID: String?
+    /// The user-data database (folders), when it exists.
+    let folderStore: Folders?
 
-    public init(cache: LibraryCache) { self.cache = cache }
+    public init(cache: LibraryCache, userID: String? = nil, folders: Folders? = nil) {
+        self.cache = cache
+        self.userID = userID
+        self.folderStore = folders
+    }
 
     public func playlists() throws -> [PlaylistRow] {
         try cache.playlists().map {
-            PlaylistRow(id: $0.id, name: $0.name, trackCount: $0.trackCount, owner: $0.ownerName ?? $0.ownerID, unavailable: $0.unavailable)
+            PlaylistRow(id: $0.id, name: $0.name, trackCount: $0.trackCount, owner: $0.ownerName ?? $0.ownerID, unavailable: $0.unavailable,
+                        editable: userID != nil && ($0.isLiked || $0.collaborative || $0.ownerID == userID))
         }
+    }
+
+    public func folders() throws -> [FolderRow] {
+        try folderStore?.list().map { FolderRow(name: $0.name, expanded: $0.expanded, playlists: $0.playlists) } ?? []
     }
 
     /// A malformed id is refused with an error naming it (it used to open Liked Songs instead).
@@ -39,6 +52,6 @@ public struct CacheLibrarySource: LibrarySource {
 
     static func row(_ item: CachedEntry) -> EntryRow {
         EntryRow(position: item.position, title: item.name, artist: item.artists.joined(separator: ", "), album: item.album ?? "",
-                 durationMS: item.durationMS, addedAt: item.addedAt)
+                 durationMS: item.durationMS, addedAt: item.addedAt, uri: item.uri, year: item.year)
     }
 }

@@ -1,4 +1,5 @@
 import TimbreCore
+import TimbreLibrary
 
 /// Everything the TUI can do, as one vocabulary (ncspot's model): keys map to commands, the `:`
 /// prompt parses commands, and `[keys]` in config.toml binds keys to command text. Every command
@@ -6,24 +7,46 @@ import TimbreCore
 public enum Command: Equatable, Sendable, CustomStringConvertible {
     public enum Motion: String, Sendable, CaseIterable { case up, down, top, bottom, pageup, pagedown }
     public enum Focus: String, Sendable, CaseIterable { case next, previous, playlists, tracks }
-    public enum SortField: String, Sendable, CaseIterable { case position, title, artist, album, duration, added }
+    /// How the view is ordered (`order`); the playlist on Spotify is not touched.
+    public enum SortField: String, Sendable, CaseIterable { case position, title, artist, album, year, duration, added }
     public enum SortOrder: String, Sendable, CaseIterable { case asc, desc }
     public enum SortChange: Equatable, Sendable {
         case set(SortField, SortOrder?)
         case nextField
         case reverse
     }
+    public enum Place: String, Sendable, CaseIterable { case after, before }
+    public enum Direction: String, Sendable, CaseIterable { case down, up }
+    /// `:folder …`: folders are local (Timor's); the selected playlist or folder is the subject.
+    public enum FolderAction: Equatable, Sendable {
+        case create(String)
+        /// Renames the folder at the cursor (or the selected playlist's folder).
+        case rename(String)
+        /// Deletes the folder at the cursor; its playlists stay.
+        case delete
+        /// Moves the selected playlist into the folder (created when missing).
+        case add(String)
+        /// Takes the selected playlist out of its folder.
+        case remove
+
+        static let verbs = ["create", "rename", "delete", "add", "remove"]
+        /// As the errors list them (each parses once NAME is replaced).
+        static let usage = ["create NAME", "rename NAME", "delete", "add NAME", "remove"]
+    }
 
     case move(Motion, count: Int)
     case focus(Focus)
+    /// Enter: opens the selected playlist, toggles a folder, jumps to a search hit, adds a catalogue pick.
     case open
-    /// Starts the incremental filter (nil) or sets it.
+    /// Starts the incremental filter (nil) or sets it; `year:`, `duration:`, `artist:`, `album:`,
+    /// `title:` terms filter by field, the rest of the text as `/` does.
     case filter(String?)
     case nextMatch
     case previousMatch
-    /// Esc: clears the filter, closes an overlay.
+    /// Esc: closes an overlay, ends a range, clears the marks, else the filter.
     case clear
-    case sort(SortChange)
+    /// The view's order.
+    case order(SortChange)
     /// Search across every cached playlist: prompt (nil) or run with text.
     case search(String?)
     case sync
@@ -33,6 +56,38 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
     case redraw
     case prompt
     case quit
+    // Managing (every edit goes through the same editor and journal as the CLI).
+    /// Space: marks or unmarks the entry under the cursor (a catalogue result, over those).
+    case mark
+    /// `v`: starts a range at the cursor (moving extends it), or ends it.
+    case markRange
+    /// `d`: removes the marked entries (or the current one) after a y/n question.
+    case remove
+    /// `y`: copies the marked entries (or the current one) for `paste`.
+    case yank
+    /// `p`/`P`: inserts what was yanked after/before the cursor, in the open playlist.
+    case paste(Place)
+    /// `J`/`K`: moves the marked entries (one run of them) or the current one down/up by one.
+    case shift(Direction)
+    case undo
+    case redo
+    /// `a`: searches Spotify's catalogue (prompt when nil) to add the picked results.
+    case add(String?)
+    /// `i`: the open playlist's statistics.
+    case info
+    /// `o`: opens or closes the folder at the cursor.
+    case toggle
+    case new(String)
+    case rename(String)
+    /// Deletes (unfollows) the selected playlist after a y/n question.
+    case delete
+    case dedupe(fuzzy: Bool)
+    case shuffle
+    /// Saves a new order on Spotify (`order` only changes the view).
+    case sort(EditRequest.SortKey, reverse: Bool)
+    case export(String)
+    case importFile(String)
+    case folder(FolderAction)
 
     /// The first word of every command's text. Each `Command` case has one (`name` switches over
     /// them), and `parse` switches over these, so a command cannot be added without a name.
@@ -40,7 +95,13 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
         case move, focus, open, filter
         case nextMatch = "next-match"
         case previousMatch = "previous-match"
-        case clear, sort, search, sync, help, messages, redraw, prompt, quit
+        case clear, order, search, sync, help, messages, redraw, prompt, quit
+        case mark
+        case markRange = "mark-range"
+        case remove, yank, paste, shift, undo, redo, add, info, toggle
+        case new, rename, delete, dedupe, shuffle, sort, export
+        case importFile = "import"
+        case folder
     }
 
     public var name: Name {
@@ -52,7 +113,7 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
         case .nextMatch: return .nextMatch
         case .previousMatch: return .previousMatch
         case .clear: return .clear
-        case .sort: return .sort
+        case .order: return .order
         case .search: return .search
         case .sync: return .sync
         case .help: return .help
@@ -60,6 +121,26 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
         case .redraw: return .redraw
         case .prompt: return .prompt
         case .quit: return .quit
+        case .mark: return .mark
+        case .markRange: return .markRange
+        case .remove: return .remove
+        case .yank: return .yank
+        case .paste: return .paste
+        case .shift: return .shift
+        case .undo: return .undo
+        case .redo: return .redo
+        case .add: return .add
+        case .info: return .info
+        case .toggle: return .toggle
+        case .new: return .new
+        case .rename: return .rename
+        case .delete: return .delete
+        case .dedupe: return .dedupe
+        case .shuffle: return .shuffle
+        case .sort: return .sort
+        case .export: return .export
+        case .importFile: return .importFile
+        case .folder: return .folder
         }
     }
 
@@ -68,11 +149,26 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .move(let motion, let count): return count == 1 ? motion.rawValue : "\(motion.rawValue) \(count)"
         case .focus(let focus): return focus.rawValue
-        case .filter(let text), .search(let text): return text
-        case .sort(.set(let field, let order)): return order.map { "\(field.rawValue) \($0.rawValue)" } ?? field.rawValue
-        case .sort(.nextField): return "next"
-        case .sort(.reverse): return "reverse"
-        case .open, .nextMatch, .previousMatch, .clear, .sync, .help, .messages, .redraw, .prompt, .quit: return nil
+        case .filter(let text), .search(let text), .add(let text): return text
+        case .order(.set(let field, let order)): return order.map { "\(field.rawValue) \($0.rawValue)" } ?? field.rawValue
+        case .order(.nextField): return "next"
+        case .order(.reverse): return "reverse"
+        case .paste(let place): return place.rawValue
+        case .shift(let direction): return direction.rawValue
+        case .new(let text), .rename(let text), .export(let text), .importFile(let text): return text
+        case .dedupe(let fuzzy): return fuzzy ? "fuzzy" : nil
+        case .sort(let key, let reverse): return reverse ? "\(key.rawValue) reverse" : key.rawValue
+        case .folder(let action):
+            switch action {
+            case .create(let name): return "create \(name)"
+            case .rename(let name): return "rename \(name)"
+            case .delete: return "delete"
+            case .add(let name): return "add \(name)"
+            case .remove: return "remove"
+            }
+        case .open, .nextMatch, .previousMatch, .clear, .sync, .help, .messages, .redraw, .prompt, .quit,
+             .mark, .markRange, .remove, .yank, .undo, .redo, .info, .toggle, .delete, .shuffle:
+            return nil
         }
     }
 
@@ -91,6 +187,17 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
             guard rest.isEmpty else { throw .unexpectedArgument(command: name, argument: rest) }
             return command
         }
+        /// Free text (a name, a file): kept as typed.
+        func freeText(_ make: (String) -> Command, what: String) throws(CommandError) -> Command {
+            guard !rest.isEmpty else { throw .missingArgument(command: name, expected: [what]) }
+            return make(rest)
+        }
+        func one<T: RawRepresentable & CaseIterable>(_ type: T.Type) throws(CommandError) -> T where T.RawValue == String {
+            let expected = T.allCases.map(\.rawValue)
+            guard words.count == 1 else { throw words.isEmpty ? .missingArgument(command: name, expected: expected) : .unexpectedArgument(command: name, argument: rest) }
+            guard let value = T(rawValue: words[0]) else { throw .badArgument(command: name, argument: words[0], expected: expected) }
+            return value
+        }
 
         switch known {
         case .move:
@@ -104,25 +211,51 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
                 count = n
             }
             return .move(motion, count: count)
-        case .focus:
-            guard words.count == 1 else { throw words.isEmpty ? .missingArgument(command: name, expected: Focus.allCases.map(\.rawValue)) : .unexpectedArgument(command: name, argument: rest) }
-            guard let focus = Focus(rawValue: words[0]) else { throw .badArgument(command: name, argument: words[0], expected: Focus.allCases.map(\.rawValue)) }
-            return .focus(focus)
+        case .focus: return .focus(try one(Focus.self))
+        case .paste: return .paste(try one(Place.self))
+        case .shift: return .shift(try one(Direction.self))
+        case .order: return .order(try orderChange(name: name, words: words, rest: rest))
         case .sort:
-            guard let first = words.first else { throw .missingArgument(command: name, expected: SortField.allCases.map(\.rawValue) + ["next", "reverse"]) }
-            if first == "next" || first == "reverse" {
-                guard words.count == 1 else { throw .unexpectedArgument(command: name, argument: rest) }
-                return .sort(first == "next" ? .nextField : .reverse)
+            // `sort next|reverse|position …` order the view, as they did before `sort` saved.
+            if let first = words.first, first == "next" || first == "reverse" || first == "position" {
+                return .order(try orderChange(name: name, words: words, rest: rest))
             }
-            guard let field = SortField(rawValue: first) else { throw .badArgument(command: name, argument: first, expected: SortField.allCases.map(\.rawValue) + ["next", "reverse"]) }
+            let keys = EditRequest.SortKey.allCases.map(\.rawValue)
+            guard let first = words.first else { throw .missingArgument(command: name, expected: keys) }
+            guard let key = EditRequest.SortKey(rawValue: first) else { throw .badArgument(command: name, argument: first, expected: keys + ["next", "reverse"]) }
             guard words.count <= 2 else { throw .unexpectedArgument(command: name, argument: rest) }
             if words.count == 2 {
-                guard let order = SortOrder(rawValue: words[1]) else { throw .badArgument(command: name, argument: words[1], expected: ["asc", "desc"]) }
-                return .sort(.set(field, order))
+                guard ["reverse", "desc"].contains(words[1]) else { throw .badArgument(command: name, argument: words[1], expected: ["reverse"]) }
+                return .sort(key, reverse: true)
             }
-            return .sort(.set(field, nil))
+            return .sort(key, reverse: false)
+        case .dedupe:
+            if rest.isEmpty { return .dedupe(fuzzy: false) }
+            guard words == ["fuzzy"] else { throw .badArgument(command: name, argument: rest, expected: ["fuzzy"]) }
+            return .dedupe(fuzzy: true)
+        case .folder:
+            guard let verb = words.first else { throw .missingArgument(command: name, expected: FolderAction.usage) }
+            let argument = rest.split(separator: " ", maxSplits: 1).dropFirst().first.map { String($0).trimmingCharacters(in: .whitespaces) } ?? ""
+            func named(_ make: (String) -> FolderAction) throws(CommandError) -> Command {
+                guard !argument.isEmpty else { throw .missingArgument(command: "\(name) \(verb)", expected: ["NAME"]) }
+                return .folder(make(argument))
+            }
+            switch verb {
+            case "create": return try named { .create($0) }
+            case "rename": return try named { .rename($0) }
+            case "add": return try named { .add($0) }
+            case "delete", "remove":
+                guard argument.isEmpty else { throw .unexpectedArgument(command: "\(name) \(verb)", argument: argument) }
+                return .folder(verb == "delete" ? .delete : .remove)
+            default: throw .badArgument(command: name, argument: verb, expected: FolderAction.usage)
+            }
         case .filter: return .filter(rest.isEmpty ? nil : rest)
         case .search: return .search(rest.isEmpty ? nil : rest)
+        case .add: return .add(rest.isEmpty ? nil : rest)
+        case .new: return try freeText({ .new($0) }, what: "NAME")
+        case .rename: return try freeText({ .rename($0) }, what: "NAME")
+        case .export: return try freeText({ .export($0) }, what: "FILE")
+        case .importFile: return try freeText({ .importFile($0) }, what: "FILE")
         case .open: return try noArguments(.open)
         case .nextMatch: return try noArguments(.nextMatch)
         case .previousMatch: return try noArguments(.previousMatch)
@@ -133,7 +266,33 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
         case .redraw: return try noArguments(.redraw)
         case .prompt: return try noArguments(.prompt)
         case .quit: return try noArguments(.quit)
+        case .mark: return try noArguments(.mark)
+        case .markRange: return try noArguments(.markRange)
+        case .remove: return try noArguments(.remove)
+        case .yank: return try noArguments(.yank)
+        case .undo: return try noArguments(.undo)
+        case .redo: return try noArguments(.redo)
+        case .info: return try noArguments(.info)
+        case .toggle: return try noArguments(.toggle)
+        case .delete: return try noArguments(.delete)
+        case .shuffle: return try noArguments(.shuffle)
         }
+    }
+
+    private static func orderChange(name: String, words: [String], rest: String) throws(CommandError) -> SortChange {
+        let expected = SortField.allCases.map(\.rawValue) + ["next", "reverse"]
+        guard let first = words.first else { throw .missingArgument(command: name, expected: expected) }
+        if first == "next" || first == "reverse" {
+            guard words.count == 1 else { throw .unexpectedArgument(command: name, argument: rest) }
+            return first == "next" ? .nextField : .reverse
+        }
+        guard let field = SortField(rawValue: first) else { throw .badArgument(command: name, argument: first, expected: expected) }
+        guard words.count <= 2 else { throw .unexpectedArgument(command: name, argument: rest) }
+        if words.count == 2 {
+            guard let order = SortOrder(rawValue: words[1]) else { throw .badArgument(command: name, argument: words[1], expected: ["asc", "desc"]) }
+            return .set(field, order)
+        }
+        return .set(field, nil)
     }
 
     /// Every command name, in the order `Name` declares them (for error messages and help).

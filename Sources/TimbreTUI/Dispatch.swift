@@ -17,6 +17,12 @@ extension TUIState {
         /// Repaint the whole terminal, not only what changed.
         case redraw
         case quit
+        /// Run an edit in the background (one at a time, in order), then re-read what it changed.
+        case edit(TUIEdit)
+        /// Search Spotify's catalogue, then `showCatalogueResults`.
+        case catalogueSearch(String)
+        /// The statistics of a playlist, then `showInfo`.
+        case loadInfo(String)
     }
 
     /// One event from the terminal. An overlay closes on any key; in an input mode keys type;
@@ -29,6 +35,13 @@ extension TUIState {
             return apply(.help)
         case .key where mode == .messages, .character where mode == .messages:
             return apply(.messages)
+        case .key where mode == .info, .character where mode == .info:
+            mode = .normal
+            return []
+        case .character(let character) where mode == .confirm:
+            return answer(character == "y" || character == "Y")
+        case .key where mode == .confirm:
+            return answer(false)
         case .key(let key) where isTyping:
             switch key.name {
             case "Enter": return type(.enter)
@@ -41,12 +54,12 @@ extension TUIState {
         case .key(let key):
             return keymap.command(for: key).map { apply($0) } ?? []
         case .character(let character):
-            guard let key = Key(String(character)), let command = keymap.command(for: key) else { return [] }
+            guard let key = character == " " ? Key("Space") : Key(String(character)), let command = keymap.command(for: key) else { return [] }
             return apply(command)
         }
     }
 
-    var isTyping: Bool { [.filterInput, .promptInput, .searchInput].contains(mode) }
+    var isTyping: Bool { [.filterInput, .promptInput, .searchInput, .catalogueInput].contains(mode) }
 
     /// Applies a command: changes the state and returns what the app must do about it.
     @discardableResult
@@ -55,6 +68,10 @@ extension TUIState {
         // These leave the message line as it is (search results replace it themselves).
         case .redraw: return [.redraw]
         case .search(let text?): return [.search(text)]
+        case .add(let text?):
+            // The query's results replace the message line themselves.
+            guard changeablePlaylist("add to") != nil else { return [] }
+            return [.catalogueSearch(text)]
         // A key bound to `filter text` does nothing over search results (from the `:` prompt the
         // mode is already back to normal).
         case .filter(.some) where mode != .normal: return []
@@ -70,13 +87,28 @@ extension TUIState {
             }
         case .open:
             if mode == .searchResults { return jumpToSearchHit() }
+            if mode == .catalogueResults { return addCatalogueSelection() }
+            if focus == .playlists, selectedFolder != nil { return toggleSelectedFolder() }
             if focus == .playlists, let playlist = selectedPlaylist {
                 focus = .tracks
                 return [.loadTracks(playlist.id)]
             }
         case .filter(let text):
             if let text {
-                setFilter(text)
+                do {
+                    let (fields, rest) = try EntryFilter.parse(text)
+                    if fields.isEmpty {
+                        setFilter(text)
+                    } else {
+                        // Field terms filter entries: they apply to the tracks pane.
+                        focus = .tracks
+                        entryFilter = fields
+                        setFilter(rest)
+                        message = "filter: \(fields)\(rest.isEmpty ? "" : " /\(rest)") — Esc clears"
+                    }
+                } catch {
+                    message = error.description
+                }
             } else {
                 mode = .filterInput
                 input = currentFilter
@@ -87,10 +119,12 @@ extension TUIState {
             if mode != .normal {
                 mode = .normal
                 input = ""
-            } else {
+                catalogueMarks = []
+            } else if !clearMarks() {
+                if !entryFilter.isEmpty { entryFilter = EntryFilter() }
                 setFilter("")
             }
-        case .sort(let change):
+        case .order(let change):
             switch change {
             case .set(let field, let order):
                 sortField = field
@@ -116,8 +150,42 @@ extension TUIState {
             mode = .promptInput
             input = ""
         case .quit: return [.quit]
+        case .mark: toggleMark()
+        case .markRange: toggleRange()
+        case .remove: return removeSelection()
+        case .yank: yank()
+        case .paste(let place): return paste(place)
+        case .shift(let direction): return shift(direction)
+        case .undo: return [.edit(.undo)]
+        case .redo: return [.edit(.redo)]
+        case .add:
+            // With text it returned above.
+            guard changeablePlaylist("add to") != nil else { return [] }
+            mode = .catalogueInput
+            input = ""
+        case .info:
+            guard let playlist = subjectPlaylist else {
+                message = "select a playlist for its statistics"
+                return []
+            }
+            return [.loadInfo(playlist.id)]
+        case .toggle:
+            guard focus == .playlists, selectedFolder != nil else {
+                message = "o opens or closes the folder under the cursor (left pane)"
+                return []
+            }
+            return toggleSelectedFolder()
+        case .new, .rename, .delete, .dedupe, .shuffle, .sort, .export, .importFile, .folder:
+            return playlistVerb(command)
         }
         return []
+    }
+
+    /// Opens or closes the folder at the cursor, and keeps that state (user data).
+    private mutating func toggleSelectedFolder() -> [Effect] {
+        guard paneRows.indices.contains(playlistCursor), case .folder(let index) = paneRows[playlistCursor] else { return [] }
+        let expanded = toggleFolder(index)
+        return [.edit(.folder(.setExpanded(folders[index].name, expanded)))]
     }
 
     /// Enter on a search hit: selects its playlist (unfiltered) and asks for its tracks, with the
@@ -127,8 +195,12 @@ extension TUIState {
         let hit = searchResults[searchCursor]
         mode = .normal
         playlistFilter = ""
+        // A hit in a closed folder opens it (for this run; `o` keeps a state).
+        for index in folders.indices where !folders[index].expanded && folders[index].playlists.contains(hit.playlistID) {
+            folders[index].expanded = true
+        }
         refilterPlaylists()
-        if let index = visiblePlaylists.firstIndex(where: { playlists[$0].id == hit.playlistID }) { playlistCursor = index }
+        if let row = paneRows.firstIndex(where: { playlistIndex(of: $0).map { playlists[$0].id == hit.playlistID } ?? false }) { playlistCursor = row }
         focus = .tracks
         return [.loadTracks(hit.playlistID, focusing: hit.track.position)]
     }
@@ -153,9 +225,9 @@ extension TUIState {
             setFilter(input)
         case (.filterInput, .enter):
             mode = .normal
-        case (.promptInput, .character(let c)), (.searchInput, .character(let c)):
+        case (.promptInput, .character(let c)), (.searchInput, .character(let c)), (.catalogueInput, .character(let c)):
             input.append(c)
-        case (.promptInput, .backspace), (.searchInput, .backspace):
+        case (.promptInput, .backspace), (.searchInput, .backspace), (.catalogueInput, .backspace):
             if input.isEmpty { mode = .normal } else { input.removeLast() }
         case (.promptInput, .enter):
             let text = input
@@ -172,6 +244,11 @@ extension TUIState {
             mode = .normal
             input = ""
             if !text.isEmpty { return apply(.search(text)) }
+        case (.catalogueInput, .enter):
+            let text = input.trimmingCharacters(in: .whitespaces)
+            mode = .normal
+            input = ""
+            if !text.isEmpty { return apply(.add(text)) }
         default:
             break
         }

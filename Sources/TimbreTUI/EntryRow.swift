@@ -10,14 +10,21 @@ public struct EntryRow: Sendable, Equatable {
     public var album: String
     public var durationMS: Int
     public var addedAt: String?
+    /// What yank copies and edits name ("" where the source has none: fixtures).
+    public var uri: String
+    /// The album's release year, when known (`:filter year:…`, sort by year).
+    public var year: Int?
 
-    public init(position: Int, title: String, artist: String, album: String, durationMS: Int, addedAt: String?) {
+    public init(position: Int, title: String, artist: String, album: String, durationMS: Int, addedAt: String?,
+                uri: String = "", year: Int? = nil) {
         self.position = position
         self.title = title
         self.artist = artist
         self.album = album
         self.durationMS = durationMS
         self.addedAt = addedAt
+        self.uri = uri
+        self.year = year
     }
 
     public var duration: String {
@@ -35,4 +42,10 @@ public protocol LibrarySource: Sendable {
     /// `F`: items of every playlist whose title, artist or album contain `query` (case- and
     /// diacritic-insensitive), in playlist order; at most `limit`.
     func search(_ query: String, limit: Int) throws -> [TUIState.SearchHit]
+    /// Local folders of playlists (Timor's), in their order.
+    func folders() throws -> [FolderRow]
+}
+
+extension LibrarySource {
+    public func folders() throws -> [FolderRow] { [] }
 }

@@ -36,8 +36,10 @@ public struct Keymap: Sendable {
         ("Tab", "focus next"), ("BackTab", "focus previous"), ("h", "focus playlists"), ("Left", "focus playlists"),
         ("l", "focus tracks"), ("Right", "focus tracks"), ("Enter", "open"),
         ("/", "filter"), ("n", "next-match"), ("N", "previous-match"), ("Esc", "clear"),
-        ("s", "sort next"), ("S", "sort reverse"), ("F", "search"), ("U", "sync"), ("?", "help"),
+        ("s", "order next"), ("S", "order reverse"), ("F", "search"), ("U", "sync"), ("?", "help"),
         ("M", "messages"), ("C-l", "redraw"), (":", "prompt"), ("q", "quit"),
+        ("Space", "mark"), ("v", "mark-range"), ("d", "remove"), ("y", "yank"), ("p", "paste after"), ("P", "paste before"),
+        ("J", "shift down"), ("K", "shift up"), ("u", "undo"), ("C-r", "redo"), ("a", "add"), ("i", "info"), ("o", "toggle"),
     ]
 
     public init() {

@@ -8,12 +8,31 @@ public struct PlaylistRow: Sendable, Equatable {
     public var trackCount: Int
     public var owner: String
     public var unavailable: Bool
+    /// Whether the signed-in user may change its entries (owner or collaborative). A locked
+    /// playlist shows 🔒 and every edit of it is refused before anything is sent.
+    public var editable: Bool
 
-    public init(id: String, name: String, trackCount: Int, owner: String, unavailable: Bool) {
+    public init(id: String, name: String, trackCount: Int, owner: String, unavailable: Bool, editable: Bool = true) {
         self.id = id
         self.name = name
         self.trackCount = trackCount
         self.owner = owner
         self.unavailable = unavailable
+        self.editable = editable
+    }
+
+    public var isLiked: Bool { id == "liked" }
+}
+
+/// A local folder (Timor's): a name, expanded or not, the ids of its playlists in order.
+public struct FolderRow: Sendable, Equatable {
+    public var name: String
+    public var expanded: Bool
+    public var playlists: [String]
+
+    public init(name: String, expanded: Bool, playlists: [String]) {
+        self.name = name
+        self.expanded = expanded
+        self.playlists = playlists
     }
 }

@@ -39,15 +39,24 @@ public enum Screen {
         case .searchResults: rightRows = searchLines(state, width: rightWidth, height: bodyRows)
         case .help: rightRows = helpLines(state, width: rightWidth, height: bodyRows)
         case .messages: rightRows = messageLines(state, width: rightWidth, height: bodyRows)
+        case .catalogueResults: rightRows = catalogueLines(state, width: rightWidth, height: bodyRows)
+        case .info: rightRows = infoLines(state, width: rightWidth, height: bodyRows)
         default: rightRows = trackLines(state, width: rightWidth, height: bodyRows)
         }
         for index in 0..<bodyRows {
             lines.append([leftRows[index], Segment("│", .dim), rightRows[index]])
         }
         lines.append([inputLine(state, width: columns)])
-        lines.append([Segment(TextWidth.pad(statusText(state.status), columns: columns), .status)])
+        lines.append([Segment(TextWidth.pad(statusText(state), columns: columns), .status)])
         return lines
     }
+
+    /// The `:` verbs that have no key, for the help screen.
+    static let verbHelp = [
+        ":new NAME · :rename NAME · :delete · :dedupe [fuzzy] · :shuffle · :sort title|artist|album|year|duration|added [reverse]",
+        ":export FILE · :import FILE · :filter year:1990-1999 duration:<3:00 artist:NAME · :order FIELD [asc|desc]",
+        ":folder create NAME · :folder add NAME · :folder remove · :folder rename NAME · :folder delete",
+    ]
 
     static func tooSmall(rows: Int, columns: Int) -> [[Segment]] {
         let text = "Terminal too small (\(columns)×\(rows)); timbre needs \(minimumColumns)×\(minimumRows)."
@@ -60,11 +69,15 @@ public enum Screen {
         if state.mode == .searchResults { return " Search results (\(state.searchResults.count)) — Enter jumps, Esc closes" }
         if state.mode == .help { return " Keys — any key closes" }
         if state.mode == .messages { return " Messages (\(state.messages.count)) — any key closes" }
+        if state.mode == .catalogueResults { return " Spotify catalogue (\(state.catalogueResults.count)) — Space marks, Enter adds, Esc closes" }
+        if state.mode == .info { return " Statistics — any key closes" }
         guard let playlist = state.openedPlaylist else { return " Tracks — Enter opens the selected playlist" }
         var text = " \(playlist.name) · \(state.visibleTracks.count)"
         if state.visibleTracks.count != state.tracks.count { text += "/\(state.tracks.count)" }
         text += " · sort \(state.sortField.rawValue) \(state.sortOrder == .asc ? "↑" : "↓")"
         if !state.trackFilter.isEmpty { text += " · /\(state.trackFilter)" }
+        if !state.entryFilter.isEmpty { text += " · filter \(state.entryFilter)" }
+        if !playlist.editable { text += " · 🔒 read-only" }
         return text
     }
 
@@ -75,17 +88,26 @@ public enum Screen {
     }
 
     static func playlistLines(_ state: TUIState, width: Int, height: Int) -> [Segment] {
-        let range = window(cursor: state.playlistCursor, total: state.visiblePlaylists.count, height: height)
+        let range = window(cursor: state.playlistCursor, total: state.paneRows.count, height: height)
         var out: [Segment] = []
         for row in range {
-            let playlist = state.playlists[state.visiblePlaylists[row]]
-            let count = String(playlist.trackCount)
-            let marker = playlist.id == "liked" ? "♥ " : (playlist.unavailable ? "⊘ " : "  ")
-            let nameWidth = width - TextWidth.width(of: marker) - count.count - 2
-            let text = marker + TextWidth.pad(playlist.name, columns: nameWidth) + " " + count + " "
-            let style: Segment.Style = row == state.playlistCursor ? (state.focus == .playlists ? .selected : .current)
-                : (playlist.unavailable ? .dim : .normal)
-            out.append(Segment(TextWidth.pad(text, columns: width), style))
+            let selected = row == state.playlistCursor
+            let cursorStyle: Segment.Style = state.focus == .playlists ? .selected : .current
+            switch state.paneRows[row] {
+            case .folder(let index):
+                let folder = state.folders[index]
+                let count = String(folder.playlists.count)
+                let text = (folder.expanded ? "▾ " : "▸ ") + TextWidth.pad(folder.name, columns: width - 4 - count.count) + " " + count + " "
+                out.append(Segment(TextWidth.pad(text, columns: width), selected ? cursorStyle : .header))
+            case .playlist(let index, let inFolder):
+                let playlist = state.playlists[index]
+                let count = String(playlist.trackCount)
+                let marker = (inFolder ? "  " : "") + (playlist.isLiked ? "♥ " : (playlist.unavailable ? "⊘ " : (playlist.editable ? "  " : "🔒")))
+                let nameWidth = width - TextWidth.width(of: marker) - count.count - 2
+                let text = marker + TextWidth.pad(playlist.name, columns: nameWidth) + " " + count + " "
+                let style: Segment.Style = selected ? cursorStyle : (playlist.unavailable ? .dim : .normal)
+                out.append(Segment(TextWidth.pad(text, columns: width), style))
+            }
         }
         if state.playlists.isEmpty {
             out.append(Segment(TextWidth.pad(" (no playlists cached yet)", columns: width), .dim))
@@ -120,16 +142,38 @@ public enum Screen {
         }
         let c = trackColumns(width: width)
         let range = window(cursor: state.trackCursor, total: state.visibleTracks.count, height: height)
+        let marks = state.effectiveMarks
         for row in range {
             let track = state.tracks[state.visibleTracks[row]]
-            var text = String(track.position + 1).leftPadded(to: 5) + " " + TextWidth.pad(track.title, columns: c.title) + " "
+            let marked = marks.contains(track.position)
+            var text = (marked ? "•" : " ") + String(track.position + 1).leftPadded(to: 4) + " " + TextWidth.pad(track.title, columns: c.title) + " "
                 + TextWidth.pad(track.artist, columns: c.artist) + " "
             if c.showAlbum { text += TextWidth.pad(track.album, columns: c.album) + " " }
             text += track.duration.leftPadded(to: 7)
             if c.showAdded { text += "  " + TextWidth.pad(String((track.addedAt ?? "").prefix(10)), columns: 10) }
-            let style: Segment.Style = row == state.trackCursor ? (state.focus == .tracks ? .selected : .current) : .normal
+            let style: Segment.Style = row == state.trackCursor ? (state.focus == .tracks ? .selected : .current) : (marked ? .header : .normal)
             out.append(Segment(TextWidth.pad(text, columns: width), style))
         }
+        while out.count < height { out.append(Segment(String(repeating: " ", count: width))) }
+        return Array(out.prefix(height))
+    }
+
+    static func catalogueLines(_ state: TUIState, width: Int, height: Int) -> [Segment] {
+        let range = window(cursor: state.catalogueCursor, total: state.catalogueResults.count, height: height)
+        var out: [Segment] = range.map { row in
+            let hit = state.catalogueResults[row]
+            let marked = state.catalogueMarks.contains(row)
+            let duration = ClockText.minutesSeconds(milliseconds: hit.durationMS).leftPadded(to: 6)
+            let text = (marked ? "•" : " ") + " " + TextWidth.pad("\(hit.title) — \(hit.artist) · \(hit.album)", columns: width - 9) + duration
+            return Segment(TextWidth.pad(text, columns: width), row == state.catalogueCursor ? .selected : (marked ? .header : .normal))
+        }
+        while out.count < height { out.append(Segment(String(repeating: " ", count: width))) }
+        return Array(out.prefix(height))
+    }
+
+    static func infoLines(_ state: TUIState, width: Int, height: Int) -> [Segment] {
+        var out = state.infoLines.map { Segment(TextWidth.pad("  " + $0, columns: width)) }
+        if out.isEmpty { out.append(Segment(TextWidth.pad("  (no statistics)", columns: width), .dim)) }
         while out.count < height { out.append(Segment(String(repeating: " ", count: width))) }
         return Array(out.prefix(height))
     }
@@ -152,6 +196,7 @@ public enum Screen {
             Segment(TextWidth.pad("  " + TextWidth.pad(line.keys, columns: 22) + " " + line.command, columns: width))
         }
         out.append(Segment(TextWidth.pad("  Commands also work at the : prompt; rebind keys in [keys] of config.toml.", columns: width), .dim))
+        for line in Self.verbHelp { out.append(Segment(TextWidth.pad("  " + line, columns: width), .dim)) }
         while out.count < height { out.append(Segment(String(repeating: " ", count: width))) }
         return Array(out.prefix(height))
     }
@@ -170,16 +215,23 @@ public enum Screen {
         case .filterInput: return Segment(TextWidth.pad("/" + state.input + "▏", columns: width))
         case .promptInput: return Segment(TextWidth.pad(":" + state.input + "▏", columns: width))
         case .searchInput: return Segment(TextWidth.pad("Search all playlists: " + state.input + "▏", columns: width))
+        case .catalogueInput: return Segment(TextWidth.pad("Add from Spotify, search: " + state.input + "▏", columns: width))
+        case .confirm: return Segment(TextWidth.pad(" " + (state.question?.text ?? "") + " ", columns: width), .warning)
         default:
             if let message = state.message { return Segment(TextWidth.pad(" " + message, columns: width), .warning) }
-            return Segment(TextWidth.pad(" ? help · / filter · F search all · s sort · U sync · q quit", columns: width), .dim)
+            return Segment(TextWidth.pad(" ? help · / filter · F search all · Space mark · d remove · y/p copy · u undo · : commands · q quit", columns: width), .dim)
         }
     }
 
-    static func statusText(_ status: StatusInfo) -> String {
+    static func statusText(_ state: TUIState) -> String {
+        let status = state.status
         var parts: [String] = []
         parts.append(status.user.map { "♪ \($0)" } ?? "not signed in")
         if status.offline { parts.append("OFFLINE") }
+        if let edit = status.editProgress { parts.append("\(edit)…" + (status.editsQueued > 0 ? " (+\(status.editsQueued) waiting)" : "")) }
+        let marked = state.effectiveMarks.count
+        if marked > 0 { parts.append("\(marked) marked") }
+        if !state.register.isEmpty { parts.append("\(state.register.count) yanked") }
         if let progress = status.syncProgress { parts.append("syncing \(progress)") } else if let last = status.lastSync { parts.append("synced \(last)") }
         if let wait = status.rateLimitWait, wait > 0 { parts.append("rate-limited, waiting \(wait) s") }
         if let error = status.lastError { parts.append("error: \(error)") }

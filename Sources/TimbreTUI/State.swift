@@ -9,7 +9,28 @@ import TimbreCore
 /// The filter, the sort and the cursors are kept in step in VisibleRows.swift.
 public struct TUIState: Sendable {
     public enum Pane: Sendable { case playlists, tracks }
-    public enum Mode: Sendable, Equatable { case normal, filterInput, promptInput, searchInput, help, searchResults, messages }
+    public enum Mode: Sendable, Equatable {
+        case normal, filterInput, promptInput, searchInput, help, searchResults, messages
+        /// A y/n question (`question`) before a destructive edit.
+        case confirm
+        /// `a`: typing a catalogue query; then its results, to mark and add.
+        case catalogueInput, catalogueResults
+        /// `i`: the open playlist's statistics.
+        case info
+    }
+
+    /// A row of the playlists pane: a folder (index into `folders`) or a playlist (index into
+    /// `playlists`), indented when it is in a folder.
+    public enum PaneRow: Sendable, Equatable {
+        case folder(Int)
+        case playlist(Int, inFolder: Bool)
+    }
+
+    /// A question waiting for y or n, and what `y` does.
+    public struct Question: Sendable, Equatable {
+        public var text: String
+        public var effects: [Effect]
+    }
 
     public struct SearchHit: Sendable, Equatable {
         public var playlistID: String
@@ -25,7 +46,10 @@ public struct TUIState: Sendable {
     }
 
     public internal(set) var playlists: [PlaylistRow] = []
-    public internal(set) var visiblePlaylists: [Int] = []
+    public internal(set) var folders: [FolderRow] = []
+    /// The playlists pane, top to bottom: folders with their playlists (when expanded), then the
+    /// playlists in no folder; a flat list of matches while `playlistFilter` is set.
+    public internal(set) var paneRows: [PaneRow] = []
     public internal(set) var playlistCursor = 0
     public internal(set) var openedPlaylistID: String?
     public internal(set) var tracks: [EntryRow] = []
@@ -55,20 +79,67 @@ public struct TUIState: Sendable {
     public var pageSize = 10
     public var keymap = Keymap()
 
+    // Managing.
+    /// Marked entries of the open playlist, by position.
+    public internal(set) var marks: Set<Int> = []
+    /// Where `v` started a range (a position), while the range follows the cursor.
+    public internal(set) var rangeAnchor: Int?
+    /// What `y` copied (URIs, in playlist order) and from where.
+    public internal(set) var register: [String] = []
+    public internal(set) var registerSource = ""
+    public internal(set) var question: Question?
+    public internal(set) var catalogueResults: [CatalogueHit] = []
+    public internal(set) var catalogueCursor = 0
+    public internal(set) var catalogueMarks: Set<Int> = []
+    public internal(set) var infoLines: [String] = []
+    /// `:filter year:… duration:… artist:…`, on top of the text filter.
+    public internal(set) var entryFilter = EntryFilter()
+
     public init() {}
 
     // MARK: Data
 
-    public mutating func setPlaylists(_ rows: [PlaylistRow]) {
+    public mutating func setPlaylists(_ rows: [PlaylistRow], folders: [FolderRow]? = nil) {
+        let selected = paneRows.indices.contains(playlistCursor) ? paneRows[playlistCursor] : nil
         let selectedID = selectedPlaylist?.id
+        let selectedFolder: String? = if case .folder(let index)? = selected, self.folders.indices.contains(index) { self.folders[index].name } else { nil }
         playlists = rows
+        if let folders { self.folders = folders }
         refilterPlaylists()
-        if let selectedID, let index = visiblePlaylists.firstIndex(where: { playlists[$0].id == selectedID }) { playlistCursor = index }
+        if let selectedID, let index = paneRows.firstIndex(where: { playlistIndex(of: $0).map { playlists[$0].id == selectedID } ?? false }) {
+            playlistCursor = index
+        } else if let selectedFolder, let index = paneRows.firstIndex(where: { folderIndex(of: $0).map { self.folders[$0].name == selectedFolder } ?? false }) {
+            playlistCursor = index
+        }
         clampCursors()
+    }
+
+    /// Indices into `playlists` of the playlist rows shown, in pane order.
+    public var visiblePlaylists: [Int] { paneRows.compactMap(playlistIndex(of:)) }
+
+    func playlistIndex(of row: PaneRow) -> Int? {
+        if case .playlist(let index, _) = row { return index }
+        return nil
+    }
+
+    func folderIndex(of row: PaneRow) -> Int? {
+        if case .folder(let index) = row { return index }
+        return nil
+    }
+
+    /// The folder row under the cursor, if it is one.
+    public var selectedFolder: FolderRow? {
+        guard paneRows.indices.contains(playlistCursor), let index = folderIndex(of: paneRows[playlistCursor]) else { return nil }
+        return folders[index]
     }
 
     public mutating func setTracks(_ rows: [EntryRow], of playlistID: String) {
         let keepCursor = openedPlaylistID == playlistID
+        if !keepCursor || rows != tracks {
+            // Marks name positions of the list they were made on.
+            marks = []
+            rangeAnchor = nil
+        }
         openedPlaylistID = playlistID
         tracks = rows
         trackColumns = FoldedColumns(rows)
@@ -80,7 +151,8 @@ public struct TUIState: Sendable {
     }
 
     public var selectedPlaylist: PlaylistRow? {
-        visiblePlaylists.indices.contains(playlistCursor) ? playlists[visiblePlaylists[playlistCursor]] : nil
+        guard paneRows.indices.contains(playlistCursor), let index = playlistIndex(of: paneRows[playlistCursor]) else { return nil }
+        return playlists[index]
     }
 
     public var selectedTrack: EntryRow? {

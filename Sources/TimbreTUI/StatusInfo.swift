@@ -12,6 +12,9 @@ public struct StatusInfo: Sendable, Equatable {
     public var lastError: String?
     /// The latest warning from background work (the whole list: `:messages`).
     public var lastMessage: String?
+    /// The edit running in the background ("removing 3 entries"), and how many wait after it.
+    public var editProgress: String?
+    public var editsQueued = 0
 
     public init(user: String? = nil, lastSync: String? = nil, syncProgress: String? = nil, rateLimitWait: Int? = nil,
                 offline: Bool = false, hint: String? = nil, lastError: String? = nil) {

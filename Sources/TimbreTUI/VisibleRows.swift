@@ -15,6 +15,7 @@ extension TUIState {
             let next = SearchText.foldedBytes(text)
             trackFilter = text
             if !previous.isEmpty, next.starts(with: previous) {
+                // (The field filter kept only rows it matches; narrowing keeps that.)
                 // Typing narrows: every match of the longer text matched the shorter one, and the
                 // visible rows are already sorted, so filter them in place.
                 visibleTracks = trackColumns.rows(matching: next, among: visibleTracks)
@@ -26,16 +27,45 @@ extension TUIState {
         clampCursors()
     }
 
+    /// The playlists pane's rows. Liked Songs first, then each folder and (expanded) its
+    /// playlists, then the playlists in no folder, in the library's order; while a filter is set,
+    /// a flat list of the matching playlists.
     mutating func refilterPlaylists() {
         let needle = SearchText.foldedBytes(playlistFilter)
-        visiblePlaylists = playlists.indices.filter { needle.isEmpty || SearchText.contains(SearchText.foldedBytes(playlists[$0].name), needle) }
+        if !needle.isEmpty {
+            paneRows = playlists.indices.filter { SearchText.contains(SearchText.foldedBytes(playlists[$0].name), needle) }
+                .map { .playlist($0, inFolder: false) }
+            return
+        }
+        let indexByID = Dictionary(playlists.indices.map { (playlists[$0].id, $0) }, uniquingKeysWith: { first, _ in first })
+        var inFolder = Set<Int>()
+        var foldered: [PaneRow] = []
+        for (folderIndex, folder) in folders.enumerated() {
+            foldered.append(.folder(folderIndex))
+            let members = folder.playlists.compactMap { indexByID[$0] }
+            inFolder.formUnion(members)
+            if folder.expanded { foldered += members.map { .playlist($0, inFolder: true) } }
+        }
+        let loose = playlists.indices.filter { !inFolder.contains($0) }
+        let liked = loose.filter { playlists[$0].isLiked }
+        paneRows = liked.map { .playlist($0, inFolder: false) } + foldered
+            + loose.filter { !playlists[$0].isLiked }.map { .playlist($0, inFolder: false) }
+    }
+
+    /// Opens or closes a folder in the pane (the cursor stays on it); returns its new state.
+    mutating func toggleFolder(_ index: Int) -> Bool {
+        folders[index].expanded.toggle()
+        refilterPlaylists()
+        if let row = paneRows.firstIndex(of: .folder(index)) { playlistCursor = row }
+        clampCursors()
+        return folders[index].expanded
     }
 
     mutating func resort() {
         let needle = SearchText.foldedBytes(trackFilter)
         // Rows arrive in position order: the default sort needs no work.
         if sortField == .position, sortOrder == .asc, tracksInPositionOrder {
-            visibleTracks = trackColumns.rows(matching: needle)
+            visibleTracks = applyEntryFilter(trackColumns.rows(matching: needle))
             return
         }
         // Otherwise every row is sorted once per list and order, and each filter keeps the
@@ -43,7 +73,14 @@ extension TUIState {
         if sortedRows?.field != sortField || sortedRows?.order != sortOrder {
             sortedRows = (sortField, sortOrder, sortedIndices())
         }
-        visibleTracks = trackColumns.rows(matching: needle, among: sortedRows?.indices ?? [])
+        visibleTracks = applyEntryFilter(trackColumns.rows(matching: needle, among: sortedRows?.indices ?? []))
+    }
+
+    /// `:filter`'s field terms, after the text filter.
+    private func applyEntryFilter(_ rows: [Int]) -> [Int] {
+        guard !entryFilter.isEmpty else { return rows }
+        let tracks = self.tracks
+        return rows.filter { entryFilter.matches(tracks[$0]) }
     }
 
     /// Every row in the current sort order (ties by position).
@@ -58,6 +95,7 @@ extension TUIState {
             case .title: return columns.precedes(a, b, by: .title)
             case .artist: return columns.precedes(a, b, by: .artist)
             case .album: return columns.precedes(a, b, by: .album)
+            case .year: return (rows[a].year ?? Int.min) < (rows[b].year ?? Int.min)
             case .duration: return rows[a].durationMS < rows[b].durationMS
             case .added: return (rows[a].addedAt ?? "") < (rows[b].addedAt ?? "")
             }
@@ -71,12 +109,16 @@ extension TUIState {
     }
 
     mutating func move(_ motion: Command.Motion, count: Int, wrap: Bool = false) {
+        if mode == .catalogueResults {
+            catalogueCursor = Self.moved(catalogueCursor, motion, count: count, total: catalogueResults.count, page: pageSize, wrap: wrap)
+            return
+        }
         if mode == .searchResults {
             searchCursor = Self.moved(searchCursor, motion, count: count, total: searchResults.count, page: pageSize, wrap: wrap)
             return
         }
         if focus == .playlists {
-            playlistCursor = Self.moved(playlistCursor, motion, count: count, total: visiblePlaylists.count, page: pageSize, wrap: wrap)
+            playlistCursor = Self.moved(playlistCursor, motion, count: count, total: paneRows.count, page: pageSize, wrap: wrap)
         } else {
             trackCursor = Self.moved(trackCursor, motion, count: count, total: visibleTracks.count, page: pageSize, wrap: wrap)
         }
@@ -98,7 +140,7 @@ extension TUIState {
     }
 
     mutating func clampCursors() {
-        playlistCursor = min(max(0, playlistCursor), max(0, visiblePlaylists.count - 1))
+        playlistCursor = min(max(0, playlistCursor), max(0, paneRows.count - 1))
         trackCursor = min(max(0, trackCursor), max(0, visibleTracks.count - 1))
     }
 }

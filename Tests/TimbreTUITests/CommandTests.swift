@@ -4,7 +4,7 @@ import TimbreCore
 
 @Suite struct CommandTests {
     @Test(arguments: ["move down", "move pageup 3", "focus tracks", "open", "filter", "filter beyoncé", "next-match",
-                      "previous-match", "clear", "sort title", "sort added desc", "sort next", "sort reverse", "search",
+                      "previous-match", "clear", "order title", "order added desc", "order next", "order reverse", "sort title", "sort year reverse", "mark", "mark-range", "remove", "yank", "paste after", "paste before", "shift down", "shift up", "undo", "redo", "add", "add massive attack", "info", "toggle", "new Road Trip", "rename Old Name", "delete", "dedupe", "dedupe fuzzy", "shuffle", "export /tmp/a b.csv", "import list.csv", "folder create Mixes", "folder add Mixes", "folder remove", "folder rename Other", "folder delete", "search",
                       "search hey jude", "sync", "help", "messages", "redraw", "prompt", "quit"])
     func printsBackToWhatItParsed(_ text: String) throws {
         #expect(try Command.parse(text).description == text)
@@ -36,7 +36,7 @@ import TimbreCore
 
     @Test func namesComeFromTheEnum() {
         #expect(Command.names == Command.Name.allCases.map(\.rawValue))
-        #expect(Command.names.count == 15)
+        #expect(Command.names.count == 35)
         #expect(Command.names.contains("next-match") && Command.names.contains("quit"))
         #expect(Set(Command.names).count == Command.names.count, "no name twice")
         let listed = CommandError.unknownCommand("jump").description
@@ -66,7 +66,7 @@ import TimbreCore
             ("j", .move(.down, count: 1)), ("k", .move(.up, count: 1)), ("g", .move(.top, count: 1)), ("G", .move(.bottom, count: 1)),
             ("C-f", .move(.pagedown, count: 1)), ("C-b", .move(.pageup, count: 1)), ("Tab", .focus(.next)), ("h", .focus(.playlists)),
             ("l", .focus(.tracks)), ("Enter", .open), ("/", .filter(nil)), ("n", .nextMatch), ("N", .previousMatch),
-            ("Esc", .clear), ("s", .sort(.nextField)), ("F", .search(nil)), ("U", .sync), ("?", .help), ("C-l", .redraw), ("q", .quit),
+            ("Esc", .clear), ("s", .order(.nextField)), ("F", .search(nil)), ("U", .sync), ("?", .help), ("C-l", .redraw), ("q", .quit),
         ]
         for (key, command) in expectations { #expect(map.command(for: try #require(Key(key))) == command, "\(key)") }
     }

@@ -97,9 +97,17 @@ import Testing
     @Test func onlyTheCommandsThatNeedTheAppHaveEffects() {
         let expected: [(Command, [TUIState.Effect])] = [
             (.move(.down, count: 1), []), (.focus(.next), []), (.filter(nil), []), (.filter("a"), []), (.nextMatch, []),
-            (.previousMatch, []), (.clear, []), (.sort(.nextField), []), (.search(nil), []), (.help, []), (.messages, []),
+            (.previousMatch, []), (.clear, []), (.order(.nextField), []), (.search(nil), []), (.help, []), (.messages, []),
             (.prompt, []), (.open, [.loadTracks("liked")]), (.search("x"), [.search("x")]), (.sync, [.startSync]),
             (.redraw, [.redraw]), (.quit, [.quit]),
+            // Managing, on the playlists pane with Liked Songs selected and nothing open: the
+            // entry edits need an open playlist; Liked Songs has no order and no name to change.
+            (.mark, []), (.markRange, []), (.remove, []), (.yank, []), (.paste(.after), []), (.shift(.down), []),
+            (.undo, [.edit(.undo)]), (.redo, [.edit(.redo)]), (.add(nil), []), (.add("x"), [.catalogueSearch("x")]),
+            (.info, [.loadInfo("liked")]), (.toggle, []), (.new("N"), [.edit(.create(name: "N"))]), (.rename("N"), []),
+            (.delete, []), (.dedupe(fuzzy: false), []), (.shuffle, []), (.sort(.title, reverse: false), []),
+            (.export("f.csv"), [.edit(.export(playlistID: "liked", path: "f.csv"))]), (.importFile("f.csv"), []),
+            (.folder(.create("F")), [.edit(.folder(.create("F")))]),
         ]
         for (command, effects) in expected {
             var state = sampleState()

@@ -9,11 +9,11 @@ import Testing
         var state = TUIState()
         state.addMessage("Spotify issued a new refresh token\u{1B}[2J")
         #expect(state.messages == ["Spotify issued a new refresh token^[[2J"], "made inert once, on the way in")
-        let status = Screen.statusText(state.status)
+        let status = Screen.statusText(state)
         #expect(status.contains("⚠ Spotify issued a new refresh token^[[2J (:messages)"))
         // An error outranks a warning in the status line; the list keeps both.
         state.status.lastError = "sync failed"
-        #expect(!Screen.statusText(state.status).contains("⚠"))
+        #expect(!Screen.statusText(state).contains("⚠"))
     }
 
     @Test func messagesIsACommandWithAKeyAndAnOverlay() throws {

@@ -63,17 +63,17 @@ let sampleTracks = [
         state.apply(.open)
         state.setTracks(sampleTracks, of: "liked")
         func titles() -> [String] { state.visibleTracks.map { state.tracks[$0].title } }
-        state.apply(.sort(.set(.title, .asc)))
+        state.apply(.order(.set(.title, .asc)))
         #expect(titles() == ["apple", "Mango 日本", "Zebra"])
-        state.apply(.sort(.reverse))
+        state.apply(.order(.reverse))
         #expect(titles() == ["Zebra", "Mango 日本", "apple"])
-        state.apply(.sort(.set(.duration, .asc)))
+        state.apply(.order(.set(.duration, .asc)))
         #expect(titles() == ["apple", "Zebra", "Mango 日本"])
-        state.apply(.sort(.set(.added, .desc)))
+        state.apply(.order(.set(.added, .desc)))
         #expect(titles().first == "Zebra")
-        state.apply(.sort(.set(.artist, nil)))
+        state.apply(.order(.set(.artist, nil)))
         #expect(titles() == ["apple", "Zebra", "Mango 日本"])
-        state.apply(.sort(.nextField))
+        state.apply(.order(.nextField))
         #expect(state.sortField == .album)
     }
 

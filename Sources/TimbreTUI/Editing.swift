@@ -1,0 +1,121 @@
+import Foundation
+import TimbreCore
+import TimbreLibrary
+
+/// An edit the interface asks for. `TUIServices.run` carries it out through the same
+/// `PlaylistEditor` and journal as the CLI — the interface never writes on its own.
+public enum TUIEdit: Sendable, Equatable {
+    /// A change of a playlist's entries, in the positions the interface showed (the cache's).
+    case entries(playlistID: String, EditRequest.What)
+    /// Liked Songs: a removal unlikes, a paste or an add likes.
+    case like([String], save: Bool)
+    case undo
+    case redo
+    case create(name: String)
+    case rename(playlistID: String, name: String)
+    /// Unfollows (Spotify's only delete).
+    case delete(playlistID: String)
+    case export(playlistID: String, path: String)
+    case importFile(path: String, into: String)
+    case folder(FolderEdit)
+
+    /// The playlist whose view must show Spotify's state after the edit, even a failed one.
+    public var playlistID: String? {
+        switch self {
+        case .entries(let id, _), .rename(let id, _), .delete(let id), .importFile(_, let id): return id
+        case .like: return "liked"
+        case .undo, .redo, .create, .export, .folder: return nil
+        }
+    }
+
+    /// What the status line says while it runs.
+    public var label: String {
+        switch self {
+        case .entries(_, let what):
+            switch what {
+            case .add(let uris, _): return "adding \(Self.count(uris.count))"
+            case .removePositions(let positions): return "removing \(Self.count(positions.count))"
+            case .removeURIs(let uris): return "removing every copy of \(uris.count) \(uris.count == 1 ? "track" : "tracks")"
+            case .move(_, let length, _): return "moving \(Self.count(length))"
+            case .shuffle: return "shuffling"
+            case .sort(let key, _): return "sorting by \(key.rawValue)"
+            case .dedupe(let fuzzy): return fuzzy ? "removing duplicates (fuzzy)" : "removing duplicates"
+            }
+        case .like(let uris, let save): return "\(save ? "liking" : "unliking") \(uris.count) \(uris.count == 1 ? "item" : "items")"
+        case .undo: return "undoing"
+        case .redo: return "redoing"
+        case .create(let name): return "creating “\(TerminalText.preview(name, limit: 40))”"
+        case .rename: return "renaming"
+        case .delete: return "deleting"
+        case .export: return "exporting"
+        case .importFile: return "importing"
+        case .folder: return "saving folders"
+        }
+    }
+
+    static func count(_ n: Int) -> String { "\(n) \(n == 1 ? "entry" : "entries")" }
+}
+
+/// Local folders (the user-data database; nothing is sent).
+public enum FolderEdit: Sendable, Equatable {
+    case create(String)
+    case rename(String, to: String)
+    case delete(String)
+    case add(playlistID: String, to: String)
+    case remove(playlistID: String, from: String)
+    case setExpanded(String, Bool)
+}
+
+/// What an edit did, for the status line and `:messages`.
+public struct EditReport: Sendable, Equatable {
+    public var message: String
+    public var warnings: [String]
+    /// A playlist the edit created (`:new`, `:import`), to select.
+    public var createdPlaylistID: String?
+
+    public init(message: String, warnings: [String] = [], createdPlaylistID: String? = nil) {
+        self.message = message
+        self.warnings = warnings
+        self.createdPlaylistID = createdPlaylistID
+    }
+}
+
+/// A track from Spotify's catalogue (`a`).
+public struct CatalogueHit: Sendable, Equatable {
+    public var uri: String
+    public var title: String
+    public var artist: String
+    public var album: String
+    public var durationMS: Int
+
+    public init(uri: String, title: String, artist: String, album: String, durationMS: Int) {
+        self.uri = uri
+        self.title = title
+        self.artist = artist
+        self.album = album
+        self.durationMS = durationMS
+    }
+}
+
+/// What the interface needs of the app beyond reading the cache. The app builds it over its
+/// editor (TimbreApp); tests pass their own.
+public struct TUIServices: Sendable {
+    /// Runs one edit to its end (journalled, written through to the cache), or throws the error
+    /// the CLI would show.
+    public var run: @Sendable (TUIEdit) async throws -> EditReport
+    /// Re-reads one playlist from Spotify into the cache, after a failed edit; a sentence when it could not.
+    public var reread: @Sendable (String) async -> String?
+    public var searchCatalogue: @Sendable (String) async throws -> [CatalogueHit]
+    /// The statistics of a cached playlist, as lines (`timbre stats`'s text).
+    public var statistics: @Sendable (String) throws -> [String]
+
+    public init(run: @escaping @Sendable (TUIEdit) async throws -> EditReport,
+                reread: @escaping @Sendable (String) async -> String? = { _ in nil },
+                searchCatalogue: @escaping @Sendable (String) async throws -> [CatalogueHit] = { _ in [] },
+                statistics: @escaping @Sendable (String) throws -> [String] = { _ in [] }) {
+        self.run = run
+        self.reread = reread
+        self.searchCatalogue = searchCatalogue
+        self.statistics = statistics
+    }
+}

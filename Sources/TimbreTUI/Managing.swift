@@ -1,0 +1,256 @@
+import Foundation
+import TimbreCore
+import TimbreLibrary
+
+/// Marks, yank and paste, and every edit the interface can ask for: each becomes an
+/// `Effect.edit` that the app runs through the same editor and journal as the CLI. A playlist the
+/// user cannot change is refused here, before anything is sent.
+extension TUIState {
+    // MARK: Marks
+
+    /// The marked positions, with the range `v` is drawing (anchor to cursor, in view order).
+    public var effectiveMarks: Set<Int> {
+        guard let anchor = rangeAnchor, let cursorRow = visibleTracks.indices.contains(trackCursor) ? trackCursor : nil,
+              let anchorRow = visibleTracks.firstIndex(where: { tracks[$0].position == anchor }) else { return marks }
+        let rows = min(anchorRow, cursorRow)...max(anchorRow, cursorRow)
+        return marks.union(rows.map { tracks[visibleTracks[$0]].position })
+    }
+
+    /// The marked entries in playlist order, or the one under the cursor when none is marked.
+    var selection: [EntryRow] {
+        let marked = effectiveMarks
+        if marked.isEmpty { return selectedTrack.map { [$0] } ?? [] }
+        return tracks.filter { marked.contains($0.position) }.sorted { $0.position < $1.position }
+    }
+
+    mutating func toggleMark() {
+        if mode == .catalogueResults {
+            guard catalogueResults.indices.contains(catalogueCursor) else { return }
+            if catalogueMarks.remove(catalogueCursor) == nil { catalogueMarks.insert(catalogueCursor) }
+            move(.down, count: 1)
+            return
+        }
+        guard focus == .tracks, let row = selectedTrack else {
+            message = "Space marks entries: open a playlist (Enter) first"
+            return
+        }
+        if marks.remove(row.position) == nil { marks.insert(row.position) }
+        move(.down, count: 1)
+    }
+
+    mutating func toggleRange() {
+        guard focus == .tracks, let row = selectedTrack else {
+            message = "v marks a range of entries: open a playlist (Enter) first"
+            return
+        }
+        if rangeAnchor == nil {
+            rangeAnchor = row.position
+            message = "marking a range: move to extend it, v again to end it"
+        } else {
+            marks = effectiveMarks
+            rangeAnchor = nil
+        }
+    }
+
+    /// Esc's part: ends a range, else clears the marks. False when there was nothing to clear.
+    mutating func clearMarks() -> Bool {
+        guard rangeAnchor != nil || !marks.isEmpty else { return false }
+        if rangeAnchor != nil { marks = effectiveMarks; rangeAnchor = nil } else { marks = [] }
+        return true
+    }
+
+    // MARK: Which playlist
+
+    /// The playlist a verb applies to: the open one when the tracks pane has the focus, else the selected one.
+    var subjectPlaylist: PlaylistRow? { focus == .tracks ? openedPlaylist : selectedPlaylist }
+
+    /// The open playlist when its entries may be changed; otherwise nil and a message saying why.
+    mutating func changeablePlaylist(_ verb: String, orderMatters: Bool = false) -> PlaylistRow? {
+        guard let playlist = subjectPlaylist else {
+            message = "open a playlist first (Enter)"
+            return nil
+        }
+        guard playlist.editable else {
+            message = "🔒 “\(TerminalText.preview(playlist.name, limit: 40))” belongs to \(TerminalText.preview(playlist.owner, limit: 30)): only its owner or collaborators can \(verb) it; nothing was sent"
+            return nil
+        }
+        if orderMatters, playlist.isLiked {
+            message = "Liked Songs has no order of its own to \(verb); nothing was sent"
+            return nil
+        }
+        return playlist
+    }
+
+    // MARK: Edits
+
+    mutating func removeSelection() -> [Effect] {
+        guard focus == .tracks else { message = "d removes entries: open a playlist (Enter) first"; return [] }
+        guard let playlist = changeablePlaylist("change") else { return [] }
+        let rows = selection
+        guard !rows.isEmpty else { message = "nothing to remove"; return [] }
+        let name = TerminalText.preview(playlist.name, limit: 40)
+        if playlist.isLiked {
+            ask("Unlike \(rows.count) \(rows.count == 1 ? "song" : "songs")? (y/n)", [.edit(.like(rows.map(\.uri), save: false))])
+        } else {
+            ask("Remove \(TUIEdit.count(rows.count)) from “\(name)”? (y/n)", [.edit(.entries(playlistID: playlist.id, .removePositions(rows.map(\.position))))])
+        }
+        return []
+    }
+
+    mutating func yank() {
+        let rows = focus == .tracks ? selection : []
+        guard !rows.isEmpty else { message = "y copies entries: open a playlist and mark some (Space, v)"; return }
+        register = rows.map(\.uri).filter { !$0.isEmpty }
+        registerSource = openedPlaylist?.name ?? ""
+        marks = []
+        rangeAnchor = nil
+        message = "yanked \(TUIEdit.count(register.count)) — p pastes after the cursor, P before, in any playlist you can change"
+    }
+
+    mutating func paste(_ place: Command.Place) -> [Effect] {
+        guard !register.isEmpty else { message = "nothing yanked yet (y copies the marked entries)"; return [] }
+        guard focus == .tracks, let playlist = changeablePlaylist("add to") else {
+            if message == nil { message = "p pastes into the open playlist: open one (Enter) first" }
+            return []
+        }
+        let (addable, locals) = Self.addable(register)
+        guard !addable.isEmpty else { message = "local files cannot be added through Spotify's API; nothing was sent"; return [] }
+        if locals > 0 { addMessage("\(locals) local file(s) left out: Spotify's API cannot add them") }
+        if playlist.isLiked { return [.edit(.like(addable, save: true))] }
+        let position = selectedTrack.map { $0.position + (place == .after ? 1 : 0) } ?? 0
+        return [.edit(.entries(playlistID: playlist.id, .add(uris: addable, position: position)))]
+    }
+
+    static func addable(_ uris: [String]) -> (uris: [String], locals: Int) {
+        let addable = uris.filter { !$0.hasPrefix("spotify:local:") && !$0.isEmpty }
+        return (addable, uris.count - addable.count)
+    }
+
+    /// J/K: the marked run (or the current entry) one place down or up, saved on Spotify; the
+    /// marks and the cursor follow it.
+    mutating func shift(_ direction: Command.Direction) -> [Effect] {
+        guard focus == .tracks, let playlist = changeablePlaylist("reorder", orderMatters: true) else { return [] }
+        guard sortField == .position, sortOrder == .asc else {
+            message = "J/K move entries in the playlist's own order: press s until the header says “sort position ↑”"
+            return []
+        }
+        let positions = selection.map(\.position)
+        guard let first = positions.first, let last = positions.last else { return [] }
+        guard last - first + 1 == positions.count else {
+            message = "J/K move one run of entries: mark neighbours (v) or one entry"
+            return []
+        }
+        let total = tracks.count
+        let to = direction == .down ? first + 1 : first - 1
+        guard to >= 0, last + (direction == .down ? 1 : 0) < total else {
+            message = direction == .down ? "already at the end" : "already at the top"
+            return []
+        }
+        let step = direction == .down ? 1 : -1
+        if !effectiveMarks.isEmpty { marks = Set(positions.map { $0 + step }); rangeAnchor = nil }
+        move(direction == .down ? .down : .up, count: 1)
+        return [.edit(.entries(playlistID: playlist.id, .move(start: first, length: positions.count, to: to)))]
+    }
+
+    mutating func playlistVerb(_ command: Command) -> [Effect] {
+        switch command {
+        case .new(let name):
+            return [.edit(.create(name: name))]
+        case .rename(let name):
+            guard let playlist = subjectPlaylist, !playlist.isLiked else { message = "select a playlist to rename"; return [] }
+            guard playlist.editable else { message = "🔒 only the owner can rename “\(TerminalText.preview(playlist.name, limit: 40))”; nothing was sent"; return [] }
+            return [.edit(.rename(playlistID: playlist.id, name: name))]
+        case .delete:
+            guard let playlist = subjectPlaylist, !playlist.isLiked else { message = "select a playlist to delete"; return [] }
+            ask("Delete (unfollow) “\(TerminalText.preview(playlist.name, limit: 40))”? `u` follows it again. (y/n)", [.edit(.delete(playlistID: playlist.id))])
+            return []
+        case .dedupe(let fuzzy):
+            guard let playlist = changeablePlaylist("change", orderMatters: true) else { return [] }
+            return [.edit(.entries(playlistID: playlist.id, .dedupe(fuzzy: fuzzy)))]
+        case .shuffle:
+            guard let playlist = changeablePlaylist("shuffle", orderMatters: true) else { return [] }
+            return [.edit(.entries(playlistID: playlist.id, .shuffle))]
+        case .sort(let key, let reverse):
+            guard let playlist = changeablePlaylist("sort", orderMatters: true) else { return [] }
+            return [.edit(.entries(playlistID: playlist.id, .sort(key, reverse: reverse)))]
+        case .export(let path):
+            guard let playlist = subjectPlaylist else { message = "select a playlist to export"; return [] }
+            return [.edit(.export(playlistID: playlist.id, path: path))]
+        case .importFile(let path):
+            guard let playlist = changeablePlaylist("import into", orderMatters: true) else { return [] }
+            return [.edit(.importFile(path: path, into: playlist.id))]
+        case .folder(let action):
+            return folderVerb(action)
+        default:
+            return []
+        }
+    }
+
+    private mutating func folderVerb(_ action: Command.FolderAction) -> [Effect] {
+        let folderOfSelected = selectedPlaylist.flatMap { playlist in folders.first { $0.playlists.contains(playlist.id) } }
+        switch action {
+        case .create(let name):
+            return [.edit(.folder(.create(name)))]
+        case .rename(let new):
+            guard let folder = selectedFolder ?? folderOfSelected else { message = "put the cursor on a folder to rename it"; return [] }
+            return [.edit(.folder(.rename(folder.name, to: new)))]
+        case .delete:
+            guard let folder = selectedFolder else { message = "put the cursor on a folder to delete it (its playlists stay)"; return [] }
+            return [.edit(.folder(.delete(folder.name)))]
+        case .add(let name):
+            guard let playlist = selectedPlaylist, !playlist.isLiked else { message = "select a playlist (left pane) to put in “\(TerminalText.preview(name, limit: 30))”"; return [] }
+            return [.edit(.folder(.add(playlistID: playlist.id, to: name)))]
+        case .remove:
+            guard let playlist = selectedPlaylist, let folder = folderOfSelected else { message = "the selected playlist is in no folder"; return [] }
+            return [.edit(.folder(.remove(playlistID: playlist.id, from: folder.name)))]
+        }
+    }
+
+    /// Enter on catalogue results: adds the marked results (or the current one) at the end of the open playlist.
+    mutating func addCatalogueSelection() -> [Effect] {
+        let picked = catalogueMarks.isEmpty ? [catalogueCursor] : catalogueMarks.sorted()
+        let uris = picked.filter { catalogueResults.indices.contains($0) }.map { catalogueResults[$0].uri }
+        mode = .normal
+        catalogueMarks = []
+        guard !uris.isEmpty, let playlist = changeablePlaylist("add to") else { return [] }
+        if playlist.isLiked { return [.edit(.like(uris, save: true))] }
+        return [.edit(.entries(playlistID: playlist.id, .add(uris: uris, position: nil)))]
+    }
+
+    public mutating func showCatalogueResults(_ hits: [CatalogueHit], query: String) {
+        catalogueResults = hits
+        catalogueCursor = 0
+        catalogueMarks = []
+        mode = .catalogueResults
+        message = hits.isEmpty ? "Spotify found no track for “\(TerminalText.preview(query, limit: 40))”"
+            : "\(hits.count) from Spotify — Space marks, Enter adds to “\(TerminalText.preview(openedPlaylist?.name ?? "", limit: 30))”, Esc closes"
+    }
+
+    public mutating func showInfo(_ lines: [String]) {
+        infoLines = lines
+        mode = .info
+    }
+
+    /// After an edit created a playlist (`:new`, `:import`): put the cursor on it.
+    public mutating func selectPlaylist(id: String) {
+        if let row = paneRows.firstIndex(where: { playlistIndex(of: $0).map { playlists[$0].id == id } ?? false }) {
+            playlistCursor = row
+        }
+    }
+
+    mutating func ask(_ text: String, _ effects: [Effect]) {
+        question = Question(text: text, effects: effects)
+        mode = .confirm
+    }
+
+    /// y runs what was asked; any other key cancels.
+    mutating func answer(_ yes: Bool) -> [Effect] {
+        let effects = question?.effects ?? []
+        question = nil
+        mode = .normal
+        guard yes else { message = "cancelled; nothing was sent"; return [] }
+        marks = []
+        rangeAnchor = nil
+        return effects
+    }
+}

@@ -1,0 +1,245 @@
+import Testing
+import TimbreLibrary
+@testable import TimbreTUI
+
+/// Marks, yank/paste, moves and the `:` verbs become exactly the edits the CLI would make — or,
+/// for a playlist the user cannot change, a message and no effect at all.
+@Suite struct ManagingTests {
+    static let rows = (0..<6).map { i in
+        EntryRow(position: i, title: "Song \(i)", artist: i % 2 == 0 ? "Nina Simone" : "Massive Attack", album: "Album \(i / 2)",
+                 durationMS: 150_000 + i * 20_000, addedAt: "2024-01-0\(i + 1)T00:00:00Z", uri: "spotify:track:\(String(repeating: "a", count: 21))\(i)",
+                 year: 1985 + i * 4)
+    }
+
+    /// Playlists: Liked Songs, two of the user's, one of someone else's; "mine" open on the tracks pane.
+    func state(open id: String = "mine", rows: [EntryRow] = rows) -> TUIState {
+        var state = TUIState()
+        state.setPlaylists([
+            PlaylistRow(id: "liked", name: "Liked Songs", trackCount: 2, owner: "me", unavailable: false),
+            PlaylistRow(id: "mine", name: "Mine", trackCount: 6, owner: "me", unavailable: false),
+            PlaylistRow(id: "other", name: "Other", trackCount: 1, owner: "me", unavailable: false),
+            PlaylistRow(id: "theirs", name: "Theirs", trackCount: 6, owner: "someone", unavailable: false, editable: false),
+        ])
+        if let row = state.paneRows.firstIndex(where: { state.playlistIndex(of: $0).map { state.playlists[$0].id == id } ?? false }) {
+            state.apply(.move(.down, count: row))
+        }
+        #expect(state.apply(.open) == [.loadTracks(id)])
+        state.setTracks(rows, of: id)
+        return state
+    }
+
+    @Test func spaceMarksAndMovesDownVMarksARangeEscClearsMarksBeforeTheFilter() throws {
+        var s = state()
+        s.apply(.mark)
+        s.apply(.mark)
+        #expect(s.marks == [0, 1] && s.trackCursor == 2)
+        s.apply(.move(.up, count: 1))
+        s.apply(.mark)
+        #expect(s.marks == [0] && s.trackCursor == 2, "Space on a marked entry unmarks it")
+        s.apply(.mark)
+        #expect(s.marks == [0, 2] && s.trackCursor == 3)
+        s.apply(.markRange)
+        s.apply(.move(.down, count: 1))
+        #expect(s.effectiveMarks == [0, 2, 3, 4] && s.marks == [0, 2], "the range follows the cursor")
+        s.apply(.markRange)
+        #expect(s.marks == [0, 2, 3, 4] && s.rangeAnchor == nil)
+        #expect(Screen.statusText(s).contains("4 marked"))
+        let screen = Screen.render(s, rows: 20, columns: 100).map { $0.map(\.text).joined() }
+        #expect(screen.filter { $0.contains("•") }.count == 4, "each marked row shows it")
+        s.apply(.filter("song"))
+        s.apply(.clear)
+        #expect(s.marks.isEmpty && s.trackFilter == "song", "Esc clears the marks first")
+        s.apply(.clear)
+        #expect(s.trackFilter == "")
+    }
+
+    @Test func dAsksNamingHowManyAndOnlyYesRemovesExactlyThoseEntries() throws {
+        var s = state()
+        s.apply(.mark)
+        s.apply(.move(.down, count: 2))
+        s.apply(.mark)
+        #expect(s.handle(.character("d")) == [])
+        #expect(s.mode == .confirm && s.question?.text == "Remove 2 entries from “Mine”? (y/n)")
+        let line = Screen.render(s, rows: 20, columns: 100)[18].map(\.text).joined()
+        #expect(line.contains("Remove 2 entries from “Mine”? (y/n)"))
+        #expect(s.handle(.character("n")) == [])
+        #expect(s.mode == .normal && s.message == "cancelled; nothing was sent" && s.marks == [0, 3])
+        #expect(s.handle(.character("d")) == [])
+        #expect(s.handle(.character("y")) == [.edit(.entries(playlistID: "mine", .removePositions([0, 3])))])
+        #expect(s.marks.isEmpty)
+        // Nothing marked: the entry under the cursor.
+        s.apply(.move(.top, count: 1))
+        s.apply(.move(.down, count: 1))
+        _ = s.apply(.remove)
+        #expect(s.question?.text == "Remove 1 entry from “Mine”? (y/n)")
+        let escape = try #require(Key("Esc"))
+        #expect(s.handle(.key(escape)) == [], "any other key cancels")
+    }
+
+    @Test func yankedEntriesPasteAfterOrBeforeTheCursorInAnotherPlaylist() {
+        var s = state()
+        s.apply(.move(.down, count: 1))
+        s.apply(.markRange)
+        s.apply(.move(.down, count: 2))
+        s.apply(.yank)
+        #expect(s.register == Array(Self.rows[1...3].map(\.uri)) && s.marks.isEmpty)
+        // Open "Other" and paste after its second entry, then before its first.
+        s.apply(.focus(.playlists))
+        s.apply(.move(.down, count: 1))
+        #expect(s.selectedPlaylist?.id == "other")
+        s.apply(.open)
+        s.setTracks(Array(Self.rows[4...5]).enumerated().map { var row = $1; row.position = $0; return row }, of: "other")
+        s.apply(.move(.down, count: 1))
+        #expect(s.apply(.paste(.after)) == [.edit(.entries(playlistID: "other", .add(uris: s.register, position: 2)))])
+        s.apply(.move(.top, count: 1))
+        #expect(s.apply(.paste(.before)) == [.edit(.entries(playlistID: "other", .add(uris: s.register, position: 0)))])
+    }
+
+    @Test func aPlaylistOfSomeoneElseIsLockedAndEveryEditOfItSendsNothing() {
+        var s = state(open: "theirs")
+        s.apply(.mark)
+        for command: Command in [.remove, .paste(.after), .shift(.down), .dedupe(fuzzy: false), .shuffle, .sort(.artist, reverse: false),
+                                 .add("x"), .importFile("a.csv"), .rename("New")] {
+            s.apply(.yank)
+            #expect(s.apply(command) == [], "\(command)")
+            #expect(s.mode != .confirm)
+        }
+        _ = s.apply(.remove)
+        #expect(s.message?.contains("🔒") == true && s.message?.contains("nothing was sent") == true)
+        #expect(Screen.rightHeader(s).contains("🔒 read-only"))
+        let screen = Screen.render(s, rows: 20, columns: 100).map { $0.map(\.text).joined() }
+        #expect(screen.contains { $0.contains("🔒Theirs") }, "the lock shows in the playlists pane")
+        // Reading it is fine: export and statistics.
+        #expect(s.apply(.export("t.csv")) == [.edit(.export(playlistID: "theirs", path: "t.csv"))])
+        #expect(s.apply(.info) == [.loadInfo("theirs")])
+    }
+
+    @Test func jAndKMoveOneRunInPlaylistOrderAndTheMarksFollow() {
+        var s = state()
+        s.apply(.move(.down, count: 1))
+        s.apply(.mark)
+        s.apply(.mark)
+        #expect(s.marks == [1, 2])
+        #expect(s.apply(.shift(.down)) == [.edit(.entries(playlistID: "mine", .move(start: 1, length: 2, to: 2)))])
+        #expect(s.marks == [2, 3])
+        #expect(s.apply(.shift(.up)) == [.edit(.entries(playlistID: "mine", .move(start: 2, length: 2, to: 1)))])
+        s.apply(.move(.top, count: 1))
+        s.apply(.clear)
+        #expect(s.apply(.shift(.up)) == [] && s.message == "already at the top")
+        s.apply(.move(.bottom, count: 1))
+        #expect(s.apply(.shift(.down)) == [] && s.message == "already at the end")
+        s.apply(.mark)
+        s.apply(.move(.top, count: 1))
+        s.apply(.mark)
+        #expect(s.apply(.shift(.down)) == [], "marks 0 and 5 are not one run")
+        s.apply(.clear)
+        s.apply(.order(.set(.title, .desc)))
+        #expect(s.apply(.shift(.down)) == [] && s.message?.contains("sort position") == true)
+    }
+
+    @Test func likedSongsRemovalUnlikesAndHasNoOrderToChange() {
+        var s = state(open: "liked", rows: Array(Self.rows[0...1]))
+        _ = s.apply(.remove)
+        #expect(s.question?.text == "Unlike 1 song? (y/n)")
+        #expect(s.answer(true) == [.edit(.like([Self.rows[0].uri], save: false))])
+        #expect(s.apply(.shuffle) == [] && s.message?.contains("no order") == true)
+    }
+
+    @Test func verbsAtThePromptBecomeEdits() {
+        var s = state()
+        func typed(_ text: String) -> [TUIState.Effect] {
+            s.apply(.prompt)
+            for character in text { _ = s.type(.character(character)) }
+            return s.type(.enter)
+        }
+        #expect(typed("dedupe fuzzy") == [.edit(.entries(playlistID: "mine", .dedupe(fuzzy: true)))])
+        #expect(typed("shuffle") == [.edit(.entries(playlistID: "mine", .shuffle))])
+        #expect(typed("sort artist") == [.edit(.entries(playlistID: "mine", .sort(.artist, reverse: false)))])
+        #expect(typed("sort year reverse") == [.edit(.entries(playlistID: "mine", .sort(.year, reverse: true)))])
+        #expect(typed("rename Road Trip ’26") == [.edit(.rename(playlistID: "mine", name: "Road Trip ’26"))])
+        #expect(typed("new Fresh") == [.edit(.create(name: "Fresh"))])
+        #expect(typed("export /tmp/mine.csv") == [.edit(.export(playlistID: "mine", path: "/tmp/mine.csv"))])
+        #expect(typed("import /tmp/list.csv") == [.edit(.importFile(path: "/tmp/list.csv", into: "mine"))])
+        #expect(typed("undo") == [.edit(.undo)])
+        #expect(typed("delete") == [] && s.mode == .confirm)
+        #expect(s.answer(true) == [.edit(.delete(playlistID: "mine"))])
+        #expect(typed("sort next") == [] && s.sortField == .title, "`sort next` still orders the view")
+    }
+
+    @Test func fieldFiltersNarrowTheOpenPlaylistTogetherWithText() {
+        var s = state()
+        s.apply(.filter("year:1990-1999"))
+        #expect(s.visibleTracks.map { s.tracks[$0].position } == [2, 3], "years 1993 and 1997")
+        s.apply(.filter("duration:<3:30 artist:nina"))
+        #expect(s.visibleTracks.map { s.tracks[$0].position } == [0, 2], "150 s and 190 s by Nina Simone")
+        s.apply(.filter("artist:\"massive attack\" song 5"))
+        #expect(s.visibleTracks.map { s.tracks[$0].position } == [5] && s.trackFilter == "song 5")
+        #expect(Screen.rightHeader(s).contains("filter artist:\"massive attack\""))
+        s.apply(.clear)
+        #expect(s.entryFilter.isEmpty && s.visibleTracks.count == 6)
+        s.apply(.filter("year:nineties"))
+        #expect(s.message?.contains("is not a year") == true && s.visibleTracks.count == 6)
+        s.apply(.order(.set(.year, .desc)))
+        #expect(s.visibleTracks.map { s.tracks[$0].position } == [5, 4, 3, 2, 1, 0])
+    }
+
+    @Test func entryFilterTerms() throws {
+        #expect(EntryFilter.years("1990-1999") == 1990...1999)
+        #expect(EntryFilter.years("<2000") == 0...1999)
+        #expect(EntryFilter.years(">=2010") == 2010...9_999)
+        #expect(EntryFilter.durations("<3:00") == 0...179_999)
+        #expect(EntryFilter.durations("2:30-4:00") == 150_000...240_000)
+        #expect(EntryFilter.durations(">1:00:00") == 3_600_001...Int(Int32.max))
+        #expect(EntryFilter.durations("3:xx") == nil && EntryFilter.years("1999-1990") == nil)
+        #expect(throws: EntryFilter.Problem.self) { try EntryFilter.parse("duration:") }
+        let (filter, rest) = try EntryFilter.parse("hello year:2001 world")
+        #expect(filter.years == 2001...2001 && rest == "hello world")
+    }
+
+    @Test func foldersShowAsATreeAndEnterOrOTogglesAndKeepsTheState() {
+        var s = TUIState()
+        let playlists = ["liked", "a", "b", "c"].map { PlaylistRow(id: $0, name: $0.uppercased(), trackCount: 1, owner: "me", unavailable: false) }
+        s.setPlaylists(playlists, folders: [FolderRow(name: "Road", expanded: false, playlists: ["b", "c"])])
+        #expect(s.paneRows == [.playlist(0, inFolder: false), .folder(0), .playlist(1, inFolder: false)])
+        s.apply(.move(.down, count: 1))
+        #expect(s.apply(.open) == [.edit(.folder(.setExpanded("Road", true)))])
+        #expect(s.paneRows == [.playlist(0, inFolder: false), .folder(0), .playlist(2, inFolder: true), .playlist(3, inFolder: true), .playlist(1, inFolder: false)])
+        let pane = Screen.render(s, rows: 20, columns: 100).map { $0.map(\.text).joined() }
+        #expect(pane.contains { $0.hasPrefix("▾ Road") } && pane.contains { $0.hasPrefix("    B") })
+        #expect(s.apply(.toggle) == [.edit(.folder(.setExpanded("Road", false)))])
+        #expect(s.selectedFolder?.name == "Road", "the cursor stays on the folder")
+        s.apply(.move(.down, count: 1))
+        #expect(s.apply(.folder(.add("Road"))) == [.edit(.folder(.add(playlistID: "a", to: "Road")))])
+        #expect(s.apply(.folder(.remove)) == [] && s.message == "the selected playlist is in no folder")
+        // A filter shows matching playlists flat, wherever they are.
+        s.apply(.filter("c"))
+        #expect(s.paneRows == [.playlist(3, inFolder: false)])
+    }
+
+    @Test func catalogueResultsAreMarkedAndAddedToTheEndOfTheOpenPlaylist() {
+        var s = state()
+        #expect(s.apply(.add(nil)) == [] && s.mode == .catalogueInput)
+        for character in "teardrop" { _ = s.type(.character(character)) }
+        #expect(s.type(.enter) == [.catalogueSearch("teardrop")])
+        let hits = (0..<3).map { CatalogueHit(uri: "spotify:track:\(String(repeating: "b", count: 21))\($0)", title: "Teardrop \($0)", artist: "Massive Attack", album: "Mezzanine", durationMS: 330_000) }
+        s.showCatalogueResults(hits, query: "teardrop")
+        s.apply(.mark)
+        s.apply(.move(.down, count: 1))
+        s.apply(.mark)
+        #expect(s.catalogueMarks == [0, 2])
+        #expect(s.apply(.open) == [.edit(.entries(playlistID: "mine", .add(uris: [hits[0].uri, hits[2].uri], position: nil)))])
+        #expect(s.mode == .normal)
+    }
+
+    @Test func everyNewBindingIsListedByHelp() {
+        let listed = Set(Keymap().helpLines.map(\.command))
+        for command in ["mark", "mark-range", "remove", "yank", "paste after", "paste before", "shift down", "shift up", "undo", "redo",
+                        "add", "info", "toggle", "order next", "order reverse"] {
+            #expect(listed.contains(command), "\(command)")
+        }
+        var s = TUIState()
+        s.apply(.help)
+        let screen = Screen.render(s, rows: 60, columns: 140).map { $0.map(\.text).joined() }.joined(separator: "\n")
+        for text in ["Space", "mark-range", "C-r", ":dedupe", ":filter year:", ":folder add"] { #expect(screen.contains(text), "\(text)") }
+    }
+}
