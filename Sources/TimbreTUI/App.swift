@@ -27,7 +27,7 @@ public final class TUIApp: @unchecked Sendable {
         case failed(message: String, offline: Bool)
         case rateLimit(Int?)
         case editStarted(String, queued: Int)
-        case editFinished(TUIEdit, EditReport)
+        case editFinished(TUIEdit, TUIEditReport)
         case editFailed(TUIEdit, message: String)
         case catalogue([CatalogueHit], query: String)
         case catalogueFailed(String)
@@ -177,7 +177,7 @@ public final class TUIApp: @unchecked Sendable {
     private func loadInfo(_ playlistID: String) {
         guard let services else { return }
         do {
-            state.showInfo(try services.statistics(playlistID))
+            state.showInfo(try services.statistics(playlistID), of: playlistID)
         } catch {
             state.setMessage(TerminalText.preview((error as? any UserFacingError)?.message ?? "\(error)", limit: 200))
         }

@@ -1,3 +1,4 @@
+import Foundation
 import TimbreCore
 import TimbreLibrary
 
@@ -6,24 +7,36 @@ public struct CacheLibrarySource: LibrarySource {
     let cache: LibraryCache
     /// The signed-in user's id: their playlists and collaborative ones are editable (nil: none is).
     let userID: String?
-    /// The user-data database (folders), when it exists.
-    let folderStore: Folders?
+    /// The user-data database (folders): opened once it exists (the first edit or folder creates it).
+    let folderPath: String?
+    private let folderStore = Locked<Folders?>(nil)
 
-    public init(cache: LibraryCache, userID: String? = nil, folders: Folders? = nil) {
+    public init(cache: LibraryCache, userID: String? = nil, folderPath: String? = nil) {
         self.cache = cache
         self.userID = userID
-        self.folderStore = folders
+        self.folderPath = folderPath
     }
 
+    /// A playlist is locked when it is known to be someone else's and not collaborative. Who the
+    /// user is: the session's id, else the owner the sync recorded for Liked Songs (`GET /me`);
+    /// when neither is known nothing shows a lock, and the editor still refuses another user's
+    /// playlist before writing.
     public func playlists() throws -> [PlaylistRow] {
-        try cache.playlists().map {
+        let all = try cache.playlists()
+        let me = userID ?? all.first(where: \.isLiked).map(\.ownerID)
+        return all.map {
             PlaylistRow(id: $0.id, name: $0.name, trackCount: $0.trackCount, owner: $0.ownerName ?? $0.ownerID, unavailable: $0.unavailable,
-                        editable: userID != nil && ($0.isLiked || $0.collaborative || $0.ownerID == userID))
+                        editable: $0.isLiked || $0.collaborative || (me.map { [ownerID = $0.ownerID] in ownerID == $0 } ?? true))
         }
     }
 
     public func folders() throws -> [FolderRow] {
-        try folderStore?.list().map { FolderRow(name: $0.name, expanded: $0.expanded, playlists: $0.playlists) } ?? []
+        guard let folderPath else { return [] }
+        let store = try folderStore.withLock { store -> Folders? in
+            if store == nil, FileManager.default.fileExists(atPath: folderPath) { store = try Folders(path: folderPath) }
+            return store
+        }
+        return try store?.list().map { FolderRow(name: $0.name, expanded: $0.expanded, playlists: $0.playlists) } ?? []
     }
 
     /// A malformed id is refused with an error naming it (it used to open Liked Songs instead).

@@ -67,7 +67,7 @@ public enum FolderEdit: Sendable, Equatable {
 }
 
 /// What an edit did, for the status line and `:messages`.
-public struct EditReport: Sendable, Equatable {
+public struct TUIEditReport: Sendable, Equatable {
     public var message: String
     public var warnings: [String]
     /// A playlist the edit created (`:new`, `:import`), to select.
@@ -102,14 +102,14 @@ public struct CatalogueHit: Sendable, Equatable {
 public struct TUIServices: Sendable {
     /// Runs one edit to its end (journalled, written through to the cache), or throws the error
     /// the CLI would show.
-    public var run: @Sendable (TUIEdit) async throws -> EditReport
+    public var run: @Sendable (TUIEdit) async throws -> TUIEditReport
     /// Re-reads one playlist from Spotify into the cache, after a failed edit; a sentence when it could not.
     public var reread: @Sendable (String) async -> String?
     public var searchCatalogue: @Sendable (String) async throws -> [CatalogueHit]
     /// The statistics of a cached playlist, as lines (`timbre stats`'s text).
     public var statistics: @Sendable (String) throws -> [String]
 
-    public init(run: @escaping @Sendable (TUIEdit) async throws -> EditReport,
+    public init(run: @escaping @Sendable (TUIEdit) async throws -> TUIEditReport,
                 reread: @escaping @Sendable (String) async -> String? = { _ in nil },
                 searchCatalogue: @escaping @Sendable (String) async throws -> [CatalogueHit] = { _ in [] },
                 statistics: @escaping @Sendable (String) throws -> [String] = { _ in [] }) {

@@ -226,8 +226,9 @@ extension TUIState {
             : "\(hits.count) from Spotify — Space marks, Enter adds to “\(TerminalText.preview(openedPlaylist?.name ?? "", limit: 30))”, Esc closes"
     }
 
-    public mutating func showInfo(_ lines: [String]) {
+    public mutating func showInfo(_ lines: [String], of playlistID: String) {
         infoLines = lines
+        infoTitle = playlists.first { $0.id == playlistID }?.name ?? ""
         mode = .info
     }
 

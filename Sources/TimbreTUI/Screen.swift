@@ -70,7 +70,7 @@ public enum Screen {
         if state.mode == .help { return " Keys — any key closes" }
         if state.mode == .messages { return " Messages (\(state.messages.count)) — any key closes" }
         if state.mode == .catalogueResults { return " Spotify catalogue (\(state.catalogueResults.count)) — Space marks, Enter adds, Esc closes" }
-        if state.mode == .info { return " Statistics — any key closes" }
+        if state.mode == .info { return " Statistics of “\(state.infoTitle)” — any key closes" }
         guard let playlist = state.openedPlaylist else { return " Tracks — Enter opens the selected playlist" }
         var text = " \(playlist.name) · \(state.visibleTracks.count)"
         if state.visibleTracks.count != state.tracks.count { text += "/\(state.tracks.count)" }

@@ -92,6 +92,7 @@ public struct TUIState: Sendable {
     public internal(set) var catalogueCursor = 0
     public internal(set) var catalogueMarks: Set<Int> = []
     public internal(set) var infoLines: [String] = []
+    public internal(set) var infoTitle = ""
     /// `:filter year:… duration:… artist:…`, on top of the text filter.
     public internal(set) var entryFilter = EntryFilter()
 

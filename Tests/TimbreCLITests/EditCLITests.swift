@@ -22,6 +22,32 @@ extension SyncCLITests {
         return (found.0, found.1)
     }
 
+    /// A playlist holding entries Spotify cannot name (a null track, malformed ids): a move carries
+    /// them along like any entry, and the edit does not cry "changed on Spotify" because of them.
+    @Test func aMoveOverUnnamedEntriesKeepsThemAndWarnsOfNothing() async throws {
+        let s = try await setUp("small")
+        try await withCleanup({ await s.cleanUp() }) {
+            #expect(await s.cli.invoke(["sync", "--quiet"]).status == 0)
+            let model = try await s.sandbox.library(includeItems: false)
+            let mine = (model["playlists"] as? [[String: Any]] ?? []).filter { ($0["owner_id"] as? String) == s.sandbox.info.userID }
+            var found: (String, [String])?
+            for playlist in mine {
+                guard let id = playlist["id"] as? String else { continue }
+                let entries = try await s.sandbox.entries(of: id)
+                if entries.count > 3, entries.contains("") { found = (id, entries) }
+            }
+            let (id, before) = try #require(found, "the small library has a playlist with a null entry")
+            let null = try #require(before.firstIndex(of: ""))
+            // Move the entry after the null one to the top: the null entry moves down by one.
+            let moved = await s.cli.invoke(["playlist", "move", id, "--position", "\(null + 1)", "--to", "0"])
+            #expect(moved.status == 0, "\(moved.stderr)")
+            #expect(!moved.stderr.contains("changed on Spotify"), "\(moved.stderr)")
+            var expected = before
+            expected.insert(expected.remove(at: null + 1), at: 0)
+            #expect(try await s.sandbox.entries(of: id) == expected)
+        }
+    }
+
     @Test func editsLeaveExactlyWhatWasAskedOnTheServerAndUndoRestoresIt() async throws {
         let s = try await setUp("small")
         try await withCleanup({ await s.cleanUp() }) {

@@ -193,8 +193,8 @@ enum EditReport {
 extension AppContext {
     /// The playlist editor over the live API, the cache and the journal: signed in, with the
     /// scopes editing needs.
-    func editor() async throws -> PlaylistEditor {
-        let vault = self.vault()
+    func editor(vault: CredentialVault? = nil) async throws -> PlaylistEditor {
+        let vault = vault ?? self.vault()
         guard try await vault.refreshToken() != nil else { throw AuthError.notSignedIn }
         let api = try spotify(vault: vault)
         // The scopes of the access token in use (refreshed first when none is known): a sign-in

@@ -43,27 +43,7 @@ public struct ImportCommand: Sendable {
 
         let context = try invocation.context()
         let editor = try await context.editor()
-        var uris: [String] = []
-        var byURI = 0, bySearch = 0
-        var unmatched: [Row] = []
-        var searched: [String: String?] = [:]
-        for row in rows {
-            if let uri = row.uri {
-                uris.append(uri)
-                byURI += 1
-                continue
-            }
-            let key = Reordering.key(title: row.title, artist: row.artist)
-            if searched[key] == nil {
-                searched[key] = .some(try await editor.catalog.match(title: row.title, artist: row.artist, durationMS: row.durationMS))
-            }
-            if let found = searched[key] ?? nil {
-                uris.append(found)
-                bySearch += 1
-            } else {
-                unmatched.append(row)
-            }
-        }
+        let (uris, byURI, bySearch, unmatched) = try await Self.match(rows, catalog: editor.catalog)
         if let name, !dryRun, !uris.isEmpty {
             target = SpotifyID(try await editor.create(PlaylistDetails(name: name), dryRun: false).playlist)
         }
@@ -89,18 +69,53 @@ public struct ImportCommand: Sendable {
         return unmatched.isEmpty ? .success : .partial
     }
 
+    /// Each row's URI: its own, else the catalogue's match (one search per distinct title and
+    /// artist); the rows nothing matched.
+    static func match(_ rows: [Row], catalog: Catalog) async throws -> (uris: [String], byURI: Int, bySearch: Int, unmatched: [Row]) {
+        var uris: [String] = []
+        var byURI = 0, bySearch = 0
+        var unmatched: [Row] = []
+        var searched: [String: String?] = [:]
+        for row in rows {
+            if let uri = row.uri {
+                uris.append(uri)
+                byURI += 1
+                continue
+            }
+            let key = Reordering.key(title: row.title, artist: row.artist)
+            if searched[key] == nil {
+                searched[key] = .some(try await catalog.match(title: row.title, artist: row.artist, durationMS: row.durationMS))
+            }
+            if let found = searched[key] ?? nil {
+                uris.append(found)
+                bySearch += 1
+            } else {
+                unmatched.append(row)
+            }
+        }
+        return (uris, byURI, bySearch, unmatched)
+    }
+
     func read(_ stdin: any ConsoleInput) throws -> String {
         let data: Data
         if file == "-" {
             data = stdin.readAll()
         } else {
-            guard let attributes = try? FileManager.default.attributesOfItem(atPath: file) else {
-                throw UsageError(message: "cannot read \(TerminalText.preview(file)): no such file")
-            }
-            guard (attributes[.size] as? Int ?? 0) <= Self.maxBytes else { throw UsageError(message: "\(TerminalText.preview(file)) is over 64 MB: not a playlist") }
-            guard let read = FileManager.default.contents(atPath: file) else { throw UsageError(message: "cannot read \(TerminalText.preview(file))") }
-            data = read
+            data = try Self.contents(of: file)
         }
+        return try Self.text(data)
+    }
+
+    static func contents(of file: String) throws -> Data {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: file) else {
+            throw UsageError(message: "cannot read \(TerminalText.preview(file)): no such file")
+        }
+        guard (attributes[.size] as? Int ?? 0) <= Self.maxBytes else { throw UsageError(message: "\(TerminalText.preview(file)) is over 64 MB: not a playlist") }
+        guard let read = FileManager.default.contents(atPath: file) else { throw UsageError(message: "cannot read \(TerminalText.preview(file))") }
+        return read
+    }
+
+    static func text(_ data: Data) throws -> String {
         guard data.count <= Self.maxBytes else { throw UsageError(message: "the input is over 64 MB: not a playlist") }
         guard let text = String(data: data, encoding: .utf8) else { throw UsageError(message: "the input is not UTF-8 text", hint: "save the CSV as UTF-8") }
         return text

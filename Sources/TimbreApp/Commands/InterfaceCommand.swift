@@ -1,3 +1,4 @@
+import Foundation
 import TimbreAuth
 import TimbreCore
 import TimbreLibrary
@@ -42,8 +43,27 @@ public struct InterfaceCommand: Sendable {
             status.hint = signedIn ? "no client_id configured: showing the cache" : "not signed in — run `timbre login` to sync; showing the cache"
         }
         if let last = try? cache.lastSyncedAt() { status.lastSync = ClockText.localDateTime(last) }
-        let app = TUIApp(source: CacheLibrarySource(cache: cache), sync: background, status: status, keys: context.config.keys,
+        // Edits go through the CLI's editor, journal and folders; warnings to the interface.
+        let toInbox = InboxOutput(inbox: inbox)
+        let quietConsole = Console(input: BufferInput(""), output: toInbox, errors: toInbox, stdinIsTTY: false, stdoutIsTTY: false,
+                                   stderrIsTTY: false, environment: context.environment)
+        let quiet = AppContext(invocation: Invocation(console: quietConsole, environment: context.environment), paths: context.paths, config: context.config)
+        let services = InterfaceServices(context: quiet, makeEditor: { try await quiet.editor(vault: vault) }).services()
+        let userID = signedIn ? await vault.loadSession()?.userID : nil
+        let app = TUIApp(source: CacheLibrarySource(cache: cache, userID: userID, folderPath: context.paths.data), sync: background, status: status,
+                         keys: context.config.keys, services: services,
                          environment: context.environment, inbox: inbox, stderrLog: context.paths.log)
         try await app.run()
+    }
+}
+
+/// What the editor's layers would print, while curses owns the terminal: to the message list.
+private struct InboxOutput: ConsoleOutput {
+    let inbox: MessageInbox
+
+    func write(_ text: String) {
+        for line in text.split(separator: "\n") where !line.trimmingCharacters(in: .whitespaces).isEmpty {
+            inbox.post(line.hasPrefix("timbre: warning: ") ? String(line.dropFirst("timbre: warning: ".count)) : String(line))
+        }
     }
 }

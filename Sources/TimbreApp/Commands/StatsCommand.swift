@@ -22,16 +22,7 @@ public struct StatsCommand: Sendable {
             context.console.json(stats.json)
             return .success
         }
-        let hours = stats.durationMS / 3_600_000, minutes = (stats.durationMS / 60_000) % 60
-        var lines = [
-            "entries:   \(stats.entries) (\(hours) h \(minutes) min; average \(ClockText.minutesSeconds(milliseconds: stats.averageMS)))",
-            "artists:   \(stats.artists) · albums: \(stats.albums) · liked: \(String(format: "%.1f", stats.likedPercent)) %",
-            "years:     " + (stats.years.map { "\($0.min)–\($0.max)" } ?? "unknown (run `timbre sync`)"),
-        ]
-        lines.append("top artists: " + stats.topArtists.map { "\($0.name) (\($0.count))" }.joined(separator: ", "))
-        lines.append("top albums:  " + stats.topAlbums.map { "\($0.name) (\($0.count))" }.joined(separator: ", "))
-        if !stats.decades.isEmpty { lines.append("decades:   " + stats.decades.map { "\($0.decade)s: \($0.count)" }.joined(separator: " · ")) }
-        context.console.lines(lines.map(TerminalText.sanitize))
+        context.console.lines(stats.lines.map(TerminalText.sanitize))
         return .success
     }
 
@@ -42,6 +33,21 @@ public struct StatsCommand: Sendable {
         var topArtists: [(name: String, count: Int)] = []
         var topAlbums: [(name: String, count: Int)] = []
         var decades: [(decade: Int, count: Int)] = []
+
+        /// The text `timbre stats` prints and the interface's `i` shows.
+        var lines: [String] {
+            let stats = self
+            let hours = stats.durationMS / 3_600_000, minutes = (stats.durationMS / 60_000) % 60
+            var lines = [
+            "entries:   \(stats.entries) (\(hours) h \(minutes) min; average \(ClockText.minutesSeconds(milliseconds: stats.averageMS)))",
+            "artists:   \(stats.artists) · albums: \(stats.albums) · liked: \(String(format: "%.1f", stats.likedPercent)) %",
+            "years:     " + (stats.years.map { "\($0.min)–\($0.max)" } ?? "unknown (run `timbre sync`)"),
+        ]
+        lines.append("top artists: " + stats.topArtists.map { "\($0.name) (\($0.count))" }.joined(separator: ", "))
+        lines.append("top albums:  " + stats.topAlbums.map { "\($0.name) (\($0.count))" }.joined(separator: ", "))
+        if !stats.decades.isEmpty { lines.append("decades:   " + stats.decades.map { "\($0.decade)s: \($0.count)" }.joined(separator: " · ")) }
+            return lines
+        }
 
         var json: JSONValue {
             .object([
@@ -102,22 +108,29 @@ public struct ExportCommand: Sendable {
         let reference = try PlaylistRef.parse(ref)
         let context = try invocation.context()
         guard let cache = try context.existingCache(), let entries = try cache.entries(of: reference) else { throw NotCached(reference: reference) }
-        let rows = [Self.header.map(CSVCell.encode).joined(separator: ",")] + entries.map { entry in
+        guard let output, output != "-" else {
+            context.console.write(Self.csv(entries))
+            return .success
+        }
+        try Self.write(entries, to: output)
+        context.console.say("Exported \(entries.count) entries to \(TerminalText.sanitize(output))")
+        return .success
+    }
+
+    static func csv(_ entries: [CachedEntry]) -> String {
+        let rows = [header.map(CSVCell.encode).joined(separator: ",")] + entries.map { entry in
             [CSVCell.encode(entry.uri), CSVCell.encode(entry.name), CSVCell.encode(entry.artists.joined(separator: ",")),
              CSVCell.encode(entry.album ?? ""), CSVCell.encode(entry.releaseDate ?? ""), String(entry.durationMS),
              CSVCell.encode(entry.addedAt ?? "")].joined(separator: ",")
         }
-        let text = rows.joined(separator: "\r\n") + "\r\n"
-        guard let output, output != "-" else {
-            context.console.write(text)
-            return .success
-        }
+        return rows.joined(separator: "\r\n") + "\r\n"
+    }
+
+    static func write(_ entries: [CachedEntry], to output: String) throws {
         do {
-            try Data(text.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
+            try Data(csv(entries).utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
         } catch {
             throw UsageError(message: "cannot write \(TerminalText.preview(output)): \((error as NSError).localizedDescription)")
         }
-        context.console.say("Exported \(entries.count) entries to \(TerminalText.sanitize(output))")
-        return .success
     }
 }

@@ -93,7 +93,10 @@ public struct EditOutcome: Sendable {
     }
 
     /// One line for a person.
-    public var summary: String {
+    public var summary: String { summary(undo: "`timbre undo`", redo: "`timbre redo`") }
+
+    /// One line for a person, naming how to undo and redo where they are (the interface's keys).
+    public func summary(undo: String, redo: String) -> String {
         var parts: [String] = []
         if added > 0 { parts.append("added \(added) \(added == 1 ? "entry" : "entries")") }
         if removed > 0 { parts.append("removed \(removed) \(removed == 1 ? "entry" : "entries")") }
@@ -108,9 +111,9 @@ public struct EditOutcome: Sendable {
         if dryRun { return "would have \(done) (\(writes); nothing was sent)" }
         let sentence = "\(done) (\(writes))"
         switch (op, journalID) {
-        case ("undo", let id?): return "Undid edit \(id): \(sentence) · `timbre redo` applies it again"
-        case ("redo", let id?): return "Redid edit \(id): \(sentence) · `timbre undo` reverts it"
-        case (_, let id?): return "\(sentence.prefix(1).uppercased() + sentence.dropFirst()) · edit \(id), `timbre undo` reverts it"
+        case ("undo", let id?): return "Undid edit \(id): \(sentence) · \(redo) applies it again"
+        case ("redo", let id?): return "Redid edit \(id): \(sentence) · \(undo) reverts it"
+        case (_, let id?): return "\(sentence.prefix(1).uppercased() + sentence.dropFirst()) · edit \(id), \(undo) reverts it"
         default: return sentence.prefix(1).uppercased() + sentence.dropFirst()
         }
     }
@@ -202,6 +205,15 @@ public final class PlaylistEditor: Sendable {
         outcome.requests = api.executor.requestsSent - sentBefore
         outcome.warnings = notes + outcome.warnings
         return outcome
+    }
+
+    /// Brings one playlist in the cache to what Spotify holds — after a failed or refused edit,
+    /// so that what the user sees is Spotify's state.
+    public func reload(_ playlist: SpotifyID) async throws {
+        let lock = try await SyncLock.acquire(cachePath: cache.path, wait: lockWait)
+        defer { lock.release() }
+        let live = try await LivePlaylist.read(playlist, api: api)
+        try await cache.replaceEntries(of: live.meta, trackCount: live.meta.total, items: live.items)
     }
 
     /// Finishes every edit a stopped process left half-applied; returns a line for each.
@@ -414,7 +426,10 @@ public final class PlaylistEditor: Sendable {
     /// Brings the cache to what Spotify holds after the edit.
     private func store(_ live: LivePlaylist, expected: [String]) async throws -> [String] {
         try await cache.replaceEntries(of: live.meta, trackCount: live.meta.total, items: live.items)
-        guard live.uris == expected else {
+        // An unusable entry's placeholder names the position it was read at, and the plan carries
+        // it where the edit moved it: compare what they are, not where they were read.
+        func unnamed(_ uris: [String]) -> [String] { uris.map { LivePlaylist.isUnusable($0) ? LivePlaylist.unusablePrefix : $0 } }
+        guard unnamed(live.uris) == unnamed(expected) else {
             return ["“\(TerminalText.preview(live.meta.name, limit: 60))” changed on Spotify while the edit ran; the cache holds what Spotify holds now"]
         }
         return []
