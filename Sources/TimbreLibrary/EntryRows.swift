@@ -140,7 +140,8 @@ struct EntryRows: Sendable {
         func moved(_ text: Text) -> Text { text.isNull ? text : Text(start: text.start + shift, count: text.count) }
         for row in other.rows {
             rows.append(Row(position: row.position + offset, kind: row.kind, durationMS: row.durationMS, id: moved(row.id), uri: moved(row.uri),
-                            name: moved(row.name), artists: moved(row.artists), album: moved(row.album), addedAt: moved(row.addedAt)))
+                            name: moved(row.name), artists: moved(row.artists), album: moved(row.album), addedAt: moved(row.addedAt),
+                            albumID: moved(row.albumID), releaseDate: moved(row.releaseDate)))
         }
     }
 }

@@ -145,16 +145,28 @@ public final class TUIApp: @unchecked Sendable {
                 let report = try await services.run(edit)
                 mailbox.withLock { $0.append(.editFinished(edit, report)) }
             } catch {
-                var message = (error as? any UserFacingError).map { $0.message + ($0.hint.map { " — \($0)" } ?? "") } ?? "\(error)"
+                var message = Self.sentence(for: error)
                 // The view must show Spotify's state: re-read the playlist the edit was about.
-                if let id = edit.playlistID, let problem = await services.reread(id) {
-                    message += " (and re-reading it failed: \(problem))"
+                if let id = edit.playlistID {
+                    if let problem = await services.reread(id) {
+                        message += " (and re-reading it failed: \(problem))"
+                    } else if error is EditConflict {
+                        message += " — the list now shows what Spotify holds; look, then try again"
+                    }
                 }
                 mailbox.withLock { $0.append(.editFailed(edit, message: message)) }
             }
         }
         state.status.editsQueued = waiting
         if state.status.editProgress == nil { state.status.editProgress = edit.label }
+    }
+
+    /// An edit's error as one line: its sentence and hint — but a conflict's hint is the CLI's
+    /// (sync, --force); here the list is re-read instead.
+    static func sentence(for error: any Error) -> String {
+        guard let error = error as? any UserFacingError else { return "\(error)" }
+        if error is EditConflict { return error.message }
+        return error.message + (error.hint.map { " — \($0)" } ?? "")
     }
 
     private func searchCatalogue(_ query: String) {

@@ -53,9 +53,10 @@ public enum Screen {
 
     /// The `:` verbs that have no key, for the help screen.
     static let verbHelp = [
-        ":new NAME · :rename NAME · :delete · :dedupe [fuzzy] · :shuffle · :sort title|artist|album|year|duration|added [reverse]",
-        ":export FILE · :import FILE · :filter year:1990-1999 duration:<3:00 artist:NAME · :order FIELD [asc|desc]",
-        ":folder create NAME · :folder add NAME · :folder remove · :folder rename NAME · :folder delete",
+        ":new NAME", ":rename NAME", ":delete", ":dedupe [fuzzy]", ":shuffle", ":sort FIELD [reverse]",
+        ":export FILE", ":import FILE", ":filter year:1990-1999", ":filter duration:<3:00 artist:NAME",
+        ":order FIELD [asc|desc]", ":folder create NAME", ":folder add NAME", ":folder remove",
+        ":folder rename NAME", ":folder delete", ":messages", ":search TEXT",
     ]
 
     static func tooSmall(rows: Int, columns: Int) -> [[Segment]] {
@@ -191,12 +192,29 @@ public enum Screen {
         return Array(out.prefix(height))
     }
 
+    /// Every binding (two columns when the pane is wide enough), then the `:` verbs without a key.
     static func helpLines(_ state: TUIState, width: Int, height: Int) -> [Segment] {
-        var out = state.keymap.helpLines.map { line in
-            Segment(TextWidth.pad("  " + TextWidth.pad(line.keys, columns: 22) + " " + line.command, columns: width))
+        let entries = state.keymap.helpLines.map { TextWidth.pad($0.keys, columns: 14) + " " + $0.command }
+        let columns = width >= 84 ? 2 : 1
+        let columnWidth = (width - 2) / columns
+        let perColumn = (entries.count + columns - 1) / columns
+        var out: [Segment] = (0..<perColumn).map { row in
+            let text = (0..<columns).compactMap { column -> String? in
+                let index = column * perColumn + row
+                return entries.indices.contains(index) ? TextWidth.pad(entries[index], columns: columnWidth) : nil
+            }.joined()
+            return Segment(TextWidth.pad("  " + text, columns: width))
         }
-        out.append(Segment(TextWidth.pad("  Commands also work at the : prompt; rebind keys in [keys] of config.toml.", columns: width), .dim))
-        for line in Self.verbHelp { out.append(Segment(TextWidth.pad("  " + line, columns: width), .dim)) }
+        out.append(Segment(TextWidth.pad("  At the : prompt, also (rebind any command in [keys] of config.toml):", columns: width), .dim))
+        let verbs = Self.verbHelp
+        let verbRows = (verbs.count + columns - 1) / columns
+        for row in 0..<verbRows {
+            let text = (0..<columns).compactMap { column -> String? in
+                let index = column * verbRows + row
+                return verbs.indices.contains(index) ? TextWidth.pad(verbs[index], columns: columnWidth) : nil
+            }.joined()
+            out.append(Segment(TextWidth.pad("  " + text, columns: width), .dim))
+        }
         while out.count < height { out.append(Segment(String(repeating: " ", count: width))) }
         return Array(out.prefix(height))
     }

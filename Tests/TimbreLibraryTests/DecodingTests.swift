@@ -174,4 +174,20 @@ import TimbreCore
         #expect(report.json.serialized() == #"{"status":"partial","playlists":{"checked":60,"updated":3,"unchanged":56,"failed":1,"removed":0},"liked":{"updated":true,"count":800},"items_written":412,"requests":19,"warnings":["w"],"duration_ms":1840,"rate_limited_ms":2000}"#)
         #expect(report.exitStatus == .partial)
     }
+
+    /// A chunk fetched in several pages is joined with `append`: every column of the later pages
+    /// survives it — album id and release date were once lost after the first 50 entries, so
+    /// `sort --by year` and `stats` saw only the first page's years.
+    @Test func joiningPagesKeepsEveryColumn() {
+        func entries(_ range: Range<Int>) -> [CachedEntry] {
+            range.map { CachedEntry(position: $0 - range.lowerBound, kind: .track, id: "id\($0)", uri: "spotify:track:\($0)", name: "n\($0)",
+                                    artists: ["a\($0)"], album: "al\($0)", durationMS: $0, addedAt: "2020-01-01T00:00:0\($0 % 10)Z",
+                                    albumID: "album\($0)", releaseDate: "19\(60 + $0)") }
+        }
+        var rows = EntryRows(entries(0..<3))
+        rows.append(EntryRows(entries(3..<5)), positionOffset: 3)
+        let expected = entries(0..<5).enumerated().map { offset, entry in var entry = entry; entry.position = offset; return entry }
+        #expect(rows.items == expected)
+        #expect(rows.items.compactMap(\.year) == [1960, 1961, 1962, 1963, 1964])
+    }
 }

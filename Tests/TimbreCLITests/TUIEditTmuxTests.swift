@@ -1,0 +1,221 @@
+import Foundation
+import Testing
+import TimbreTestSupport
+
+/// Managing playlists in the interface, end to end: the real binary in tmux over the sandbox; every
+/// step asserts what the SANDBOX holds afterwards, not only what the screen says.
+@Suite(.serialized, .tags(.integration), .integrationTier) struct TUIEditTmuxTests {
+    typealias Tmux = TUITmuxTests.Tmux
+
+    struct Session {
+        let sandbox: SandboxProcess
+        let cli: TimbreCLI
+        let tmux: Tmux
+        /// Every screen captured, to check that nothing was written under curses.
+        let screens = ScreenLog()
+
+        func wait(_ text: String) async throws -> String {
+            let screen = try await tmux.waitFor(text)
+            screens.add(screen)
+            return screen
+        }
+
+        func command(_ text: String) async throws {
+            try tmux.keys(":")
+            try tmux.type(text)
+            try tmux.keys("Enter")
+        }
+
+        /// The playlists pane: filter to `name`, select it, open it; the filter is cleared again.
+        func open(_ name: String) async throws {
+            try tmux.keys("h", "Escape", "/")
+            try tmux.type(name)
+            try tmux.keys("Enter", "Enter")
+            _ = try await wait(" \(name) · ")
+        }
+
+        func id(of name: String) async throws -> String {
+            let model = try await sandbox.library(includeItems: false)
+            let playlists = model["playlists"] as? [[String: Any]] ?? []
+            return try #require(playlists.first { ($0["name"] as? String) == name }?["id"] as? String, "no playlist named \(name)")
+        }
+    }
+
+    final class ScreenLog: @unchecked Sendable {
+        private let lock = NSLock()
+        private var all: [String] = []
+        func add(_ screen: String) { lock.withLock { all.append(screen) } }
+        var screens: [String] { lock.withLock { all } }
+    }
+
+    func withInterface(_ body: (Session) async throws -> Void) async throws {
+        let sandbox = try await SandboxProcess.start(library: .small, extraArguments: ["--refresh-rotation", "same"])
+        try await withCleanup({ await sandbox.stop() }) {
+            let token = try await sandbox.mintRefreshToken()
+            let cli = try TimbreCLI(extraEnvironment: ["TIMBRE_REFRESH_TOKEN": token])
+            try cli.configure(for: sandbox)
+            let tmux = Tmux()
+            try await withCleanup({ tmux.kill(); cli.remove() }) {
+                #expect(try await cli.run(["sync", "--quiet"]).status == 0)
+                let bin = try SandboxProcess.binaryDirectory().appendingPathComponent("timbre").path
+                var env = ["LANG=C.UTF-8", "TERM=tmux-256color"]
+                for key in ["XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "TIMBRE_REFRESH_TOKEN", "HOME", "PATH"] {
+                    if let value = cli.environment[key] { env.append("\(key)=\(value)") }
+                }
+                let marker = cli.home.appendingPathComponent("exit-status").path
+                let command = "env " + env.map { "'\($0)'" }.joined(separator: " ") + " '\(bin)'; echo $? > '\(marker)'; sleep 60"
+                _ = try tmux.run(["new-session", "-d", "-x", "130", "-y", "36", command])
+                let session = Session(sandbox: sandbox, cli: cli, tmux: tmux)
+                _ = try await session.wait("synced")
+                try await body(session)
+                try tmux.keys("q")
+                let deadline = ContinuousClock.now + .seconds(10)
+                while !FileManager.default.fileExists(atPath: marker), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
+                #expect((try? String(contentsOfFile: marker, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+                // Nothing printed under curses: no warning or error line from timbre on any screen.
+                for screen in session.screens.screens {
+                    #expect(!screen.contains("timbre: "), "stray output under the interface:\n\(screen)")
+                }
+            }
+        }
+    }
+
+    @Test func markRemoveUndoYankPasteAcrossPlaylists() async throws {
+        try await withInterface { s in
+            let coffee = try await s.id(of: "Morning Coffee")
+            let empty = try await s.id(of: "Empty Playlist")
+            let original = try await s.sandbox.entries(of: coffee)
+            try await s.open("Morning Coffee")
+
+            // Mark the first two entries, d, the question names how many; n sends nothing.
+            try s.tmux.keys("Space", "Space")
+            _ = try await s.wait("2 marked")
+            try s.tmux.keys("d")
+            _ = try await s.wait("Remove 2 entries from “Morning Coffee”? (y/n)")
+            try s.tmux.keys("n")
+            _ = try await s.wait("cancelled; nothing was sent")
+            #expect(try await s.sandbox.writeRequests().isEmpty)
+            try s.tmux.keys("d")
+            _ = try await s.wait("(y/n)")
+            try s.tmux.keys("y")
+            _ = try await s.wait("Removed 2 entries")
+            #expect(try await s.sandbox.entries(of: coffee) == Array(original.dropFirst(2)), "exactly the marked entries are gone")
+
+            // u puts them back where they were.
+            try s.tmux.keys("u")
+            _ = try await s.wait("Undid edit")
+            #expect(try await s.sandbox.entries(of: coffee) == original)
+
+            // v j j y yanks three; paste them into another playlist, then before its first entry.
+            try s.tmux.keys("g", "v", "j", "j", "y")
+            _ = try await s.wait("yanked 3 entries")
+            try await s.open("Empty Playlist")
+            try s.tmux.keys("p")
+            _ = try await s.wait("Added 3 entries")
+            #expect(try await s.sandbox.entries(of: empty) == Array(original.prefix(3)))
+            try s.tmux.keys("g", "P")
+            _ = try await s.wait("edit 3,")
+            #expect(try await s.sandbox.entries(of: empty) == Array(original.prefix(3)) + Array(original.prefix(3)))
+            // C-r after u: the paste comes back.
+            try s.tmux.keys("u")
+            _ = try await s.wait("Undid edit 3")
+            #expect(try await s.sandbox.entries(of: empty) == Array(original.prefix(3)))
+            try s.tmux.keys("C-r")
+            _ = try await s.wait("Redid edit 3")
+            #expect(try await s.sandbox.entries(of: empty).count == 6)
+            // The CLI sees the interface's edits in the same journal.
+            let history = try await s.cli.run(["history", "--json"])
+            #expect(history.status == 0)
+            let entries = (try? JSONSerialization.jsonObject(with: Data(history.stdout.utf8))) as? [[String: Any]] ?? []
+            #expect(entries.map { $0["op"] as? String } == ["add", "add", "remove"], "\(history.stdout)")
+        }
+    }
+
+    @Test func lockedPlaylistsSendNothingAndAConflictShowsItsMessage() async throws {
+        try await withInterface { s in
+            let coffee = try await s.id(of: "Morning Coffee")
+            try await s.open("Morning Coffee")
+            try s.tmux.keys("y")
+            _ = try await s.wait("yanked 1 entry")
+
+            // Someone else's playlist: locked; paste, shuffle and dedupe are refused, nothing is sent.
+            try await s.open("Today's Top Hits")
+            var screen = try await s.wait("🔒 read-only")
+            try s.tmux.keys("p")
+            screen = try await s.wait("nothing was sent")
+            #expect(screen.contains("🔒"))
+            try await s.command("shuffle")
+            try await s.command("dedupe")
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await s.sandbox.writeRequests().isEmpty, "a locked playlist got a write")
+
+            // The playlist changed on Spotify since the sync: d is a conflict, nothing is written,
+            // and the list is re-read to what Spotify holds.
+            _ = try await s.sandbox.mutate(playlist: coffee, action: "remove_first")
+            let changed = try await s.sandbox.entries(of: coffee)
+            try await s.sandbox.clearRequests()
+            try await s.open("Morning Coffee")
+            try s.tmux.keys("j", "d")
+            _ = try await s.wait("(y/n)")
+            try s.tmux.keys("y")
+            screen = try await s.wait("changed on Spotify since it was last synced")
+            #expect(screen.contains("the list now shows what Spotify holds"))
+            #expect(try await s.sandbox.writeRequests().isEmpty, "a conflicting edit wrote")
+            #expect(try await s.sandbox.entries(of: coffee) == changed)
+            _ = try await s.wait("Morning Coffee · \(changed.count) ")
+            try s.tmux.keys(":")
+            try s.tmux.type("messages")
+            try s.tmux.keys("Enter")
+            _ = try await s.wait("Messages (")
+            try s.tmux.keys("Escape")
+        }
+    }
+
+    @Test func filtersFoldersStatisticsAndHelpRender() async throws {
+        try await withInterface { s in
+            try await s.open("Morning Coffee")
+            try await s.command("filter year:1900-1989 duration:<4:00")
+            var screen = try await s.wait("filter year:1900-1989 duration:<4:00")
+            // Track rows: "│", a position, …, a duration at the end.
+            let rows = screen.split(separator: "\n").filter { $0.range(of: #"│[ •]*\d+ .*\d+:\d\d\s*$"#, options: .regularExpression) != nil }
+            #expect(!rows.isEmpty)
+            for row in rows {
+                let clock = (row.split(separator: " ").last ?? "").split(separator: ":").compactMap { Int($0) }
+                #expect(clock.count == 2 && clock[0] * 60 + clock[1] < 240, "\(row)\n\(screen)")
+            }
+            try s.tmux.keys("Escape")
+
+            // A folder from the interface: the selected playlist goes into it, the pane shows a tree.
+            try s.tmux.keys("h")
+            try await s.command("folder add Road Trips")
+            screen = try await s.wait("into the folder “Road Trips”")
+            try s.tmux.keys("Escape")
+            screen = try await s.wait("▾ Road Trips")
+            #expect(screen.contains("    Morning Coffee"), "the playlist is indented under its folder")
+            let folders = try await s.cli.run(["folder", "list", "--json"])
+            let coffee = try await s.id(of: "Morning Coffee")
+            #expect(folders.stdout.contains("Road Trips") && folders.stdout.contains(coffee))
+            // Enter on the folder closes it; the state is kept in the user data.
+            try s.tmux.keys("g", "j", "Enter")
+            _ = try await s.wait("▸ Road Trips")
+            try await Task.sleep(for: .milliseconds(300))
+            let closed = try await s.cli.run(["folder", "list", "--json"])
+            #expect(closed.stdout.contains("\"expanded\":false"), "\(closed.stdout)")
+
+            // i: the statistics overlay.
+            try s.tmux.keys("g", "Enter")
+            try s.tmux.keys("i")
+            screen = try await s.wait("Statistics of “Liked Songs”")
+            #expect(screen.contains("entries:") && screen.contains("top artists:"))
+            try s.tmux.keys("Escape")
+
+            // ? lists every new binding.
+            try s.tmux.keys("?")
+            screen = try await s.wait("Keys — any key closes")
+            for text in ["mark-range", "paste after", "shift down", "remove", "yank", "undo", "redo", "info", "toggle", ":folder add"] {
+                #expect(screen.contains(text), "help lacks \(text)")
+            }
+            try s.tmux.keys("Escape")
+        }
+    }
+}
