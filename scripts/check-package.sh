@@ -88,8 +88,10 @@ words="$(bash -c '
   COMP_WORDS=(timbre pl); COMP_CWORD=1; COMP_LINE="timbre pl"; COMP_POINT=${#COMP_LINE}
   _timbre timbre pl timbre
   printf "%s\n" "${COMPREPLY[@]}"')"
-echo "timbre pl<TAB>: $(echo $words)"
-grep -qx playlists <<<"$words" && grep -qx playlist <<<"$words" || fail "bash completes 'timbre pl' to '$words'"
+echo "timbre pl<TAB>: $(tr '\n' ' ' <<<"$words")"
+if ! grep -qx playlists <<<"$words" || ! grep -qx playlist <<<"$words"; then
+  fail "bash completes 'timbre pl' to '$words'"
+fi
 grep -q '^#compdef timbre' /usr/share/zsh/vendor-completions/_timbre || fail "no zsh completion"
 grep -q "complete -c 'timbre'" /usr/share/fish/vendor_completions.d/timbre.fish || fail "no fish completion"
 echo "zsh: /usr/share/zsh/vendor-completions/_timbre  fish: /usr/share/fish/vendor_completions.d/timbre.fish"

@@ -136,6 +136,9 @@ place "$generated/completions/fish" 0644 "$root/usr/share/fish/vendor_completion
 place "$staging/copyright" 0644 "$root/usr/share/doc/timbre/copyright"
 mkdir -p "$root/DEBIAN"
 # Debian wants an address here; the project has none yet, so a release sets DEB_MAINTAINER.
+# Depends names the libraries timbre links itself; what they pull in covers glib and tinfo, and
+# libc6, libgcc-s1 and libstdc++6 (the last also a dependency of apt, so present wherever
+# `apt install` runs).
 maintainer="${DEB_MAINTAINER:-the timbre authors <timbre@invalid>}"
 cat >"$root/DEBIAN/control" <<EOF
 Package: timbre
