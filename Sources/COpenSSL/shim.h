@@ -1,5 +1,6 @@
 #ifndef TIMBRE_COPENSSL_SHIM_H
 #define TIMBRE_COPENSSL_SHIM_H
+#include <string.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
@@ -10,6 +11,8 @@
 #include <openssl/bio.h>
 #include <openssl/bn.h>
 #include <openssl/ec.h>
+#include <openssl/hmac.h>
+#include <openssl/crypto.h>
 
 // Macros and generated stack accessors that Swift does not import, as functions.
 static inline int tossl_sk_X509_num(const STACK_OF(X509) *sk) { return sk_X509_num(sk); }
@@ -28,4 +31,21 @@ static inline int tossl_tls1_3_version(void) { return TLS1_3_VERSION; }
 // transfer that set it up ended; timbre refuses it instead.
 static inline void tossl_ctx_refuse_renegotiation(SSL_CTX *ctx) { SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION); }
 static inline int tossl_ctx_new_ex_index(CRYPTO_EX_free *free_func) { return SSL_CTX_get_ex_new_index(0, NULL, NULL, NULL, free_func); }
+// Signed pin documents: which kind of public key a PEM holds, and whether bytes are one whole DER
+// ECDSA signature (so a truncated one is named as such rather than as a wrong signature).
+static inline int tossl_pkey_is_ed25519(const EVP_PKEY *key) { return EVP_PKEY_get_base_id(key) == EVP_PKEY_ED25519; }
+static inline int tossl_pkey_is_p256(const EVP_PKEY *key) {
+    if (EVP_PKEY_get_base_id(key) != EVP_PKEY_EC) return 0;
+    char name[64] = {0};
+    size_t length = 0;
+    if (EVP_PKEY_get_group_name(key, name, sizeof name, &length) != 1) return 0;
+    return strcmp(name, "prime256v1") == 0 || strcmp(name, "P-256") == 0;
+}
+static inline int tossl_is_der_ecdsa_signature(const unsigned char *bytes, long length) {
+    const unsigned char *cursor = bytes;
+    ECDSA_SIG *sig = d2i_ECDSA_SIG(NULL, &cursor, length);
+    if (sig == NULL) { ERR_clear_error(); return 0; }
+    ECDSA_SIG_free(sig);
+    return cursor == bytes + length;
+}
 #endif

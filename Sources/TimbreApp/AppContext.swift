@@ -54,9 +54,11 @@ public struct AppContext: Sendable {
     }
 
     /// The pinned libcurl transport alone, for what is not a Web API call (doctor's connection
-    /// check, `timbre pins`): config.toml's CA file, TLS minimum and pins apply all the same.
+    /// check, `timbre pins`): config.toml's CA file, TLS minimum and pins apply all the same —
+    /// with the applied remote pin set between config.toml's pins and the defaults — and every pin
+    /// decision goes to trust.jsonl.
     public func transport() -> CurlTransport {
-        CurlTransport(settings: TransportSettings(config: config))
+        CurlTransport(settings: TransportSettings(config: config, remotePins: { [self] in await remotePinRules() }), observer: trustJournal)
     }
 
     /// The cache, if a sync has created it; read-only commands never create one.

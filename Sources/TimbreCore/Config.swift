@@ -15,12 +15,40 @@ public struct TLSSettings: Sendable, Equatable {
     public var caFile: String?
     public var minVersion: TLSVersion
     public var pins: [PinRule]
+    /// `[tls.remote]`: signed remote pin updates; nil when not configured.
+    public var remote: RemotePinSettings?
 
-    public init(caFile: String? = nil, minVersion: TLSVersion = .tls12, pins: [PinRule] = []) {
+    public init(caFile: String? = nil, minVersion: TLSVersion = .tls12, pins: [PinRule] = [], remote: RemotePinSettings? = nil) {
         self.caFile = caFile
         self.minVersion = minVersion
         self.pins = pins
+        self.remote = remote
     }
+}
+
+/// `[tls.remote]`: where signed pin documents come from and the key they must be signed with.
+public struct RemotePinSettings: Sendable, Equatable {
+    public enum Key: Sendable, Equatable {
+        /// `public_key = "/path/signer.pem"`: an ECDSA P-256 or Ed25519 public key (PEM).
+        case publicKey(path: String)
+        /// `hmac = true`: HMAC-SHA256 with a key from `TIMBRE_PINS_HMAC_KEY` or the keyring.
+        case hmac
+    }
+
+    /// `url`: the document; its signature is at `url + ".sig"`. nil: only `pins update --file` works.
+    public var url: URL?
+    public var key: Key
+    /// `allow_host_removal = true`: a document may drop every pin of a host the applied set pins.
+    public var allowHostRemoval: Bool
+
+    public init(url: URL?, key: Key, allowHostRemoval: Bool = false) {
+        self.url = url
+        self.key = key
+        self.allowHostRemoval = allowHostRemoval
+    }
+
+    /// Where the signature of `url` is published.
+    public var signatureURL: URL? { url.flatMap { URL(string: $0.absoluteString + ".sig") } }
 }
 
 /// config.toml, validated. Every key is optional; environment variables override the file.
@@ -137,6 +165,14 @@ private struct RawConfig: Decodable {
         var ca_file: String?
         var min_version: String?
         var pin: [RawPin]?
+        var remote: RawRemote?
+    }
+
+    struct RawRemote: Decodable {
+        var url: String?
+        var public_key: String?
+        var hmac: Bool?
+        var allow_host_removal: Bool?
     }
 
     struct RawPin: Decodable {
@@ -177,6 +213,7 @@ private struct RawConfig: Decodable {
             for (index, pin) in (tls.pin ?? []).enumerated() {
                 config.tls.pins.append(try Self.rule(pin, number: index + 1, fail: fail))
             }
+            if let remote = tls.remote { config.tls.remote = try Self.remote(remote, fail: fail) }
         }
         config.keys = keys ?? [:]
         return config
@@ -187,6 +224,23 @@ private struct RawConfig: Decodable {
               url.scheme?.lowercased() == "https", let host = url.host, !host.isEmpty
         else { throw fail("\(key) = \"\(text)\" must be an https:// URL (every call goes through the pinned TLS transport)") }
         return url
+    }
+
+    private static func remote(_ raw: RawRemote, fail: (String) -> ConfigError) throws(ConfigError) -> RemotePinSettings {
+        let url = try raw.url.map { (text: String) throws(ConfigError) -> URL in try httpsURL(text, key: "tls.remote.url", fail: fail) }
+        let key: RemotePinSettings.Key
+        switch (raw.public_key, raw.hmac ?? false) {
+        case (let path?, false):
+            guard !path.trimmingCharacters(in: .whitespaces).isEmpty else { throw fail("tls.remote.public_key is empty; give the path of the signer's PEM public key") }
+            key = .publicKey(path: (path as NSString).expandingTildeInPath)
+        case (nil, true):
+            key = .hmac
+        case (_?, true):
+            throw fail("[tls.remote] sets both public_key and hmac = true; pin documents are verified with one key: keep one of them")
+        case (nil, false):
+            throw fail("[tls.remote] needs public_key = \"/path/signer.pem\" (ECDSA P-256 or Ed25519) or hmac = true (key from TIMBRE_PINS_HMAC_KEY or the keyring); timbre never applies an unsigned pin document")
+        }
+        return RemotePinSettings(url: url, key: key, allowHostRemoval: raw.allow_host_removal ?? false)
     }
 
     private static func rule(_ raw: RawPin, number: Int, fail: (String) -> ConfigError) throws(ConfigError) -> PinRule {

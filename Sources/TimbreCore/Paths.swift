@@ -47,6 +47,13 @@ public struct Paths: Sendable, Equatable, Codable {
 }
 
 extension Paths {
+    /// The trust events, JSON lines (`$XDG_STATE_HOME/timbre/trust.jsonl`, beside the log).
+    public var trustEvents: String { (log as NSString).deletingLastPathComponent + "/trust.jsonl" }
+
+    /// The applied signed remote pin set (`$XDG_DATA_HOME/timbre/remote-pins.json`): user data,
+    /// not re-fetchable without the signer, so it lives beside the journal, not in the cache.
+    public var remotePins: String { (data as NSString).deletingLastPathComponent + "/remote-pins.json" }
+
     /// `timbre paths --json`.
     public var json: JSONValue {
         .object([("config", .string(config)), ("cache", .string(cache)), ("log", .string(log)), ("credentials", .string(credentials)),

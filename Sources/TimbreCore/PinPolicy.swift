@@ -94,19 +94,49 @@ public struct PinRule: Sendable, Hashable {
     }
 }
 
-/// All pin rules in force: the config's own, then the shipped defaults for hosts the config does
-/// not pin itself. A host with no rule has no policy and must be refused.
+/// Where the rule in force for a host comes from (`timbre pins status`: `"from"`).
+public enum PinOrigin: String, Sendable, Equatable {
+    case config, remote, `default`
+}
+
+/// All pin rules in force, in precedence order: config.toml's own, then the applied signed remote
+/// set (`timbre pins update`), then the shipped defaults. A host with no rule has no policy and
+/// must be refused.
 public struct PinPolicySet: Sendable, Equatable {
     public var configured: [PinRule]
+    /// The applied remote pin set (empty when none is applied or it could not be verified).
+    public var remote: [PinRule]
     public var defaults: [PinRule]
 
-    public init(configured: [PinRule], defaults: [PinRule] = []) {
+    public init(configured: [PinRule], remote: [PinRule] = [], defaults: [PinRule] = []) {
         self.configured = configured
+        self.remote = remote
         self.defaults = defaults
     }
 
     public func rule(for host: String) -> PinRule? {
-        Self.bestMatch(in: configured, host: host) ?? Self.bestMatch(in: defaults, host: host)
+        resolve(host)?.rule
+    }
+
+    /// The rule in force for `host` and the layer it comes from.
+    public func resolve(_ host: String) -> (rule: PinRule, origin: PinOrigin)? {
+        if let rule = Self.bestMatch(in: configured, host: host) { return (rule, .config) }
+        if let rule = Self.bestMatch(in: remote, host: host) { return (rule, .remote) }
+        if let rule = Self.bestMatch(in: defaults, host: host) { return (rule, .default) }
+        return nil
+    }
+
+    /// Every rule in force, one per host pattern, with its origin: a pattern the config pins hides
+    /// the remote and default rules for the same pattern, as `rule(for:)` does.
+    public var effectiveRules: [(rule: PinRule, origin: PinOrigin)] {
+        var seen = Set<String>()
+        var result: [(rule: PinRule, origin: PinOrigin)] = []
+        for (rules, origin) in [(configured, PinOrigin.config), (remote, .remote), (defaults, .default)] {
+            for rule in rules where seen.insert(rule.host.text).inserted {
+                result.append((rule, origin))
+            }
+        }
+        return result
     }
 
     /// An exact pattern beats a wildcard; otherwise the first in file order.

@@ -18,6 +18,39 @@ public enum Crypto {
         return Array(digest.prefix(Int(length)))
     }
 
+    /// HMAC-SHA256 (RFC 2104 with SHA-256; test vectors in RFC 4231).
+    public static func hmacSHA256(key: [UInt8], data: [UInt8]) -> [UInt8] {
+        var mac = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        // An empty key is legal HMAC; OpenSSL wants a non-null pointer all the same.
+        let keyBytes = key.isEmpty ? [0] : key
+        _ = keyBytes.withUnsafeBufferPointer { k in
+            data.withUnsafeBufferPointer { d in
+                HMAC(EVP_sha256(), k.baseAddress, Int32(key.count), d.baseAddress, d.count, &mac, &length)
+            }
+        }
+        return Array(mac.prefix(Int(length)))
+    }
+
+    /// Compares bytes in time that depends on the length only (MACs, signatures).
+    public static func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        guard !a.isEmpty else { return true }
+        return CRYPTO_memcmp(a, b, a.count) == 0
+    }
+
+    /// Lower-case hexadecimal.
+    public static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
     /// RFC 4648 §5 base64url without padding (what PKCE and OAuth `state` use).
     public static func base64URL(_ bytes: [UInt8]) -> String {
         Data(bytes).base64EncodedString()

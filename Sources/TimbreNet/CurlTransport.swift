@@ -16,6 +16,9 @@ public final class CurlTransport: HTTPTransport {
     public let settings: TransportSettings
     private let loop: CurlMultiLoop
     private let observer: any TrustObserver
+    /// `settings.pins` with the remote rules filled in, once they are loaded.
+    private let resolvedPins = Locked<PinPolicySet?>(nil)
+    private let resolvingPins = Locked<Task<PinPolicySet, Never>?>(nil)
 
     public convenience init(settings: TransportSettings, observer: (any TrustObserver)? = nil, logger: Logger = Logger(label: "timbre.tls")) {
         self.init(settings: settings, observer: observer, logger: logger, idlePollMilliseconds: 1000)
@@ -39,12 +42,33 @@ public final class CurlTransport: HTTPTransport {
 
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let host = try Self.httpsHost(of: request.url)
-        guard let rule = settings.pins.rule(for: host) else {
+        guard let rule = await pinPolicy().rule(for: host) else {
             observer.record(.policyMissing(host: host))
             throw TransportError.trust(TrustFailure(host: host, reason: .noPolicy))
         }
         let verification = TLSVerification(host: host, purpose: .enforce(rule), observer: observer)
         return try await run(request, host: host, kind: .http, verification: verification)
+    }
+
+    /// The pin rules this transport enforces: config.toml's, the applied remote set's, the shipped
+    /// defaults. The remote set is loaded (and verified) by the first caller; the rest wait for it.
+    public func pinPolicy() async -> PinPolicySet {
+        if let ready = resolvedPins.current { return ready }
+        guard let load = settings.remotePins else { return settings.pins }
+        let task = resolvingPins.withLock { pending -> Task<PinPolicySet, Never> in
+            if let pending { return pending }
+            let base = settings.pins
+            let started = Task { () -> PinPolicySet in
+                var pins = base
+                pins.remote = await load()
+                return pins
+            }
+            pending = started
+            return started
+        }
+        let pins = await task.value
+        resolvedPins.withLock { $0 = pins }
+        return pins
     }
 
     /// Completes a TLS handshake with `url`'s host and returns the chain, sending no HTTP request.

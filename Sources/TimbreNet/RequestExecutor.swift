@@ -31,7 +31,10 @@ public final class RequestExecutor: Sendable {
     /// budget, not by a count per request); 5xx and dropped connections back off with jitter up
     /// to `policy.maxRetries` times; a non-idempotent request is resent only when it cannot have
     /// reached the server.
-    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    ///
+    /// `signer` authenticates each attempt just before it goes out (a bearer token, an API key,
+    /// an HMAC signature with a fresh timestamp); the executor does not know which it is.
+    public func send(_ request: HTTPRequest, signer: (any RequestSigner)? = nil) async throws -> HTTPResponse {
         // Built only when a log line or a retry needs it: redaction is regex work on every request otherwise.
         let label = { "\(request.method.rawValue) \(Self.describe(request.url))" }
         var retries = 0
@@ -41,9 +44,10 @@ public final class RequestExecutor: Sendable {
             let started = ContinuousClock.now
             let outcome: Result<HTTPResponse, any Error>
             do {
+                let outgoing = try signer?.sign(request) ?? request
                 counter.withLock { $0 += 1 }
                 logger.debug("→ \(label())")
-                outcome = .success(try await transport.send(request))
+                outcome = .success(try await transport.send(outgoing))
             } catch {
                 outcome = .failure(error)
             }

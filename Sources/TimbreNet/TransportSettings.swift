@@ -11,12 +11,18 @@ public struct TransportSettings: Sendable {
     /// A response body larger than this is refused rather than buffered.
     public var maxResponseBytes: Int
     public var userAgent: String
+    /// The applied remote pin set's rules (`timbre pins update`), loaded and verified when the
+    /// transport first needs a pin rule (offline commands never pay for it); they go between
+    /// config.toml's rules and the shipped defaults.
+    public var remotePins: (@Sendable () async -> [PinRule])?
 
     public init(
         pins: PinPolicySet, caFile: String? = nil, minimumTLS: TLSVersion = .tls12,
         connectTimeout: Duration = .seconds(10), totalTimeout: Duration = .seconds(60),
-        maxResponseBytes: Int = 64 << 20, userAgent: String = "timbre/\(TimbreVersion.current)"
+        maxResponseBytes: Int = 64 << 20, userAgent: String = "timbre/\(TimbreVersion.current)",
+        remotePins: (@Sendable () async -> [PinRule])? = nil
     ) {
+        self.remotePins = remotePins
         self.pins = pins
         self.caFile = caFile
         self.minimumTLS = minimumTLS
@@ -26,11 +32,12 @@ public struct TransportSettings: Sendable {
         self.userAgent = userAgent
     }
 
-    /// Pins from config.toml, with the shipped Spotify defaults for hosts the config does not pin.
-    public init(config: Config) {
+    /// Pins from config.toml, then `remotePins` (the applied remote set), then the shipped Spotify
+    /// defaults for hosts neither pins.
+    public init(config: Config, remotePins: (@Sendable () async -> [PinRule])? = nil) {
         self.init(
             pins: PinPolicySet(configured: config.tls.pins, defaults: DefaultPins.rules),
-            caFile: config.tls.caFile, minimumTLS: config.tls.minVersion)
+            caFile: config.tls.caFile, minimumTLS: config.tls.minVersion, remotePins: remotePins)
     }
 }
 

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import TimbreCore
 
@@ -41,12 +42,18 @@ public enum TrustEvent: Sendable, Equatable {
     case allowedByPermissiveMode(host: String, presented: [ChainEntry])
     case policyMissing(host: String)
     case systemTrustFailed(host: String, reason: String)
+    /// A signed remote pin document was applied (`timbre pins update`).
+    case remoteApplied(source: String, version: Int, hosts: Int)
+    /// A remote pin document was refused; `reason` is the sentence the user saw.
+    case remoteRefused(source: String, reason: String)
 
     public var host: String {
         switch self {
         case .pinMatched(let host, _, _, _), .pinMismatch(let host, _), .allowedByPermissiveMode(let host, _),
              .policyMissing(let host), .systemTrustFailed(let host, _):
             return host
+        case .remoteApplied(let source, _, _), .remoteRefused(let source, _):
+            return URL(string: source).flatMap { $0.scheme == nil ? nil : $0.host } ?? ""
         }
     }
 }
@@ -83,6 +90,10 @@ struct LoggingTrustObserver: TrustObserver {
             logger.error("no pin policy for host: request refused", metadata: ["host": "\(host)"])
         case .systemTrustFailed(let host, let reason):
             logger.error("certificate verification failed", metadata: ["host": "\(host)", "reason": "\(TerminalText.sanitize(reason))"])
+        case .remoteApplied(let source, let version, let hosts):
+            logger.notice("remote pin set applied", metadata: ["source": "\(Redactor.redact(source))", "version": "\(version)", "hosts": "\(hosts)"])
+        case .remoteRefused(let source, let reason):
+            logger.error("remote pin document refused", metadata: ["source": "\(Redactor.redact(source))", "reason": "\(TerminalText.sanitize(reason))"])
         }
     }
 }

@@ -321,6 +321,18 @@ public final class SandboxProcess: @unchecked Sendable {
         return (try JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
     }
 
+    /// Serves `data` at `/__sandbox/files/NAME` (e.g. a pin document and its `.sig`).
+    public func putFile(_ name: String, _ data: Data) async throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("timbre-file-\(UUID().uuidString)")
+        try data.write(to: scratch)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let result = try await curl("/__sandbox/files/\(name)", method: "PUT", headers: ["Content-Type: application/octet-stream"],
+                                    extraArguments: ["--data-binary", "@" + scratch.path])
+        guard result.exitCode == 0, result.status == 200 else {
+            throw SandboxProcessError.controlFailed("/__sandbox/files/\(name)", result.status, result.text)
+        }
+    }
+
     public func mintRefreshToken() async throws -> String {
         let data = try await control("POST", "mint-refresh-token")
         struct Token: Decodable { var refresh_token: String }

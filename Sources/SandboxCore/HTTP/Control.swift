@@ -94,8 +94,28 @@ extension SandboxService {
                 return .apiError(400, "Expected {\"playlist\":ID,\"action\":\"append|remove_first|rename|clear|delete|create\"}")
             }
             return mutate(body)
+        case (_, _) where name.hasPrefix("files/") && name.count > "files/".count:
+            return file(request.method, name: String(name.dropFirst("files/".count)), body: request.body)
         default:
             return .apiError(404, "Unknown control endpoint \(request.method) /__sandbox/\(name)")
+        }
+    }
+
+    /// Static files for tests: PUT stores the body as it is, GET serves it byte for byte
+    /// (`application/octet-stream`), DELETE removes it. A missing file is a 404.
+    private func file(_ method: String, name: String, body: [UInt8]) -> SandboxResponse {
+        switch method {
+        case "PUT":
+            withState { $0.files[name] = body }
+            return ok()
+        case "GET":
+            guard let bytes = withState({ $0.files[name] }) else { return .apiError(404, "No file \(name)") }
+            return SandboxResponse(status: 200, headers: [("Content-Type", "application/octet-stream")], body: bytes)
+        case "DELETE":
+            withState { $0.files[name] = nil }
+            return ok()
+        default:
+            return .apiError(405, "Method not allowed")
         }
     }
 

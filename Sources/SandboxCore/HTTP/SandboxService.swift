@@ -69,6 +69,8 @@ public final class SandboxService: Sendable {
         var approve = true
         var faults = FaultQueue()
         var requestLog: [JSONValue] = []
+        /// `/__sandbox/files/NAME`: bytes a test put there (pin documents and their signatures).
+        var files: [String: [UInt8]] = [:]
     }
 
     public init(configuration: SandboxConfiguration) {

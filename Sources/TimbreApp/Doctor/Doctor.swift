@@ -16,7 +16,8 @@ public struct Doctor: Sendable {
         var results = [config(), clientID(), await keyring(), await signIn()]
         results += permissions()
         results += cache()
-        results += pins()
+        results += await pins()
+        results.append(trust())
         results += await connect(online: online)
         return results
     }
@@ -80,18 +81,52 @@ public struct Doctor: Sendable {
     }
 
     /// Each host timbre talks to has a pin policy; without one every request would be refused.
-    func pins() -> [DoctorCheck] {
-        let settings = TransportSettings(config: context.config)
+    /// The applied remote pin set is verified again first: one that no longer verifies is a warning
+    /// and the hosts fall back to config.toml and the shipped defaults.
+    func pins() async -> [DoctorCheck] {
+        let loaded = await context.loadRemotePins()
+        var results: [DoctorCheck] = []
+        switch loaded {
+        case .applied(let set):
+            results.append(DoctorCheck(.ok, "pins", "remote pin set version \(set.parsed.version) (expires \(set.parsed.expiresText)) from \(set.source)"))
+        case .ignored(let reason):
+            results.append(DoctorCheck(.warn, "pins", "\(reason) — fix: `timbre pins update`, or delete \(context.paths.remotePins)"))
+        case .none:
+            if context.config.tls.remote != nil {
+                results.append(DoctorCheck(.ok, "pins", "no remote pin set applied yet ([tls.remote] is configured: `timbre pins update`)"))
+            }
+        }
+        let policy = context.pinPolicy(remote: loaded)
         var seen = Set<String>()
-        return hosts.compactMap { url -> DoctorCheck? in
+        results += hosts.compactMap { url -> DoctorCheck? in
             let host = url.host ?? "?"
             guard seen.insert(host).inserted else { return nil }
-            guard let rule = settings.pins.rule(for: host) else {
+            guard let (rule, origin) = policy.resolve(host) else {
                 return DoctorCheck(.fail, "pins", "\(host): no pin policy, every request would be refused — fix: add [[tls.pin]] for it (`timbre pins https://\(host)`)")
             }
-            let origin = settings.pins.configured.contains(rule) ? "config.toml" : "shipped defaults"
-            return DoctorCheck(.ok, "pins", "\(host): \(rule.pins.count) pin(s), scope \(rule.scope.rawValue), \(rule.mode.rawValue) (\(origin))")
+            let from = switch origin {
+            case .config: "config.toml"
+            case .remote: "remote pin set"
+            case .default: "shipped defaults"
+            }
+            return DoctorCheck(.ok, "pins", "\(host): \(rule.pins.count) pin(s), scope \(rule.scope.rawValue), \(rule.mode.rawValue) (\(from))")
         }
+        return results
+    }
+
+    /// What trust.jsonl recorded: how many of each decision, and the last pin mismatch.
+    func trust() -> DoctorCheck {
+        let path = context.paths.trustEvents
+        let records = TrustJournal.read(path: path)
+        guard !records.isEmpty else { return DoctorCheck(.ok, "trust", "no trust events recorded yet (\(path))") }
+        var counts: [TrustEventKind: Int] = [:]
+        for record in records { counts[record.kind, default: 0] += 1 }
+        let summary = TrustEventKind.allCases.compactMap { kind in counts[kind].map { "\($0) \(kind.rawValue)" } }.joined(separator: ", ")
+        guard let mismatch = records.last(where: { $0.kind == .pinMismatch }) else {
+            return DoctorCheck(.ok, "trust", "\(summary) (\(path))")
+        }
+        return DoctorCheck(.warn, "trust", "\(summary); last mismatch: \(mismatch.host) presented \(mismatch.pin ?? "no certificate") at \(mismatch.at) — "
+            + "fix: if that was not a certificate rotation you expected, someone may be intercepting the connection; check with `timbre pins https://\(mismatch.host)`")
     }
 
     /// A request to each host through the pinned transport: TLS, the pins and the route in one go.

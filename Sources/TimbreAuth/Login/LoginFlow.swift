@@ -128,7 +128,7 @@ public struct LoginFlow: Sendable {
     /// Validates with `GET /me`, then stores: refresh token first, then the session.
     private func complete(_ tokens: TokenResponse, fallback: SecretBytes?) async throws -> (UserProfile, Session) {
         let meURL = URL(string: apiURL.absoluteString + "/me") ?? apiURL
-        let response = try await executor.send(HTTPRequest(url: meURL, headers: [("Authorization", "Bearer \(tokens.accessToken)")]))
+        let response = try await executor.send(HTTPRequest(url: meURL), signer: BearerTokenSigner(token: tokens.accessToken))
         guard let profile = try? JSONDecoder().decode(UserProfile.self, from: response.body) else { throw AuthError.malformedProfile }
         let refreshToken: SecretBytes
         if let rotated = tokens.refreshToken, !rotated.isEmpty {

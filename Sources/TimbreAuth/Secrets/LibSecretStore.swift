@@ -120,6 +120,7 @@ public struct LibSecretStore: SecretStore {
         case .refreshToken: what = "refresh token"
         case .session: what = "session"
         case .clientID: what = "client id"
+        case .pinsHMACKey: what = "pin document HMAC key"
         }
         return "timbre \(what) (profile \(profile))"
     }

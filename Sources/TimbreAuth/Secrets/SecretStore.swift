@@ -6,6 +6,12 @@ public enum SecretKind: String, Sendable, CaseIterable {
     /// JSON with the access token, its expiry, user id/name and scopes (written by the token layer).
     case session
     case clientID = "client_id"
+    /// The shared key `[tls.remote] hmac = true` verifies pin documents with. Not part of a sign-in:
+    /// `timbre logout` leaves it.
+    case pinsHMACKey = "pins_hmac_key"
+
+    /// What `timbre logout` removes.
+    public static let signIn: [SecretKind] = [.refreshToken, .session, .clientID]
 }
 
 /// Where a secret was found (`timbre auth status` shows it).

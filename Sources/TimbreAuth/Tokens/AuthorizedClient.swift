@@ -3,7 +3,8 @@ import Logging
 import TimbreCore
 import TimbreNet
 
-/// Sends Web API requests with a valid bearer token, only ever to the API's own origin.
+/// Sends Web API requests with a valid bearer token (a `BearerTokenSigner` the executor applies
+/// to each attempt), only ever to the API's own origin.
 ///
 /// A 401 refreshes the token (single-flight across every request) and retries, for as long as
 /// each 401 answers a newer token than the one rejected before (bounded by
@@ -38,8 +39,8 @@ public struct AuthorizedClient: Sendable {
         if body != nil { headers.append(("Content-Type", "application/json")) }
         while true {
             do {
-                return try await executor.send(HTTPRequest(method: method, url: url, headers: [("Authorization", "Bearer \(token)")] + headers,
-                                                           body: body, reconciles: reconciles))
+                return try await executor.send(HTTPRequest(method: method, url: url, headers: headers, body: body, reconciles: reconciles),
+                                               signer: BearerTokenSigner(token: token))
             } catch let error as SpotifyError where error.status == 401 && reauthorizations < executor.policy.maxReauthorizations {
                 let renewed = try await tokens.accessToken(afterRejecting: token)
                 // The same token again means no refresh could help: give the 401 to the caller.

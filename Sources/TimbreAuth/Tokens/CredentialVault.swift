@@ -101,7 +101,7 @@ public final class CredentialVault: Sendable {
         memory.withLock { $0 = nil }
         var problems: [String] = []
         for store in [keyring, file] {
-            for kind in SecretKind.allCases {
+            for kind in SecretKind.signIn {
                 do { try await store.delete(kind, profile: profile) } catch {
                     if case .serviceUnavailable = error { continue }
                     problems.append("\(store.source.rawValue): \(error.message)")
