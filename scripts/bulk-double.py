@@ -52,21 +52,8 @@ TRACK_URI = re.compile(r"spotify:(track|episode):[0-9A-Za-z]{22}")
 # Disagreements confirmed as timbre bugs: {"name": …, "op": …, "reproduction": …, "match": callable
 # (step dict, kind of check) -> bool}. A matching disagreement is reported, not failed.
 KNOWN_ISSUES = [
-    {"name": "release-date-only-on-first-page",
-     "op": "playlist sort --by year",
-     "reproduction": "seed 2222, medium phase, fixed step 0: `timbre playlist sort ID --by year` on a 234-entry "
-                     "playlist exits 0 with the list unsorted by year (index 1: 2025 before 1965). timbre's cache holds "
-                     "album_id and release_date only for a playlist's first 50 entries (the first /items page), after "
-                     "an add's write-through and after `timbre sync --force` alike, although the sandbox serves them "
-                     "on every page; entries without a cached year are sorted apart from the rest.",
-     "match": lambda d: d["what"].startswith("order at index") and "--by year" in d["command"] and d["entries"] > 50},
-    {"name": "album-id-only-on-first-page",
-     "op": "stats --json",
-     "reproduction": "seed 2222, medium phase, fixed step 0: `timbre stats ID --json` on a 234-entry playlist says "
-                     "\"albums\": 196, while the playlist has 194 distinct album names and 172 distinct album ids: it "
-                     "counts album ids for the first 50 entries and names for the rest — the same cache gap as above "
-                     "(album_id stored only for the first /items page).",
-     "match": lambda d: d["what"] == "stats" and d["hint"] == "albums: ids on the first 50, names after"},
+    # Both found by this double and fixed (album id and release date were cached for a playlist's
+    # first /items page only; EntryRows.append dropped them): none open.
 ]
 
 

@@ -36,6 +36,7 @@ public enum TUIEdit: Sendable, Equatable {
             case .add(let uris, _): return "adding \(Self.count(uris.count))"
             case .removePositions(let positions): return "removing \(Self.count(positions.count))"
             case .removeURIs(let uris): return "removing every copy of \(uris.count) \(uris.count == 1 ? "track" : "tracks")"
+            case .removeMixed(let positions, let uris): return "removing \(Self.count(positions.count)) and every copy of \(uris.count) \(uris.count == 1 ? "track" : "tracks")"
             case .move(_, let length, _): return "moving \(Self.count(length))"
             case .shuffle: return "shuffling"
             case .sort(let key, _): return "sorting by \(key.rawValue)"

@@ -26,6 +26,14 @@ extension SyncCLITests {
             let deduped = try await s.sandbox.entries(of: id)
             var seen = Set<String>()
             #expect(deduped == (original + [original[0], original[1], original[0]]).filter { seen.insert($0).inserted }, "first copies kept, in order")
+            // Again: nothing to remove is a success (a cron job's dedupe of a clean playlist), sending no write.
+            let writes = try await s.sandbox.writeRequests().count
+            let again = await s.cli.invoke(["playlist", "dedupe", id, "--json"])
+            #expect(again.status == 0, "\(again.stderr)")
+            #expect((parse(again.stdout) as? [String: Any])?["removed"] as? Int == 0)
+            #expect(try await s.sandbox.writeRequests().count == writes)
+            let plain = await s.cli.invoke(["playlist", "dedupe", id])
+            #expect(plain.status == 0 && plain.stdout.contains("has no duplicates; nothing was sent"), "\(plain.stdout)")
 
             // Shuffle: the same entries, another order; undo: the old order exactly.
             #expect(await s.cli.invoke(["playlist", "shuffle", id]).status == 0)

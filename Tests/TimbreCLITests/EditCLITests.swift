@@ -22,6 +22,26 @@ extension SyncCLITests {
         return (found.0, found.1)
     }
 
+    /// `remove --position N --uri U` together: exactly entry N, and every copy of U.
+    @Test func removeTakesPositionsAndURIsTogether() async throws {
+        let s = try await setUp("small")
+        try await withCleanup({ await s.cleanUp() }) {
+            #expect(await s.cli.invoke(["sync", "--quiet"]).status == 0)
+            let (id, original) = try await ownPlaylist(s)
+            let track = original[2]
+            #expect(await s.cli.invoke(["playlist", "add", id, track]).status == 0)
+            let removed = await s.cli.invoke(["playlist", "remove", id, "--position", "0", "--uri", track, "--json"])
+            #expect(removed.status == 0, "\(removed.stderr)")
+            #expect((parse(removed.stdout) as? [String: Any])?["removed"] as? Int == 1 + (original + [track]).filter { $0 == track }.count)
+            var expected = original + [track]
+            expected.remove(at: 0)
+            expected.removeAll { $0 == track }
+            #expect(try await s.sandbox.entries(of: id) == expected)
+            #expect(await s.cli.invoke(["undo"]).status == 0)
+            #expect(try await s.sandbox.entries(of: id) == original + [track])
+        }
+    }
+
     /// A playlist holding entries Spotify cannot name (a null track, malformed ids): a move carries
     /// them along like any entry, and the edit does not cry "changed on Spotify" because of them.
     @Test func aMoveOverUnnamedEntriesKeepsThemAndWarnsOfNothing() async throws {

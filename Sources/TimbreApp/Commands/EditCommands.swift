@@ -83,11 +83,13 @@ public struct PlaylistEditCommand: Sendable {
             if let position, position < 0 { throw UsageError(message: "--position must be 0 or more") }
             return .add(uris: [], position: position)
         case .remove(let ranges, let uris):
-            guard ranges.isEmpty != uris.isEmpty else {
-                throw UsageError(message: "give either --position or --uri", hint: "--position removes exactly those entries; --uri removes every copy of a track")
+            guard !ranges.isEmpty || !uris.isEmpty else {
+                throw UsageError(message: "give --position or --uri", hint: "--position removes exactly those entries; --uri removes every copy of a track")
             }
-            if !uris.isEmpty { return .removeURIs(try uris.map { try ItemRef.parse($0).uri }) }
-            return .removePositions(ranges.flatMap { Array($0) })
+            let parsed = try uris.map { try ItemRef.parse($0).uri }
+            if ranges.isEmpty { return .removeURIs(parsed) }
+            if parsed.isEmpty { return .removePositions(ranges.flatMap { Array($0) }) }
+            return .removeMixed(positions: ranges.flatMap { Array($0) }, uris: parsed)
         case .move(let range, let to):
             return .move(start: range.lowerBound, length: range.count, to: to)
         case .shuffle:

@@ -45,3 +45,12 @@ public struct NothingToUndo: UserFacingError, Equatable {
     public var message: String
     public var exitStatus: ExitStatus { .failure }
 }
+
+/// An edit that would leave the playlist as it is. `apply` answers it with an outcome that sent
+/// nothing (exit 0: a cron job deduping a clean playlist succeeded); elsewhere (an undo whose
+/// change is already undone) it is the usage error it always was.
+public struct NothingToChange: UserFacingError, Equatable {
+    public var message: String
+    public var hint: String? { nil }
+    public var exitStatus: ExitStatus { .usage }
+}

@@ -11,6 +11,8 @@ public struct EditRequest: Sendable {
         case removePositions([Int])
         /// Every copy of these URIs.
         case removeURIs([String])
+        /// Exactly these entries, and every copy of these URIs (`remove --position … --uri …`).
+        case removeMixed(positions: [Int], uris: [String])
         /// `length` entries from `start`, so that the first ends at index `to` of the result.
         case move(start: Int, length: Int, to: Int)
         /// A random new order, saved.
@@ -40,7 +42,7 @@ public struct EditRequest: Sendable {
     var op: String {
         switch what {
         case .add: return "add"
-        case .removePositions, .removeURIs: return "remove"
+        case .removePositions, .removeURIs, .removeMixed: return "remove"
         case .move: return "move"
         case .shuffle: return "shuffle"
         case .sort: return "sort"
@@ -52,7 +54,7 @@ public struct EditRequest: Sendable {
     var isPositional: Bool {
         switch what {
         case .add(_, let position): return position != nil
-        case .removePositions, .move, .shuffle, .sort, .dedupe: return true
+        case .removePositions, .removeMixed, .move, .shuffle, .sort, .dedupe: return true
         case .removeURIs: return false
         }
     }
@@ -78,6 +80,8 @@ public struct EditOutcome: Sendable {
     public var libraryWrites = 0
     /// What was done, when it is not a change of one playlist's entries ("liked 3 items").
     public var action: String?
+    /// The playlist already was as asked: `action` says so, nothing was sent or journalled.
+    public var unchanged = false
     /// For `dedupe`: each copy removed, and the position of the entry it repeats.
     public var duplicates: [(position: Int, uri: String, duplicateOf: Int)] = []
 
@@ -97,6 +101,7 @@ public struct EditOutcome: Sendable {
 
     /// One line for a person, naming how to undo and redo where they are (the interface's keys).
     public func summary(undo: String, redo: String) -> String {
+        if unchanged, let action { return action.prefix(1).uppercased() + action.dropFirst() }
         var parts: [String] = []
         if added > 0 { parts.append("added \(added) \(added == 1 ? "entry" : "entries")") }
         if removed > 0 { parts.append("removed \(removed) \(removed == 1 ? "entry" : "entries")") }
@@ -155,12 +160,23 @@ public final class PlaylistEditor: Sendable {
             let live = try await LivePlaylist.read(request.playlist, api: api, known: meta)
             var duplicates: (removable: [Reordering.Duplicate], skipped: Int)?
             if case .dedupe(let fuzzy) = request.what { duplicates = Self.duplicates(in: live, fuzzy: fuzzy) }
-            let edit = try resolve(request, on: live, duplicates: duplicates?.removable ?? [])
-            if case .insert(let uris, _) = edit, live.uris.count + uris.count > Self.maxEntries {
-                throw InvalidEdit(message: "“\(TerminalText.preview(live.meta.name, limit: 60))” would hold \(live.uris.count + uris.count) entries; Spotify keeps at most \(Self.maxEntries) in a playlist",
-                                  hint: "nothing was written; split the items over several playlists")
+            let edit: EntryEdit
+            let plan: EntryEdit.Plan
+            do {
+                edit = try resolve(request, on: live, duplicates: duplicates?.removable ?? [])
+                if case .insert(let uris, _) = edit, live.uris.count + uris.count > Self.maxEntries {
+                    throw InvalidEdit(message: "“\(TerminalText.preview(live.meta.name, limit: 60))” would hold \(live.uris.count + uris.count) entries; Spotify keeps at most \(Self.maxEntries) in a playlist",
+                                      hint: "nothing was written; split the items over several playlists")
+                }
+                plan = try Self.plan(edit, on: live.uris)
+            } catch let nothing as NothingToChange {
+                // Already as asked (no duplicates, already in that order): done, with nothing sent.
+                var outcome = EditOutcome(op: request.op, playlist: live.meta.id, playlistName: live.meta.name, snapshotID: live.meta.snapshotID,
+                                          writes: [], dryRun: request.dryRun)
+                outcome.action = nothing.message + "; nothing was sent"
+                outcome.unchanged = true
+                return outcome
             }
-            let plan = try Self.plan(edit, on: live.uris)
             var outcome = EditOutcome(op: request.op, playlist: live.meta.id, playlistName: live.meta.name, snapshotID: live.meta.snapshotID,
                                       writes: plan.writes, dryRun: request.dryRun)
             Self.count(edit, into: &outcome)
@@ -478,6 +494,15 @@ public final class PlaylistEditor: Sendable {
                 throw InvalidEdit(message: "the entry at position \(bad) has no track Spotify can name, so it cannot be removed", hint: nil)
             }
             return .remove(positions: mapped)
+        case .removeMixed(let positions, let uris):
+            let wanted = Set(uris)
+            let byURI = live.uris.indices.filter { wanted.contains(live.uris[$0]) }
+            guard case .remove(let exact) = try resolve(EditRequest(playlist: request.playlist, what: .removePositions(positions), force: request.force),
+                                                        on: live) else { return .remove(positions: byURI) }
+            guard !byURI.isEmpty else {
+                throw InvalidEdit(message: "none of the given tracks is in “\(TerminalText.preview(live.meta.name, limit: 60))”", hint: "`timbre tracks REF` lists its entries")
+            }
+            return .remove(positions: Array(Set(exact).union(byURI)).sorted())
         case .removeURIs(let uris):
             let wanted = Set(uris)
             let positions = live.uris.indices.filter { wanted.contains(live.uris[$0]) }
@@ -490,7 +515,7 @@ public final class PlaylistEditor: Sendable {
         case .sort(let key, let reverse):
             return .permute(order: Reordering.sorted(Reordering.entries(of: live), by: key, reverse: reverse))
         case .dedupe:
-            guard !duplicates.isEmpty else { throw InvalidEdit(message: "“\(TerminalText.preview(live.meta.name, limit: 60))” has no duplicates", hint: nil) }
+            guard !duplicates.isEmpty else { throw NothingToChange(message: "“\(TerminalText.preview(live.meta.name, limit: 60))” has no duplicates") }
             return .remove(positions: duplicates.map(\.position))
         case .move(let start, let length, let to):
             let mapped = try (start..<start + length).map(map)
@@ -530,7 +555,7 @@ public final class PlaylistEditor: Sendable {
         } catch .positionOutOfRange(let position, let count) {
             throw InvalidEdit(message: "position \(position) is outside the playlist (0–\(max(0, count - 1)))", hint: "`timbre tracks REF` lists its entries with their positions")
         } catch .nothingToDo {
-            throw InvalidEdit(message: "that edit changes nothing", hint: nil)
+            throw NothingToChange(message: "that edit changes nothing")
         } catch .cannotAddBack(let uri) {
             throw InvalidEdit(message: LivePlaylist.isUnusable(uri)
                 ? "an entry without a track cannot be removed through Spotify's API"
