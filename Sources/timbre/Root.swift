@@ -15,8 +15,9 @@ protocol Runnable: ParsableCommand {
 struct Root: Runnable {
     static let configuration = CommandConfiguration(
         commandName: "timbre",
-        abstract: "Your Spotify library in the terminal: browse playlists from a local cache, sync headlessly.",
+        abstract: "Your Spotify library in the terminal: browse and manage playlists from a local cache, sync headlessly.",
         discussion: """
+            Run `timbre` alone for the interface (`?` lists its keys: marks, d, y/p, J/K, u, a, i and the : verbs).
             Run `timbre demo` to try it against the bundled sandbox without a Spotify account.
             Exit codes: 0 ok · 1 error · 2 usage or invalid input · 3 partial sync · \
             4 sign-in required · 5 TLS trust failure (pin mismatch, old TLS, invalid certificate) · \
