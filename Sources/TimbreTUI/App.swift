@@ -27,6 +27,7 @@ public final class TUIApp: @unchecked Sendable {
         case failed(message: String, offline: Bool)
         case rateLimit(Int?)
         case editStarted(String, queued: Int)
+        case editProgress(String, done: Int, total: Int)
         case editFinished(TUIEdit, TUIEditReport)
         case editFailed(TUIEdit, message: String)
         case catalogue([CatalogueHit], query: String)
@@ -142,7 +143,9 @@ public final class TUIApp: @unchecked Sendable {
         let waiting = edits.enqueue { queued in
             mailbox.withLock { $0.append(.editStarted(edit.label, queued: queued)) }
             do {
-                let report = try await services.run(edit)
+                let report = try await services.run(edit) { done, total in
+                    mailbox.withLock { $0.append(.editProgress(edit.label, done: done, total: total)) }
+                }
                 mailbox.withLock { $0.append(.editFinished(edit, report)) }
             } catch {
                 var message = Self.sentence(for: error)
@@ -280,6 +283,9 @@ public final class TUIApp: @unchecked Sendable {
             case .editStarted(let label, let queued):
                 state.status.editProgress = label
                 state.status.editsQueued = queued
+            case .editProgress(let label, let done, let total):
+                // Only worth a number when there are several writes.
+                if total > 1 { state.status.editProgress = "\(label): \(done)/\(total) writes" }
             case .editFinished(let edit, let report):
                 state.status.editProgress = nil
                 state.setMessage(TerminalText.preview(report.message, limit: 300))

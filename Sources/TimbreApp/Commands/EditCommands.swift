@@ -195,7 +195,7 @@ enum EditReport {
 extension AppContext {
     /// The playlist editor over the live API, the cache and the journal: signed in, with the
     /// scopes editing needs.
-    func editor(vault: CredentialVault? = nil) async throws -> PlaylistEditor {
+    func editor(vault: CredentialVault? = nil, progress: (@Sendable (Int, Int) -> Void)? = nil) async throws -> PlaylistEditor {
         let vault = vault ?? self.vault()
         guard try await vault.refreshToken() != nil else { throw AuthError.notSignedIn }
         let api = try spotify(vault: vault)
@@ -207,7 +207,7 @@ extension AppContext {
             throw MissingEditScopes()
         }
         let cache = try LibraryCache.open(path: paths.cache, warn: console.warnings)
-        return PlaylistEditor(api: api, cache: cache, journal: try EditJournal(path: paths.data))
+        return PlaylistEditor(api: api, cache: cache, journal: try EditJournal(path: paths.data), progress: progress)
     }
 }
 

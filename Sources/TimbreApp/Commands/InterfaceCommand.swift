@@ -48,7 +48,7 @@ public struct InterfaceCommand: Sendable {
         let quietConsole = Console(input: BufferInput(""), output: toInbox, errors: toInbox, stdinIsTTY: false, stdoutIsTTY: false,
                                    stderrIsTTY: false, environment: context.environment)
         let quiet = AppContext(invocation: Invocation(console: quietConsole, environment: context.environment), paths: context.paths, config: context.config)
-        let services = InterfaceServices(context: quiet, makeEditor: { try await quiet.editor(vault: vault) }).services()
+        let services = InterfaceServices(context: quiet, makeEditor: { progress in try await quiet.editor(vault: vault, progress: progress) }).services()
         let userID = signedIn ? await vault.loadSession()?.userID : nil
         let app = TUIApp(source: CacheLibrarySource(cache: cache, userID: userID, folderPath: context.paths.data), sync: background, status: status,
                          keys: context.config.keys, services: services,

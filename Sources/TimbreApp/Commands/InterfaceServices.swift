@@ -8,10 +8,12 @@ import TimbreTUI
 /// with `d` is undone by `timbre undo`, and the other way round.
 actor InterfaceServices {
     private let context: AppContext
-    private let makeEditor: @Sendable () async throws -> PlaylistEditor
+    private let makeEditor: @Sendable (_ progress: @escaping @Sendable (Int, Int) -> Void) async throws -> PlaylistEditor
     private var editor: PlaylistEditor?
+    /// Where the running edit's progress goes (edits run one at a time).
+    private let progressSink = Locked<(@Sendable (Int, Int) -> Void)?>(nil)
 
-    init(context: AppContext, makeEditor: @escaping @Sendable () async throws -> PlaylistEditor) {
+    init(context: AppContext, makeEditor: @escaping @Sendable (_ progress: @escaping @Sendable (Int, Int) -> Void) async throws -> PlaylistEditor) {
         self.context = context
         self.makeEditor = makeEditor
     }
@@ -19,14 +21,15 @@ actor InterfaceServices {
     /// The editor, built on first use (a sign-in without the editing scopes is told so then).
     private func sharedEditor() async throws -> PlaylistEditor {
         if let editor { return editor }
-        let made = try await makeEditor()
+        let sink = progressSink
+        let made = try await makeEditor { done, total in sink.current?(done, total) }
         editor = made
         return made
     }
 
     nonisolated func services() -> TUIServices {
         TUIServices(
-            run: { edit in try await self.run(edit) },
+            run: { edit, progress in try await self.run(edit, progress: progress) },
             reread: { id in await self.reread(id) },
             searchCatalogue: { query in try await self.searchCatalogue(query) },
             statistics: { [context] id in try Self.statistics(id, context: context) })
@@ -34,7 +37,9 @@ actor InterfaceServices {
 
     static let undoKey = "u", redoKey = "C-r"
 
-    func run(_ edit: TUIEdit) async throws -> TUIEditReport {
+    func run(_ edit: TUIEdit, progress: @escaping @Sendable (Int, Int) -> Void) async throws -> TUIEditReport {
+        progressSink.withLock { $0 = progress }
+        defer { progressSink.withLock { $0 = nil } }
         switch edit {
         case .folder(let change):
             return try folder(change)

@@ -135,12 +135,16 @@ public final class PlaylistEditor: Sendable {
     let journal: EditJournal
     /// How long another sync or edit may hold the lock before this one gives up.
     let lockWait: Duration
+    /// Told after each write of a playlist's entries: (writes done, writes in the plan).
+    let progress: (@Sendable (_ done: Int, _ total: Int) -> Void)?
 
-    public init(api: any SpotifyAPI, cache: LibraryCache, journal: EditJournal, lockWait: Duration = .seconds(10)) {
+    public init(api: any SpotifyAPI, cache: LibraryCache, journal: EditJournal, lockWait: Duration = .seconds(10),
+                progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil) {
         self.api = api
         self.cache = cache
         self.journal = journal
         self.lockWait = lockWait
+        self.progress = progress
     }
 
     /// Spotify's limit on a playlist's entries.
@@ -384,6 +388,7 @@ public final class PlaylistEditor: Sendable {
                 step += 1
                 unknownInARow = 0
                 try journal.confirm(journalID, step: step)
+                progress?(step, plan.writes.count)
             } catch let error as SpotifyError where error.status == 403 {
                 // Not (or no longer) allowed: when nothing of the edit is on Spotify, it is over;
                 // otherwise it stays interrupted, to be finished once it is allowed again.
