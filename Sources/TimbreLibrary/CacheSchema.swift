@@ -166,7 +166,7 @@ enum CacheSchema {
                 WHEN old.items_key IS NOT NULL AND old.items_key IS NOT new.items_key BEGIN
                 DELETE FROM item_search WHERE list = old.items_key;
             END;
-            """, fill: SearchIndex.refresh),
+            """, fill: { db in try SearchIndex.refresh(db) }),
     ]
 
     static var migrator: DatabaseMigrator {

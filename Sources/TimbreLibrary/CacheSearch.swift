@@ -45,6 +45,18 @@ extension LibraryCache {
         }
     }
 
+    /// Drops every row of the search index and builds them again from the stored items, in one
+    /// transaction; returns the number of items indexed. The benchmark's measure of what the
+    /// index costs (a sync builds each list's row as it writes the list).
+    public func rebuildSearchIndex() throws -> Int {
+        try CacheError.wrap {
+            try pool.write { db in
+                try db.execute(sql: "DELETE FROM item_search")
+                return try SearchIndex.refresh(db)
+            }
+        }
+    }
+
     /// `search` through the index, and how many lists had no usable row and were scanned.
     /// Throws when the index cannot answer.
     func indexedSearch(_ needle: [UInt8], limit: Int) throws -> (matches: [SearchMatch], scannedLists: Int) {

@@ -120,7 +120,9 @@ enum SearchIndex {
     /// Stamps the index with this build's folding (dropping every row if the stamp was another) and
     /// indexes every stored list that has no row: lists written by a timbre without the index, or
     /// all of them after migration v6. Cheap when nothing is missing (one query).
-    static func refresh(_ db: Database) throws {
+    /// Returns the number of items indexed.
+    @discardableResult
+    static func refresh(_ db: Database) throws -> Int {
         let stamp = try String.fetchOne(db, sql: "SELECT folding FROM item_search_state WHERE id = 0")
         if stamp != foldingStamp {
             try db.execute(sql: "DELETE FROM item_search")
@@ -130,6 +132,7 @@ enum SearchIndex {
             SELECT id, items_key FROM playlist
             WHERE items_key IS NOT NULL AND NOT EXISTS (SELECT 1 FROM item_search WHERE list = items_key)
             """)
+        var indexed = 0
         for playlist in missing {
             var row = Builder()
             try LibraryCache.eachItem(db, of: playlist["id"], sql: LibraryCache.searchSelect) { raw in
@@ -138,7 +141,9 @@ enum SearchIndex {
                 return true
             }
             try row.insert(list: playlist["items_key"], db)
+            indexed += row.records.count
         }
+        return indexed
     }
 
     /// A row of `item_search` on its way in. Items arrive in any order; they are stored by position.

@@ -89,7 +89,7 @@ import TimbreCore
             try old.close()
         }
         let cache = try LibraryCache.open(path: path, verify: true, warn: { text in Issue.record("an upgraded cache is not damaged: \(text)") })
-        let rows = try await cache.pool.read { db in try Row.fetchAll(db, sql: "SELECT list, folded, positions FROM item_search ORDER BY list") }
+        let rows = try cache.pool.read { db in try Row.fetchAll(db, sql: "SELECT list, folded, positions FROM item_search ORDER BY list") }
         #expect(rows.map { $0["list"] as Int64 } == [1, 2, 3])
         #expect((rows[1]["positions"] as Data?) == Data([3, 0, 0, 0, 17, 0, 0, 0]), "B's positions are stored; A's are 0, 1, 2")
         #expect((rows[0]["positions"] as Data?) == nil && (rows[2]["folded"] as Data?) == Data())
