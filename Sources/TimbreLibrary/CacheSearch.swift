@@ -66,42 +66,35 @@ extension LibraryCache {
         if needle.contains(where: { $0 < 0x20 && $0 != 0x1F }) { return ([], 0) }
         return try pool.read { db in
             let current = try String.fetchOne(db, sql: "SELECT folding FROM item_search_state WHERE id = 0") == SearchIndex.foldingStamp
-            let statement = try db.cachedStatement(sql: Self.indexSelect)
+            // The playlists first, then each list's row by its number: one statement joining and
+            // ordering them made SQLite sort every row, blobs included, before the first one.
+            let playlists = try Row.fetchAll(db, sql: "SELECT id, name, items_key FROM playlist" + Self.playlistOrder)
+            let lists = playlists.map { (id: $0["id"] as String, name: $0["name"] as String) }
+            let statement = try db.cachedStatement(sql: "SELECT folded, positions FROM item_search WHERE list = ?")
             let raw = statement.sqliteStatement
-            sqlite3_reset(raw)
-            defer { sqlite3_reset(raw) }
-            var lists: [(id: String, name: String)] = []
             var found: [(list: Int, key: Int64)] = []
             var folded: [UInt8] = []
             var scanned = 0
-            while found.count < limit {
-                let step = sqlite3_step(raw)
-                if step == SQLITE_DONE { break }
-                guard step == SQLITE_ROW else { throw SQLiteText.error(step, db, sql: statement.sql) }
-                let index = lists.count
-                let id = String(decoding: SQLiteText.bytes(raw, 0), as: UTF8.self)
-                lists.append((id, String(decoding: SQLiteText.bytes(raw, 1), as: UTF8.self)))
+            for (index, playlist) in playlists.enumerated() where found.count < limit {
                 // A playlist whose items were never written has no items.
-                guard sqlite3_column_type(raw, 2) != SQLITE_NULL else { continue }
-                guard current, sqlite3_column_type(raw, 3) != SQLITE_NULL else {
+                guard let list = playlist["items_key"] as Int64? else { continue }
+                sqlite3_reset(raw)
+                defer { sqlite3_reset(raw) }
+                sqlite3_bind_int64(raw, 1, list)
+                let step = current ? sqlite3_step(raw) : SQLITE_DONE
+                guard step == SQLITE_ROW else {
+                    guard step == SQLITE_DONE else { throw SQLiteText.error(step, db, sql: statement.sql) }
                     // No row for this list (written by a timbre without the index): scanned.
                     scanned += 1
-                    try Self.scan(db, list: id, index: index, needle, limit: limit, folded: &folded, into: &found)
+                    try Self.scan(db, list: lists[index].id, index: index, needle, limit: limit, folded: &folded, into: &found)
                     continue
                 }
-                let positions = sqlite3_column_type(raw, 4) == SQLITE_NULL ? nil : Self.blob(raw, 4)
-                try SearchIndex.find(needle, in: Self.blob(raw, 3), positions: positions, list: sqlite3_column_int64(raw, 2), listIndex: index,
-                                     limit: limit, into: &found)
+                let positions = sqlite3_column_type(raw, 1) == SQLITE_NULL ? nil : Self.blob(raw, 1)
+                try SearchIndex.find(needle, in: Self.blob(raw, 0), positions: positions, list: list, listIndex: index, limit: limit, into: &found)
             }
             return (try Self.matches(found, lists: lists, needle, db), scanned)
         }
     }
-
-    /// Every playlist in `playlistOrder` with its list number and index row (NULLs when none).
-    private static let indexSelect = """
-        SELECT id, name, items_key, item_search.folded, item_search.positions
-        FROM playlist LEFT JOIN item_search ON item_search.list = playlist.items_key
-        """ + playlistOrder
 
     private static func blob(_ raw: OpaquePointer, _ column: Int32) -> UnsafeRawBufferPointer {
         let pointer = sqlite3_column_blob(raw, column)

@@ -8,11 +8,11 @@ import TimbreCore
 /// artists joined ", ", album, separated by 0x1F), each item's text followed by 0x1E — and, when
 /// the positions are not simply 0, 1, 2…, the position of each of those items.
 ///
-/// A search reads ~10 MB of folded text for 200,000 items in 500 rows and looks for the needle in
-/// it with `memchr`, instead of stepping through every item row and folding it again (~85 ms).
-/// SQLite's FTS5 trigram index answered in under a millisecond but cost 3–4 s of CPU and +45–60 MB
-/// to build for the same items, several times a whole sync (docs/PERFORMANCE.md); this one costs
-/// the folding the sync now does once per item.
+/// A search reads the 11 MB of folded text of 203,743 items in 500 rows and looks for the needle
+/// in it with `memchr` (5–9 ms), instead of stepping through every item row and folding it again
+/// (~80 ms). SQLite's FTS5 trigram index answers in under a millisecond, but building it for the
+/// same items took 1.6 s of CPU and 51 MB, more than a whole full sync (~1.1 s of CPU, a 35 MB
+/// file); this costs the sync ~0.1 s of CPU and 12 MB (docs/PERFORMANCE.md).
 ///
 /// Kept in step: `LibraryCache.write` stores a list's row in the transaction that writes its
 /// items; triggers drop the row of a list whose items go (playlist deleted, or written again under
