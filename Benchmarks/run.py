@@ -245,7 +245,7 @@ def tui_end_to_end(timbre, rows, columns, big_name, big_count, timeout=60):
         wait(lambda s: "/love" in s)
         sh("send-keys", "Enter", "Escape")
         result["after_open_filter"] = memory(pid)
-        # F scans every cached item (a query with no match).
+        # F searches every cached item (a query with no match).
         sh("send-keys", "F")
         sh("send-keys", "-l", "zzqx")
         t = time.monotonic()

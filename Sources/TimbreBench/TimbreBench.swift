@@ -34,6 +34,9 @@ struct TimbreBench: ParsableCommand {
     @Option(help: "Queries for `F` (comma-separated).")
     var searchQueries = "river,beyonce,zzqx"
 
+    @Option(help: "Repetitions of each `F` search (each of the index and the scan), for its p95.")
+    var searchIterations = 40
+
     @Flag(help: "Skip the filter over every cached item (the slowest figure).")
     var skipAllItems = false
 
@@ -50,6 +53,7 @@ struct TimbreBench: ParsableCommand {
         var firstFrame: [Double] = []
         var state = TUIState()
         var source: CacheLibrarySource!
+        var openedCache: LibraryCache!
         for _ in 0..<max(1, iterations) {
             var s = TUIState()
             let t = ContinuousClock.now
@@ -63,6 +67,7 @@ struct TimbreBench: ParsableCommand {
             precondition(frame.count == rows)
             state = s
             source = src
+            openedCache = libraryCache
         }
         out.add("first_frame_ms", samples: firstFrame, note: "open cache + playlists + Liked Songs (\(state.tracks.count) rows) + Screen.render \(columns)x\(rows)")
         out.memory("after_first_frame")
@@ -105,22 +110,50 @@ struct TimbreBench: ParsableCommand {
         out.add("sort_title_largest_ms", samples: sortSamples, note: "\(bigRows.count) rows: apply(.sort(title)) + render")
 
         // 5. `F`: every cached playlist, through `LibrarySource.search` exactly as `TUIApp` runs it
-        //    (the cache streams every item past the folded needle; nothing is loaded beforehand).
+        //    (the cache's search index), and the same search by scanning every item
+        //    (`LibraryCache.searchByScan`, what `F` did before the index) as the peer, alternated
+        //    query by query so drift hits both alike. Both answers must be equal.
         for query in searchQueries.split(separator: ",").map(String.init) {
-            var samples: [Double] = []
+            var indexSamples: [Double] = []
+            var scanSamples: [Double] = []
             var hitCount = 0
-            for _ in 0..<max(1, iterations) {
+            for _ in 0..<max(1, searchIterations) {
                 var s = state
-                let t = ContinuousClock.now
+                var t = ContinuousClock.now
                 let hits = try source.search(query, limit: 1000)
                 s.showSearchResults(hits, query: query)
                 _ = Screen.render(s, rows: rows, columns: columns)
-                samples.append(ms(since: t))
+                indexSamples.append(ms(since: t))
                 hitCount = hits.count
+
+                var p = state
+                t = ContinuousClock.now
+                let scanned = try openedCache.searchByScan(SearchText.foldedBytes(query), limit: 1000).map {
+                    TUIState.SearchHit(playlistID: $0.playlistID, playlistName: $0.playlistName,
+                                       track: EntryRow(position: $0.item.position, title: $0.item.name, artist: $0.item.artists.joined(separator: ", "),
+                                                       album: $0.item.album ?? "", durationMS: $0.item.durationMS, addedAt: $0.item.addedAt))
+                }
+                p.showSearchResults(scanned, query: query)
+                _ = Screen.render(p, rows: rows, columns: columns)
+                scanSamples.append(ms(since: t))
+                guard scanned == hits else { throw ValidationError("F \(query): the index's \(hits.count) hits differ from the scan's \(scanned.count)") }
             }
-            out.add("search_ms[\(query)]", samples: samples, note: "\(hitCount) hits (cap 1000) over every cached item; search + render")
+            out.add("search_ms[\(query)]", samples: indexSamples, note: "\(hitCount) hits (cap 1000) over every cached item; index search + render")
+            out.add("search_scan_ms[\(query)]", samples: scanSamples, note: "\(hitCount) hits; every item folded and matched (no index) + render")
         }
         out.memory("after_search")
+
+        // 5b. What the index costs a sync: every list's row built again from the stored items
+        //     (read, fold, store), as one write transaction. A sync folds and stores the same
+        //     rows as it writes each list; it does not read the items back, so this is an upper bound.
+        var buildSamples: [Double] = []
+        var indexed = 0
+        for _ in 0..<3 {
+            let t = ContinuousClock.now
+            indexed = try openedCache.rebuildSearchIndex()
+            buildSamples.append(ms(since: t))
+        }
+        out.add("search_index_build_ms", samples: buildSamples, note: "\(indexed) items: every list's folded text rebuilt from the cache in one transaction")
 
         // 6. `/` over every cached item at once (a 200k-row list on the large library).
         if !skipAllItems {

@@ -14,35 +14,127 @@ extension LibraryCache {
     /// Items whose folded name, artists or album contain `needle` (folded by `SearchText`), in
     /// the order of the playlists (Liked Songs first) and of their positions; at most `limit`.
     ///
-    /// Rows stream straight from SQLite and are folded into one reused buffer: nothing but the hits
-    /// stays in memory, so searching 200,000 items costs tens of milliseconds and no resident
-    /// memory (loading them all, as the interface once did, cost ~0.8 s and ~100 MB).
+    /// Answered from the index (`SearchIndex`, a few milliseconds for 200,000 items); every hit is
+    /// checked against its item. An index that cannot answer — missing, damaged, or contradicted
+    /// by an item — is reported once through `warn` and the items are scanned instead
+    /// (`searchByScan`): the answers are the same either way.
     public func search(_ needle: [UInt8], limit: Int) throws -> [SearchMatch] {
+        do {
+            return try indexedSearch(needle, limit: limit).matches
+        } catch {
+            warnOnce("the search index of the cache could not be used (\(TerminalText.preview("\(error)"))); searching every item instead — `timbre sync` repairs it")
+            return try searchByScan(needle, limit: limit)
+        }
+    }
+
+    /// `search` by streaming every item and folding it (no index): what `search` falls back to,
+    /// and the benchmark's reference. Rows stream straight from SQLite and are folded into one
+    /// reused buffer, so nothing but the hits stays in memory.
+    public func searchByScan(_ needle: [UInt8], limit: Int) throws -> [SearchMatch] {
         guard !needle.isEmpty, limit > 0 else { return [] }
         return try CacheError.wrap {
             try pool.read { db in
                 let lists = try Row.fetchAll(db, sql: "SELECT id, name FROM playlist" + Self.playlistOrder)
-                var folded: [UInt8] = []
                 var found: [(list: Int, key: Int64)] = []
+                var folded: [UInt8] = []
                 for (index, list) in lists.enumerated() where found.count < limit {
-                    // Only the three searched columns are read while scanning; hits are read whole afterwards.
-                    try Self.eachItem(db, of: list["id"], sql: Self.searchSelect) { raw in
-                        folded.removeAll(keepingCapacity: true)
-                        SearchText.append(bytes: SQLiteText.bytes(raw, 1), to: &folded)
-                        folded.append(0x1F)
-                        Self.appendArtists(SQLiteText.bytes(raw, 2), to: &folded)
-                        folded.append(0x1F)
-                        SearchText.append(bytes: SQLiteText.bytes(raw, 3), to: &folded)
-                        if SearchText.contains(folded, needle) { found.append((index, sqlite3_column_int64(raw, 0))) }
-                        return found.count < limit
-                    }
+                    try Self.scan(db, list: list["id"], index: index, needle, limit: limit, folded: &folded, into: &found)
                 }
-                let whole = try db.cachedStatement(sql: Self.itemByKey)
-                return try found.map { hit in
-                    try whole.withItem(key: hit.key, db) { raw in
-                        SearchMatch(playlistID: lists[hit.list]["id"], playlistName: lists[hit.list]["name"], item: Self.item(raw))
-                    }
+                return try Self.matches(found, lists: lists.map { ($0["id"], $0["name"]) }, needle, db)
+            }
+        }
+    }
+
+    /// Drops every row of the search index and builds them again from the stored items, in one
+    /// transaction; returns the number of items indexed. The benchmark's measure of what the
+    /// index costs (a sync builds each list's row as it writes the list).
+    public func rebuildSearchIndex() throws -> Int {
+        try CacheError.wrap {
+            try pool.write { db in
+                try db.execute(sql: "DELETE FROM item_search")
+                return try SearchIndex.refresh(db)
+            }
+        }
+    }
+
+    /// `search` through the index, and how many lists had no usable row and were scanned.
+    /// Throws when the index cannot answer.
+    func indexedSearch(_ needle: [UInt8], limit: Int) throws -> (matches: [SearchMatch], scannedLists: Int) {
+        guard !needle.isEmpty, limit > 0 else { return ([], 0) }
+        // Folded text holds no byte below 0x20 but the fields' 0x1F: such a needle matches nothing
+        // (and 0x1E, which ends each item in the index, must not match across two items).
+        if needle.contains(where: { $0 < 0x20 && $0 != 0x1F }) { return ([], 0) }
+        return try pool.read { db in
+            let current = try String.fetchOne(db, sql: "SELECT folding FROM item_search_state WHERE id = 0") == SearchIndex.foldingStamp
+            // The playlists first, then each list's row by its number: one statement joining and
+            // ordering them made SQLite sort every row, blobs included, before the first one.
+            let playlists = try Row.fetchAll(db, sql: "SELECT id, name, items_key FROM playlist" + Self.playlistOrder)
+            let lists = playlists.map { (id: $0["id"] as String, name: $0["name"] as String) }
+            let statement = try db.cachedStatement(sql: "SELECT folded, positions FROM item_search WHERE list = ?")
+            let raw = statement.sqliteStatement
+            var found: [(list: Int, key: Int64)] = []
+            var folded: [UInt8] = []
+            var scanned = 0
+            for (index, playlist) in playlists.enumerated() where found.count < limit {
+                // A playlist whose items were never written has no items.
+                guard let list = playlist["items_key"] as Int64? else { continue }
+                sqlite3_reset(raw)
+                defer { sqlite3_reset(raw) }
+                sqlite3_bind_int64(raw, 1, list)
+                let step = current ? sqlite3_step(raw) : SQLITE_DONE
+                guard step == SQLITE_ROW else {
+                    guard step == SQLITE_DONE else { throw SQLiteText.error(step, db, sql: statement.sql) }
+                    // No row for this list (written by a timbre without the index): scanned.
+                    scanned += 1
+                    try Self.scan(db, list: lists[index].id, index: index, needle, limit: limit, folded: &folded, into: &found)
+                    continue
                 }
+                let positions = sqlite3_column_type(raw, 1) == SQLITE_NULL ? nil : Self.blob(raw, 1)
+                try SearchIndex.find(needle, in: Self.blob(raw, 0), positions: positions, list: list, listIndex: index, limit: limit, into: &found)
+            }
+            return (try Self.matches(found, lists: lists, needle, db), scanned)
+        }
+    }
+
+    private static func blob(_ raw: OpaquePointer, _ column: Int32) -> UnsafeRawBufferPointer {
+        let pointer = sqlite3_column_blob(raw, column)
+        return UnsafeRawBufferPointer(start: pointer, count: pointer == nil ? 0 : Int(sqlite3_column_bytes(raw, column)))
+    }
+
+    private func warnOnce(_ text: String) {
+        let first = searchWarned.withLock { warned in
+            defer { warned = true }
+            return !warned
+        }
+        if first { warn(text) }
+    }
+
+    /// Appends the keys of `list`'s items whose folded text contains `needle`, until `found` holds `limit`.
+    private static func scan(_ db: Database, list: String, index: Int, _ needle: [UInt8], limit: Int, folded: inout [UInt8],
+                             into found: inout [(list: Int, key: Int64)]) throws {
+        // Only the three searched columns are read while scanning; hits are read whole afterwards.
+        try eachItem(db, of: list, sql: searchSelect) { raw in
+            folded.removeAll(keepingCapacity: true)
+            SearchIndex.appendFolded(name: SQLiteText.bytes(raw, 1), artists: SQLiteText.bytes(raw, 2), album: SQLiteText.bytes(raw, 3), to: &folded)
+            if SearchText.contains(folded, needle) { found.append((index, sqlite3_column_int64(raw, 0))) }
+            return found.count < limit
+        }
+    }
+
+    /// The hits read whole, each checked against `needle` again: an index that named an item that
+    /// does not match (or no longer exists) throws, so a wrong answer is never shown.
+    private static func matches(_ found: [(list: Int, key: Int64)], lists: [(id: String, name: String)], _ needle: [UInt8],
+                                _ db: Database) throws -> [SearchMatch] {
+        let whole = try db.cachedStatement(sql: itemByKey)
+        var folded: [UInt8] = []
+        return try found.map { hit in
+            try whole.withItem(key: hit.key, db) { raw in
+                folded.removeAll(keepingCapacity: true)
+                SearchIndex.appendFolded(name: SQLiteText.bytes(raw, 4), artists: SQLiteText.bytes(raw, 5), album: SQLiteText.bytes(raw, 6), to: &folded)
+                guard SearchText.contains(folded, needle) else {
+                    throw SearchIndex.Unusable(reason: "it named an item that does not match")
+                }
+                return SearchMatch(playlistID: lists[hit.list].id, playlistName: lists[hit.list].name, item: item(raw))
             }
         }
     }
@@ -52,53 +144,6 @@ extension LibraryCache {
 
     /// One item by key, columns as in `itemSelect`.
     static let itemByKey = itemColumns + "FROM item WHERE key = ?"
-
-    /// The artists column (a JSON array of names) folded as the interface shows it: "A, B".
-    private static func appendArtists(_ json: UnsafeBufferPointer<UInt8>, to folded: inout [UInt8]) {
-        if json.contains(UInt8(ascii: "\\")) {
-            // Escapes: decode properly (rare).
-            let names = JSONValue.parseStringArray(String(decoding: json, as: UTF8.self)) ?? []
-            SearchText.append(names.joined(separator: ", "), to: &folded)
-            return
-        }
-        // ["A","B"] without escapes: the names are the bytes between quotes. ASCII names are folded
-        // straight into `folded`; a name with anything else folds the whole "A, B" through
-        // Foundation, as the interface does.
-        let mark = folded.count
-        var nameStart: Int?
-        var first = true
-        for index in json.indices where json[index] == UInt8(ascii: "\"") {
-            guard let start = nameStart else {
-                nameStart = index + 1
-                continue
-            }
-            nameStart = nil
-            if !first { folded += [UInt8(ascii: ","), UInt8(ascii: " ")] }
-            first = false
-            if !SearchText.appendASCII(UnsafeBufferPointer(rebasing: json[start..<index]), to: &folded) {
-                folded.removeSubrange(mark...)
-                return appendJoined(json, to: &folded)
-            }
-        }
-    }
-
-    private static func appendJoined(_ json: UnsafeBufferPointer<UInt8>, to folded: inout [UInt8]) {
-        var text: [UInt8] = []
-        var inString = false
-        var first = true
-        for byte in json {
-            if byte == UInt8(ascii: "\"") {
-                inString.toggle()
-                if inString {
-                    if !first { text += [UInt8(ascii: ","), UInt8(ascii: " ")] }
-                    first = false
-                }
-            } else if inString {
-                text.append(byte)
-            }
-        }
-        text.withUnsafeBufferPointer { SearchText.append(bytes: $0, to: &folded) }
-    }
 }
 
 /// Text columns and bindings without `String` round trips.

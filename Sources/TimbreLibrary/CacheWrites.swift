@@ -134,6 +134,7 @@ extension LibraryCache {
         for chunk in items.chunks {
             try ItemInsert.write(chunk.rows, positionOffset: chunk.positionOffset, list: list, db)
         }
+        try SearchIndex.store(items, list: list, db)
         return items.count
     }
 
@@ -157,9 +158,12 @@ extension LibraryCache {
         }
     }
 
+    /// Also indexes, for search, the lists that have no index row (`SearchIndex.refresh`): lists an
+    /// older timbre wrote, or all of them after Foundation's folding changed.
     func recordRun(startedAt: Date, report: SyncReport) async throws {
         try await CacheError.wrap {
             try await pool.write { db in
+                try SearchIndex.refresh(db)
                 try db.execute(sql: "INSERT INTO sync_run (started_at, finished_at, status, report) VALUES (?, ?, ?, ?)",
                                arguments: [ClockText.sqlite(startedAt), ClockText.sqlite(Date()), report.status.rawValue, report.json.serialized()])
             }

@@ -12,10 +12,15 @@ import TimbreCore
 public final class LibraryCache: Sendable {
     public let path: String
     let pool: DatabasePool
+    /// Where problems that do not stop a read are told (the search index falling back to a scan).
+    let warn: @Sendable (String) -> Void
+    /// Whether the search has said its index could not be used (said once per open cache).
+    let searchWarned = Locked(false)
 
-    private init(path: String, pool: DatabasePool) {
+    private init(path: String, pool: DatabasePool, warn: @escaping @Sendable (String) -> Void) {
         self.path = path
         self.pool = pool
+        self.warn = warn
     }
 
     /// Creates the folder (0700), opens the pool, runs the migrations. A file that cannot be opened
@@ -31,7 +36,7 @@ public final class LibraryCache: Sendable {
         if !directory.isEmpty { try CacheError.createFolder(directory) }
         do {
             let pool = try openPool(path)
-            if try !verify || integrityOK(pool) { return LibraryCache(path: path, pool: pool) }
+            if try !verify || integrityOK(pool) { return LibraryCache(path: path, pool: pool, warn: warn) }
             try? pool.close()
         } catch let error as CacheError {
             throw error
@@ -41,7 +46,7 @@ public final class LibraryCache: Sendable {
         let aside = try moveAside(path)
         warn("the cache at \(path) was damaged; it was moved to \(aside) and a new one was created — run `timbre sync` to refill it")
         do {
-            return LibraryCache(path: path, pool: try openPool(path))
+            return LibraryCache(path: path, pool: try openPool(path), warn: warn)
         } catch {
             throw CacheError.cannotOpen(path: path, detail: "\(error)")
         }

@@ -1,4 +1,7 @@
+import Foundation
+import GRDB
 import Testing
+import TimbreCore
 @testable import TimbreLibrary
 
 /// Shipped migrations are history: a cache made by an older timbre has already run them, so
@@ -12,6 +15,7 @@ import Testing
         ("v3: items keyed by a list number that only grows", 0xFCEF_3BA7_8BD6_DD3A),
         ("v4: items keyed by one integer, list and position computed from it", 0x5AA3_AC86_1827_E753),
         ("v5: items keep their album's id and release date", 0x580D_3610_8E99_D592),
+        ("v6: a folded-text index of each list for search", 0x408E_A5EA_0A67_6CB4),
     ]
 
     /// The edit journal's (user data: never rebuilt, so even more so).
@@ -52,6 +56,52 @@ import Testing
     @Test func everyMigrationIsListedHere() {
         #expect(CacheSchema.migrations.map(\.identifier) == Self.shipped.map(\.identifier),
                 "a new migration needs its line in MigrationHistoryTests.shipped")
+    }
+
+    /// v5 → v6: a cache with items and no search index gets one row per stored list, filled by
+    /// the migration, and searching it gives the scan's answers without scanning any list.
+    @Test func v6IndexesEveryStoredListForSearch() async throws {
+        let dir = try TempDir()
+        let path = dir.path("library.sqlite")
+        let idA = "0123456789abcdefABCDEF", idB = "1123456789abcdefABCDEF", idC = "2123456789abcdefABCDEF"
+        do {
+            let old = try DatabasePool(path: path)
+            try CacheSchema.migrator.migrate(old, upTo: "v5: items keep their album's id and release date")
+            try await old.write { db in
+                for (order, id, list) in [(0, idA, 1), (1, idB, 2), (2, idC, 3)] {
+                    try db.execute(sql: """
+                        INSERT INTO playlist (id, sort_order, name, owner_id, snapshot_id, track_count, collaborative, is_public, items_key)
+                            VALUES (?, ?, ?, 'me', 's1', 2, 0, 1, ?)
+                        """, arguments: [id, order, "List \(order)", list])
+                }
+                // A: positions 0, 1, 2; B: positions with gaps; C (list 3): no items. An artist with
+                // an escape, an album with diacritics, text that looks like SQL or FTS syntax.
+                let rows: [(Int64, String, String, String?)] = [
+                    (1 << 24 | 0, "River", #"["Léon","A \"B\""]"#, "Río"), (1 << 24 | 1, "'); DROP TABLE item;--", "[]", nil),
+                    (1 << 24 | 2, "NEAR(a b) OR \"c\"*", #"["x"]"#, "^:-"), (2 << 24 | 3, "river deep", #"["Ünder"]"#, "Album"),
+                    (2 << 24 | 17, "Halo", #"["Beyoncé"]"#, nil),
+                ]
+                for (key, name, artists, album) in rows {
+                    try db.execute(sql: "INSERT INTO item (key, kind, uri, name, artists, album, duration_ms) VALUES (?, 'track', 'u', ?, ?, ?, 1)",
+                                   arguments: [key, name, artists, album])
+                }
+            }
+            try old.close()
+        }
+        let cache = try LibraryCache.open(path: path, verify: true, warn: { text in Issue.record("an upgraded cache is not damaged: \(text)") })
+        let rows = try cache.pool.read { db in try Row.fetchAll(db, sql: "SELECT list, folded, positions FROM item_search ORDER BY list") }
+        #expect(rows.map { $0["list"] as Int64 } == [1, 2, 3])
+        #expect((rows[1]["positions"] as Data?) == Data([3, 0, 0, 0, 17, 0, 0, 0]), "B's positions are stored; A's are 0, 1, 2")
+        #expect((rows[0]["positions"] as Data?) == nil && (rows[2]["folded"] as Data?) == Data())
+        #expect((rows[1]["folded"] as Data?) == Data("river deep\u{1F}under\u{1F}album\u{1E}halo\u{1F}beyonce\u{1F}\u{1E}".utf8))
+        let stamp = try await cache.pool.read { db in try String.fetchOne(db, sql: "SELECT folding FROM item_search_state") }
+        #expect(stamp == SearchIndex.foldingStamp)
+        for query in ["river", "r", "leon, a \"b\"", "rio", "drop table", "near(", "\"c\"*", "^:-", "beyonce", "zzqx", "e"] {
+            let needle = SearchText.foldedBytes(query)
+            let indexed = try cache.indexedSearch(needle, limit: 10)
+            #expect(try indexed.matches == cache.searchByScan(needle, limit: 10) && indexed.scannedLists == 0, "\(query)")
+        }
+        #expect(try cache.search(SearchText.foldedBytes("river"), limit: 10).map { "\($0.playlistName)#\($0.item.position)" } == ["List 0#0", "List 1#3"])
     }
 
     @Test func theFingerprintSeesAOneCharacterChange() {
