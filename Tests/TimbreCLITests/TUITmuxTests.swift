@@ -27,7 +27,7 @@ import TimbreTestSupport
         }
 
         /// Waits until the screen contains `text` (the interface redraws asynchronously).
-        func waitFor(_ text: String, timeout: Duration = .seconds(10)) async throws -> String {
+        func waitFor(_ text: String, timeout: Duration = .seconds(30)) async throws -> String {
             let deadline = ContinuousClock.now + timeout
             var last = ""
             while ContinuousClock.now < deadline {
