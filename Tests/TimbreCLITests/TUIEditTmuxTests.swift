@@ -57,14 +57,7 @@ import TimbreTestSupport
             let tmux = Tmux()
             try await withCleanup({ tmux.kill(); cli.remove() }) {
                 #expect(try await cli.run(["sync", "--quiet"]).status == 0)
-                let bin = try SandboxProcess.binaryDirectory().appendingPathComponent("timbre").path
-                var env = ["LANG=C.UTF-8", "TERM=tmux-256color"]
-                for key in ["XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "TIMBRE_REFRESH_TOKEN", "HOME", "PATH"] {
-                    if let value = cli.environment[key] { env.append("\(key)=\(value)") }
-                }
-                let marker = cli.home.appendingPathComponent("exit-status").path
-                let command = "env " + env.map { "'\($0)'" }.joined(separator: " ") + " '\(bin)'; echo $? > '\(marker)'; sleep 60"
-                _ = try tmux.run(["new-session", "-d", "-x", "130", "-y", "36", command])
+                let marker = try tmux.startTimbre(cli, columns: 130, rows: 36)
                 let session = Session(sandbox: sandbox, cli: cli, tmux: tmux)
                 _ = try await session.wait("synced")
                 try await body(session)

@@ -26,6 +26,20 @@ import TimbreTestSupport
             }
         }
 
+        /// Starts the real `timbre` (no arguments: the interface) in a new session, with `cli`'s
+        /// homes and sign-in; returns the file its exit status is written to when it ends.
+        func startTimbre(_ cli: TimbreCLI, columns: Int, rows: Int) throws -> String {
+            let bin = try SandboxProcess.binaryDirectory().appendingPathComponent("timbre").path
+            var env = ["LANG=C.UTF-8", "TERM=tmux-256color"]
+            for key in ["XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "TIMBRE_REFRESH_TOKEN", "HOME", "PATH"] {
+                if let value = cli.environment[key] { env.append("\(key)=\(value)") }
+            }
+            let marker = cli.home.appendingPathComponent("exit-status").path
+            let command = "env " + env.map { "'\($0)'" }.joined(separator: " ") + " '\(bin)'; echo $? > '\(marker)'; sleep 60"
+            _ = try run(["new-session", "-d", "-x", String(columns), "-y", String(rows), command])
+            return marker
+        }
+
         /// Waits until the screen contains `text` (the interface redraws asynchronously).
         func waitFor(_ text: String, timeout: Duration = .seconds(30)) async throws -> String {
             let deadline = ContinuousClock.now + timeout
@@ -50,14 +64,7 @@ import TimbreTestSupport
             try await withCleanup({ tmux.kill(); cli.remove() }) {
                 #expect(try await cli.run(["sync", "--quiet"]).status == 0)
 
-                let bin = try SandboxProcess.binaryDirectory().appendingPathComponent("timbre").path
-                var env = ["LANG=C.UTF-8", "TERM=tmux-256color"]
-                for key in ["XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "TIMBRE_REFRESH_TOKEN", "HOME", "PATH"] {
-                    if let value = cli.environment[key] { env.append("\(key)=\(value)") }
-                }
-                let marker = cli.home.appendingPathComponent("exit-status").path
-                let command = "env " + env.map { "'\($0)'" }.joined(separator: " ") + " '\(bin)'; echo $? > '\(marker)'; sleep 30"
-                _ = try tmux.run(["new-session", "-d", "-x", "120", "-y", "32", command])
+                let marker = try tmux.startTimbre(cli, columns: 120, rows: 32)
                 let titleBefore = try tmux.title()
 
                 // First frame: Liked Songs first, then the sandbox's playlists, status line with the user.

@@ -131,39 +131,12 @@ public struct FileSecretStore: SecretStore {
         } catch {
             throw .fileIO(path: path, detail: "could not encode JSON")
         }
-        let folder = (path as NSString).deletingLastPathComponent
-        do { try Paths.ensureParentDirectory(of: path) } catch {
-            throw .fileIO(path: folder, detail: "could not create the folder")
-        }
-        let temporary = folder + "/.credentials-\(UUID().uuidString).tmp"
-        // 0600 from the first byte: the mode is fixed at creation, before any secret is written.
-        let fd = open(temporary, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw .fileIO(path: temporary, detail: Self.errnoText()) }
-        var renamed = false
-        defer { if !renamed { unlink(temporary) } }
-        let written = data.withUnsafeBytes { bytes -> Bool in
-            var offset = 0
-            while offset < bytes.count {
-                let count = Glibc.write(fd, bytes.baseAddress?.advanced(by: offset), bytes.count - offset)
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                offset += count
-            }
-            return true
-        }
-        let synced = written && fsync(fd) == 0
-        let error = Self.errnoText()
-        close(fd)
-        guard synced else { throw .fileIO(path: temporary, detail: error) }
-        guard rename(temporary, path) == 0 else { throw .fileIO(path: path, detail: Self.errnoText()) }
-        renamed = true
-        // Make the rename itself durable.
-        let dirFD = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if dirFD >= 0 {
-            _ = fsync(dirFD)
-            close(dirFD)
+        // 0600 from the first byte (the mode is fixed at creation, before any secret is written),
+        // then renamed over the file: a reader sees the old secrets or the new ones.
+        do {
+            try PrivateFile.write(data, to: path)
+        } catch {
+            throw .fileIO(path: error.path, detail: error.detail)
         }
     }
 

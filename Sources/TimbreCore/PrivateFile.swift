@@ -2,7 +2,6 @@
 import Glibc
 #endif
 import Foundation
-import TimbreCore
 
 /// Files only the user may read, replaced atomically: a temporary file created 0600 with
 /// `O_EXCL` beside the target, written, synced, renamed over it. A reader sees the old file or
