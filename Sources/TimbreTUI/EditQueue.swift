@@ -37,6 +37,9 @@ final class EditQueue: Sendable {
         }
     }
 
+    /// Edits waiting to start.
+    var waiting: Int { state.withLock { $0.jobs.count } }
+
     /// Waits for the edit under way; the ones not started are dropped.
     func drain() async {
         let worker = state.withLock { state -> Task<Void, Never>? in
