@@ -30,7 +30,9 @@ public enum Screen {
 
         // Header row.
         let filterNote = state.playlistFilter.isEmpty ? "" : "  /\(state.playlistFilter)"
-        let left = TextWidth.pad(" Playlists (\(state.visiblePlaylists.count))\(filterNote)", columns: leftWidth)
+        // All of them (some may be in closed folders), or the matches of the filter.
+        let shown = state.playlistFilter.isEmpty ? state.playlists.count : state.visiblePlaylists.count
+        let left = TextWidth.pad(" Playlists (\(shown))\(filterNote)", columns: leftWidth)
         lines.append([Segment(left, .header), Segment("│", .dim), Segment(TextWidth.pad(rightHeader(state), columns: rightWidth), .header)])
 
         let leftRows = playlistLines(state, width: leftWidth, height: bodyRows)
