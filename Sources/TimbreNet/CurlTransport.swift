@@ -48,6 +48,7 @@ public final class CurlTransport: HTTPTransport {
             observer.record(.policyMissing(host: host))
             throw TransportError.trust(TrustFailure(host: host, reason: .noPolicy))
         }
+        if let refusal = settings.proxy?.refusal { throw TransportError.invalidRequest(refusal) }
         let identity = try await clientIdentity(host: host)
         let verification = TLSVerification(host: host, purpose: .enforce(rule), observer: observer, identity: identity)
         return try await run(request, host: host, kind: .http, verification: verification)
@@ -100,6 +101,7 @@ public final class CurlTransport: HTTPTransport {
     /// Works for hosts without a pin policy: nothing is sent, and the point is to learn the pins.
     public func inspectChain(of url: URL) async throws -> ChainInspection {
         let host = try Self.httpsHost(of: url)
+        if let refusal = settings.proxy?.refusal { throw TransportError.invalidRequest(refusal) }
         let identity = try await clientIdentity(host: host)
         let verification = TLSVerification(host: host, purpose: .inspect, observer: observer, identity: identity)
         _ = try await run(HTTPRequest(url: url), host: host, kind: .connectOnly, verification: verification)

@@ -44,6 +44,17 @@ public struct ProxySettings: Sendable, Equatable {
         self.init(url: proxy.value, variable: proxy.name, noProxy: bypass?.value ?? "", noProxyVariable: bypass?.name)
     }
 
+    /// `https://` proxies (TLS to the proxy itself) are refused: timbre's handshake checks, pins
+    /// included, would apply to the proxy's certificate. An http:// CONNECT tunnel still carries
+    /// end-to-end TLS to the origin.
+    public var isTLSToProxy: Bool { url.lowercased().hasPrefix("https://") }
+
+    /// Why this proxy cannot be used, or nil.
+    public var refusal: String? {
+        guard isTLSToProxy else { return nil }
+        return "\(variable) names an https:// proxy (\(TerminalText.preview(redacted))), which timbre does not support: use its http:// address — the connection to the server is still TLS end to end through the proxy's tunnel, with the pins checked on the server's certificate"
+    }
+
     /// The proxy without its credentials, for doctor and messages (`http://user:***@host:port`).
     public var redacted: String {
         guard let schemeEnd = url.range(of: "://") else {

@@ -37,4 +37,10 @@ import Testing
     func credentialsAreHidden(_ url: String, _ shown: String) {
         #expect(ProxySettings(url: url, variable: "https_proxy").redacted == shown)
     }
+
+    @Test func anHTTPSProxyIsRefusedWithWhatToUseInstead() {
+        #expect(ProxySettings(url: "http://p:3128", variable: "https_proxy").refusal == nil)
+        let refusal = ProxySettings(url: "HTTPS://u:pw@p:3128", variable: "HTTPS_PROXY").refusal ?? ""
+        #expect(refusal.hasPrefix("HTTPS_PROXY names an https:// proxy (HTTPS://u:***@p:3128), which timbre does not support: use its http:// address"))
+    }
 }

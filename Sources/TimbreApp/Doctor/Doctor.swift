@@ -154,6 +154,7 @@ public struct Doctor: Sendable {
         guard let proxy = ProxySettings(environment: context.environment) else {
             return DoctorCheck(.ok, "proxy", "none (\(ProxySettings.proxyVariables.joined(separator: ", ")) unset): direct connections")
         }
+        if let refusal = proxy.refusal { return DoctorCheck(.fail, "proxy", refusal) }
         return DoctorCheck(.ok, "proxy", proxy.summary)
     }
 
