@@ -13,6 +13,7 @@
 #include <openssl/ec.h>
 #include <openssl/hmac.h>
 #include <openssl/crypto.h>
+#include <openssl/pkcs12.h>
 
 // Macros and generated stack accessors that Swift does not import, as functions.
 static inline int tossl_sk_X509_num(const STACK_OF(X509) *sk) { return sk_X509_num(sk); }
@@ -48,4 +49,12 @@ static inline int tossl_is_der_ecdsa_signature(const unsigned char *bytes, long 
     ECDSA_SIG_free(sig);
     return cursor == bytes + length;
 }
+// Client certificates (mTLS): a PKCS#12 file read from memory, and what the handshake needs to
+// present it and to tell a server's rejection from other failures.
+static inline PKCS12 *tossl_d2i_pkcs12(const unsigned char *bytes, long length) {
+    const unsigned char *cursor = bytes;
+    return d2i_PKCS12(NULL, &cursor, length);
+}
+static inline int tossl_ssl_add1_chain_cert(SSL *ssl, X509 *cert) { return (int)SSL_add1_chain_cert(ssl, cert); }
+static inline int tossl_cb_read_alert(void) { return SSL_CB_READ_ALERT; }
 #endif

@@ -56,9 +56,9 @@ public struct AppContext: Sendable {
     /// The pinned libcurl transport alone, for what is not a Web API call (doctor's connection
     /// check, `timbre pins`): config.toml's CA file, TLS minimum and pins apply all the same —
     /// with the applied remote pin set between config.toml's pins and the defaults — and every pin
-    /// decision goes to trust.jsonl.
+    /// decision goes to trust.jsonl. Proxy and client certificate: `transportSettings()`.
     public func transport() -> CurlTransport {
-        CurlTransport(settings: TransportSettings(config: config, remotePins: { [self] in await remotePinRules() }), observer: trustJournal)
+        CurlTransport(settings: transportSettings(), observer: trustJournal)
     }
 
     /// The cache, if a sync has created it; read-only commands never create one.

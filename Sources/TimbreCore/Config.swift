@@ -17,8 +17,13 @@ public struct TLSSettings: Sendable, Equatable {
     public var pins: [PinRule]
     /// `[tls.remote]`: signed remote pin updates; nil when not configured.
     public var remote: RemotePinSettings?
+    /// `client_cert`: a PKCS#12 file presented when a server asks for a client certificate (mTLS).
+    /// Its password is never read from this file (env TIMBRE_CLIENT_CERT_PASSWORD, else the keyring).
+    public var clientCert: String?
 
-    public init(caFile: String? = nil, minVersion: TLSVersion = .tls12, pins: [PinRule] = [], remote: RemotePinSettings? = nil) {
+    public init(caFile: String? = nil, minVersion: TLSVersion = .tls12, pins: [PinRule] = [], remote: RemotePinSettings? = nil,
+                clientCert: String? = nil) {
+        self.clientCert = clientCert
         self.caFile = caFile
         self.minVersion = minVersion
         self.pins = pins
@@ -160,13 +165,25 @@ private struct RawConfig: Decodable {
     var rate_limit_budget: Int?
     var tls: RawTLS?
     var keys: [String: String]?
+    /// Refused wherever it appears (see `Present`).
+    var client_cert_password: Present?
 
     struct RawTLS: Decodable {
         var ca_file: String?
         var min_version: String?
         var pin: [RawPin]?
         var remote: RawRemote?
+        var client_cert: String?
+        var client_cert_password: Present?
     }
+
+    /// A key that is there, whatever its value: enough to refuse it without reading it.
+    struct Present: Decodable {
+        init(from decoder: any Decoder) throws {}
+    }
+
+    static let passwordRefusal = "sets client_cert_password, which timbre never reads from a file: remove that line and put the PKCS#12 password in the environment variable TIMBRE_CLIENT_CERT_PASSWORD or in the keyring (README: Client certificates)"
+
 
     struct RawRemote: Decodable {
         var url: String?
@@ -185,6 +202,7 @@ private struct RawConfig: Decodable {
     func validated(path: String) throws(ConfigError) -> Config {
         func fail(_ detail: String) -> ConfigError { ConfigError(path: path, detail: detail) }
         var config = Config(sourcePath: path)
+        if client_cert_password != nil || tls?.client_cert_password != nil { throw fail(Self.passwordRefusal) }
         if let id = client_id?.trimmingCharacters(in: .whitespaces), !id.isEmpty { config.clientID = id }
         if let port = redirect_port {
             guard (0...65535).contains(port) else { throw fail("redirect_port \(port) is not a port number (0–65535; 0 = any free port)") }
@@ -214,6 +232,12 @@ private struct RawConfig: Decodable {
                 config.tls.pins.append(try Self.rule(pin, number: index + 1, fail: fail))
             }
             if let remote = tls.remote { config.tls.remote = try Self.remote(remote, fail: fail) }
+            if let cert = tls.client_cert {
+                guard !cert.trimmingCharacters(in: .whitespaces).isEmpty else {
+                    throw fail("tls.client_cert is empty; give the path of a PKCS#12 (.p12) file, or remove the line")
+                }
+                config.tls.clientCert = (cert as NSString).expandingTildeInPath
+            }
         }
         config.keys = keys ?? [:]
         return config

@@ -90,6 +90,10 @@ final class CurlTransfer: @unchecked Sendable {
             codes.append(tcurl_set_string(easy, CURLOPT_CAINFO, caFile))
             codes.append(tcurl_set_pointer(easy, CURLOPT_CAPATH, nil))
         }
+        // The proxy comes from the run's environment only: an empty CURLOPT_PROXY turns libcurl's
+        // own look at the process environment off, and CURLOPT_NOPROXY likewise (ProxySettings).
+        codes.append(tcurl_set_string(easy, CURLOPT_PROXY, settings.proxy?.url ?? ""))
+        codes.append(tcurl_set_string(easy, CURLOPT_NOPROXY, settings.proxy?.noProxy ?? ""))
         // A resumed TLS session skips certificate verification, and with it the pin check.
         codes.append(tcurl_set_long(easy, CURLOPT_SSL_SESSIONID_CACHE, 0))
         codes.append(tcurl_set_ssl_ctx_callback(easy, { _, sslContext, userdata in
@@ -204,6 +208,9 @@ final class CurlTransfer: @unchecked Sendable {
             finish(.failure(error(for: code)))
             return
         }
+        if verification.clientCertificateSent, let identity = verification.identity {
+            verification.observer.record(.clientCertificateUsed(host: host, subject: identity.subject, pin: identity.pin))
+        }
         var status = 0
         if kind == .http, let easy {
             var value: Int = 0
@@ -213,14 +220,31 @@ final class CurlTransfer: @unchecked Sendable {
         finish(.success(HTTPResponse(status: status, headers: headers, body: body)))
     }
 
+    /// A handshake the server ended with an alert after it asked for a client certificate: the
+    /// certificate timbre presented was refused, or none was configured. Told apart from a pin
+    /// mismatch (decided on our side, before any certificate goes out) by the order of `error(for:)`.
+    private func clientCertificateRejection() -> TransportError? {
+        guard verification.serverAskedForCertificate, let alert = verification.fatalAlert else { return nil }
+        if verification.clientCertificateSent, let identity = verification.identity {
+            verification.observer.record(.clientCertificateRejected(host: host, subject: identity.subject, pin: identity.pin, reason: "the server sent the TLS alert \"\(alert)\""))
+            return .trust(TrustFailure(host: host, reason: .clientCertificateRejected(subject: identity.subject, path: identity.path, alert: alert)))
+        }
+        guard verification.identity == nil else { return nil }
+        verification.observer.record(.clientCertificateRejected(host: host, subject: nil, pin: nil,
+            reason: "the server asked for a client certificate and [tls] client_cert is not set; it sent the TLS alert \"\(alert)\""))
+        return .trust(TrustFailure(host: host, reason: .clientCertificateRequired(alert: alert)))
+    }
+
     private func error(for code: CURLcode) -> any Error {
         if let failure = verification.failure {
             return TransportError.trust(TrustFailure(host: host, reason: failure))
         }
+        if let rejection = clientCertificateRejection() { return rejection }
         let detail: String = {
             let buffer = String(cString: errorBuffer)
-            if !buffer.isEmpty { return buffer }
-            return curl_easy_strerror(code).map { String(cString: $0) } ?? "curl error \(code.rawValue)"
+            let text = buffer.isEmpty ? (curl_easy_strerror(code).map { String(cString: $0) } ?? "curl error \(code.rawValue)") : buffer
+            guard let proxy = settings.proxy else { return text }
+            return "\(text); through the proxy \(proxy.redacted) from \(proxy.variable)"
         }()
         switch code {
         case CURLE_PEER_FAILED_VERIFICATION:

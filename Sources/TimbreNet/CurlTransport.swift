@@ -19,6 +19,8 @@ public final class CurlTransport: HTTPTransport {
     /// `settings.pins` with the remote rules filled in, once they are loaded.
     private let resolvedPins = Locked<PinPolicySet?>(nil)
     private let resolvingPins = Locked<Task<PinPolicySet, Never>?>(nil)
+    /// `settings.clientCertificate`, loaded once by the first request; the others wait for it.
+    private let loadingIdentity = Locked<Task<Result<ClientIdentity?, ClientCertificateError>, Never>?>(nil)
 
     public convenience init(settings: TransportSettings, observer: (any TrustObserver)? = nil, logger: Logger = Logger(label: "timbre.tls")) {
         self.init(settings: settings, observer: observer, logger: logger, idlePollMilliseconds: 1000)
@@ -46,7 +48,9 @@ public final class CurlTransport: HTTPTransport {
             observer.record(.policyMissing(host: host))
             throw TransportError.trust(TrustFailure(host: host, reason: .noPolicy))
         }
-        let verification = TLSVerification(host: host, purpose: .enforce(rule), observer: observer)
+        if let refusal = settings.proxy?.refusal { throw TransportError.invalidRequest(refusal) }
+        let identity = try await clientIdentity(host: host)
+        let verification = TLSVerification(host: host, purpose: .enforce(rule), observer: observer, identity: identity)
         return try await run(request, host: host, kind: .http, verification: verification)
     }
 
@@ -71,11 +75,35 @@ public final class CurlTransport: HTTPTransport {
         return pins
     }
 
+    /// The client certificate, loaded (and its password looked up) on the first request, before any
+    /// connection is opened: a wrong password or a damaged file fails every request with nothing sent.
+    public func clientIdentity(host: String) async throws(TransportError) -> ClientIdentity? {
+        guard let configured = settings.clientCertificate else { return nil }
+        let task = loadingIdentity.withLock { pending in
+            if let pending { return pending }
+            let started = Task { () -> Result<ClientIdentity?, ClientCertificateError> in
+                do throws(ClientCertificateError) {
+                    return .success(try await ClientIdentity.load(configured))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            pending = started
+            return started
+        }
+        switch await task.value {
+        case .success(let identity): return identity
+        case .failure(let error): throw .trust(TrustFailure(host: host, reason: .clientCertificate(error)))
+        }
+    }
+
     /// Completes a TLS handshake with `url`'s host and returns the chain, sending no HTTP request.
     /// Works for hosts without a pin policy: nothing is sent, and the point is to learn the pins.
     public func inspectChain(of url: URL) async throws -> ChainInspection {
         let host = try Self.httpsHost(of: url)
-        let verification = TLSVerification(host: host, purpose: .inspect, observer: observer)
+        if let refusal = settings.proxy?.refusal { throw TransportError.invalidRequest(refusal) }
+        let identity = try await clientIdentity(host: host)
+        let verification = TLSVerification(host: host, purpose: .inspect, observer: observer, identity: identity)
         _ = try await run(HTTPRequest(url: url), host: host, kind: .connectOnly, verification: verification)
         return ChainInspection(host: host, chain: verification.inspectedChain, trustError: verification.inspectedTrustError)
     }

@@ -17,15 +17,44 @@ final class TLSVerification: @unchecked Sendable {
     let host: String
     let purpose: Purpose
     let observer: any TrustObserver
+    /// `[tls] client_cert`, presented only when the server asks for a client certificate.
+    let identity: ClientIdentity?
 
     private(set) var failure: TrustFailure.Reason?
     private(set) var inspectedChain: [ChainEntry] = []
     private(set) var inspectedTrustError: String?
+    /// The server sent a CertificateRequest during this transfer's handshake.
+    private(set) var serverAskedForCertificate = false
+    /// `identity` went out in that handshake.
+    private(set) var clientCertificateSent = false
+    /// The description of a fatal alert the server sent ("unknown CA", "certificate required").
+    private(set) var fatalAlert: String?
 
-    init(host: String, purpose: Purpose, observer: any TrustObserver) {
+    init(host: String, purpose: Purpose, observer: any TrustObserver, identity: ClientIdentity? = nil) {
         self.host = host
         self.purpose = purpose
         self.observer = observer
+        self.identity = identity
+    }
+
+    /// The cert callback: OpenSSL runs it on a client only when the server asked for a certificate.
+    /// Returns 1 to go on (with the identity set, or with none), 0 to abort the handshake.
+    func certificateRequested(_ ssl: OpaquePointer) -> Int32 {
+        serverAskedForCertificate = true
+        guard let identity else { return 1 }
+        guard identity.present(on: ssl) else { return 0 }
+        clientCertificateSent = true
+        return 1
+    }
+
+    /// The info callback, for alerts the server sends (level in the high byte, 2 = fatal).
+    func alertReceived(_ value: Int32) {
+        guard value >> 8 == 2, fatalAlert == nil else { return }
+        let code = value & 0xFF
+        let known = SSL_alert_desc_string_long(value).map { String(cString: $0) }
+        // OpenSSL 3.0 has no names for the TLS 1.3 additions.
+        let tls13 = [109: "missing extension", 116: "certificate required", 120: "no application protocol"]
+        fatalAlert = known.flatMap { $0 == "unknown" ? nil : $0 } ?? tls13[Int(code)] ?? "alert \(code)"
     }
 
     /// Returns 1 to continue the handshake, 0 to abort it.
@@ -115,6 +144,15 @@ final class TLSVerification: @unchecked Sendable {
             guard let store, let argument else { return 0 }
             return Unmanaged<TLSVerification>.fromOpaque(argument).takeUnretainedValue().verify(store)
         }, retained)
+        SSL_CTX_set_cert_cb(context, { ssl, argument in
+            guard let ssl, let argument else { return 0 }
+            return Unmanaged<TLSVerification>.fromOpaque(argument).takeUnretainedValue().certificateRequested(ssl)
+        }, retained)
+        SSL_CTX_set_info_callback(context) { ssl, situation, value in
+            guard situation & tossl_cb_read_alert() == tossl_cb_read_alert(), let ssl,
+                  let owner = SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), TLSVerification.contextDataIndex) else { return }
+            Unmanaged<TLSVerification>.fromOpaque(owner).takeUnretainedValue().alertReceived(value)
+        }
     }
 
     /// The SSL_CTX ex_data slot that owns a reference; OpenSSL calls the free function with it when

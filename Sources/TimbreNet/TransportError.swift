@@ -13,6 +13,12 @@ public struct TrustFailure: Sendable, Equatable {
         case protocolTooOld(minimum: TLSVersion, detail: String)
         /// The configured CA file could not be loaded.
         case caFileUnusable(String)
+        /// `[tls] client_cert` could not be loaded; nothing was sent.
+        case clientCertificate(ClientCertificateError)
+        /// The server ended the handshake after timbre presented its client certificate.
+        case clientCertificateRejected(subject: String, path: String, alert: String)
+        /// The server asked for a client certificate, none is configured, and it ended the handshake.
+        case clientCertificateRequired(alert: String)
     }
 
     public var host: String
@@ -62,6 +68,12 @@ public enum TransportError: UserFacingError, Equatable {
                 return "TLS trust failure for \(failure.host): the server does not offer TLS \(minimum.rawValue) or newer (\(TerminalText.preview(detail)))"
             case .caFileUnusable(let detail):
                 return "TLS trust failure for \(failure.host): the CA file could not be used (\(TerminalText.preview(detail)))"
+            case .clientCertificate(let error):
+                return error.message
+            case .clientCertificateRejected(let subject, let path, let alert):
+                return "\(failure.host) rejected the client certificate \(subject) from \(TerminalText.preview(path)) (TLS alert: \(alert))"
+            case .clientCertificateRequired(let alert):
+                return "the server asked for a client certificate; set [tls] client_cert in config.toml to your PKCS#12 file (\(failure.host) ended the handshake: \(alert))"
             }
         case .connection(let host, let kind, let detail):
             let what: String
@@ -93,6 +105,12 @@ public enum TransportError: UserFacingError, Equatable {
                 return "check the system clock and [tls] ca_file in config.toml"
             case .protocolTooOld:
                 return "the server must support TLS 1.2 or newer; tls.min_version in config.toml sets the minimum"
+            case .clientCertificate(let error):
+                return error.hint
+            case .clientCertificateRejected:
+                return "check that the server trusts the certificate's issuer and accepts this certificate; `timbre doctor` shows its subject and expiry"
+            case .clientCertificateRequired:
+                return "README: Client certificates shows how to make a .p12 file and where its password goes"
             }
         case .connection:
             return "check your network connection, then try again"

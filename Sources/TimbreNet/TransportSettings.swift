@@ -15,14 +15,22 @@ public struct TransportSettings: Sendable {
     /// transport first needs a pin rule (offline commands never pay for it); they go between
     /// config.toml's rules and the shipped defaults.
     public var remotePins: (@Sendable () async -> [PinRule])?
+    /// `[tls] client_cert`: loaded (and its password looked up) when the transport first connects.
+    public var clientCertificate: ClientCertificateSettings?
+    /// From the run's environment (`ProxySettings(environment:)`); nil = connect directly, whatever
+    /// the process's own environment says.
+    public var proxy: ProxySettings?
 
     public init(
         pins: PinPolicySet, caFile: String? = nil, minimumTLS: TLSVersion = .tls12,
         connectTimeout: Duration = .seconds(10), totalTimeout: Duration = .seconds(60),
         maxResponseBytes: Int = 64 << 20, userAgent: String = "timbre/\(TimbreVersion.current)",
-        remotePins: (@Sendable () async -> [PinRule])? = nil
+        remotePins: (@Sendable () async -> [PinRule])? = nil,
+        clientCertificate: ClientCertificateSettings? = nil, proxy: ProxySettings? = nil
     ) {
         self.remotePins = remotePins
+        self.clientCertificate = clientCertificate
+        self.proxy = proxy
         self.pins = pins
         self.caFile = caFile
         self.minimumTLS = minimumTLS

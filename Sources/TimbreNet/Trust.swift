@@ -46,11 +46,18 @@ public enum TrustEvent: Sendable, Equatable {
     case remoteApplied(source: String, version: Int, hosts: Int)
     /// A remote pin document was refused; `reason` is the sentence the user saw.
     case remoteRefused(source: String, reason: String)
+    /// The server asked for a client certificate and the handshake with it completed (recorded once
+    /// per connection, when its first transfer succeeds).
+    case clientCertificateUsed(host: String, subject: String, pin: SPKIPin)
+    /// The server ended the handshake after asking for a client certificate: `subject`/`pin` of
+    /// the one presented, nil when none is configured; `reason` names the server's alert.
+    case clientCertificateRejected(host: String, subject: String?, pin: SPKIPin?, reason: String)
 
     public var host: String {
         switch self {
         case .pinMatched(let host, _, _, _), .pinMismatch(let host, _), .allowedByPermissiveMode(let host, _),
-             .policyMissing(let host), .systemTrustFailed(let host, _):
+             .policyMissing(let host), .systemTrustFailed(let host, _), .clientCertificateUsed(let host, _, _),
+             .clientCertificateRejected(let host, _, _, _):
             return host
         case .remoteApplied(let source, _, _), .remoteRefused(let source, _):
             return URL(string: source).flatMap { $0.scheme == nil ? nil : $0.host } ?? ""
@@ -94,6 +101,10 @@ struct LoggingTrustObserver: TrustObserver {
             logger.notice("remote pin set applied", metadata: ["source": "\(Redactor.redact(source))", "version": "\(version)", "hosts": "\(hosts)"])
         case .remoteRefused(let source, let reason):
             logger.error("remote pin document refused", metadata: ["source": "\(Redactor.redact(source))", "reason": "\(TerminalText.sanitize(reason))"])
+        case .clientCertificateUsed(let host, let subject, let pin):
+            logger.debug("client certificate accepted", metadata: ["host": "\(host)", "subject": "\(subject)", "pin": "\(pin)"])
+        case .clientCertificateRejected(let host, let subject, _, let reason):
+            logger.error("client certificate rejected", metadata: ["host": "\(host)", "subject": "\(subject ?? "none configured")", "reason": "\(TerminalText.sanitize(reason))"])
         }
     }
 }

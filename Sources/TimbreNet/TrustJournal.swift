@@ -11,7 +11,7 @@ public enum TrustEventKind: String, Sendable, CaseIterable {
     case permissiveAllow = "permissive_allow"
     case remoteApplied = "remote_applied"
     case remoteRefused = "remote_refused"
-    /// Reserved for client certificates (mTLS); nothing emits them yet.
+    /// Client certificates (mTLS): presented and accepted, or the handshake ended over one.
     case clientCertUsed = "client_cert_used"
     case clientCertRejected = "client_cert_rejected"
 }
@@ -54,6 +54,11 @@ public struct TrustRecord: Sendable, Equatable {
                       detail: "version \(version) from \(Redactor.redact(source)) (\(hosts) host\(hosts == 1 ? "" : "s"))")
         case .remoteRefused(let source, let reason):
             self.init(at: at, kind: .remoteRefused, host: event.host, pin: nil, detail: "\(Redactor.redact(source)): \(reason)")
+        case .clientCertificateUsed(let host, let subject, let pin):
+            self.init(at: at, kind: .clientCertUsed, host: host, pin: pin.description, detail: "presented \(subject)")
+        case .clientCertificateRejected(let host, let subject, let pin, let reason):
+            self.init(at: at, kind: .clientCertRejected, host: host, pin: pin?.description,
+                      detail: subject.map { "presented \($0); \(reason)" } ?? reason)
         case .policyMissing, .systemTrustFailed:
             return nil
         }

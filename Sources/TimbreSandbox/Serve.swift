@@ -64,10 +64,16 @@ extension Root {
         @Option(help: "Delay every answer by this many milliseconds.")
         var latencyMs = 0
 
+        @Option(help: "Require a client certificate (mTLS) signed by a CA in this PEM file; the handshake fails without one.")
+        var clientCa: String?
+
         func validate() throws {
             guard ["1.1", "1.2", "1.3"].contains(tlsMax) else { throw ValidationError("'--tls-max' must be 1.1, 1.2 or 1.3") }
             guard (1...100).contains(itemsLimitMax) else { throw ValidationError("'--items-limit-max' must be 1...100") }
             guard (0...65_535).contains(port) else { throw ValidationError("'--port' must be 0...65535") }
+            if let clientCa, !FileManager.default.isReadableFile(atPath: clientCa) {
+                throw ValidationError("'--client-ca' \(clientCa) is not a readable PEM file")
+            }
             guard accessTokenTtl > 0 else { throw ValidationError("'--access-token-ttl' must be positive") }
             if let accessTokenRequests, accessTokenRequests < 1 { throw ValidationError("'--access-token-requests' must be positive") }
         }
@@ -106,6 +112,13 @@ extension Root {
                 tls.maximumTLSVersion = .tlsv12
             default:
                 tls.minimumTLSVersion = .tlsv12
+            }
+
+            if let clientCa {
+                // Server side: a peer certificate is required and must chain to these roots; there is
+                // no host name to check a client against.
+                tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(clientCa))
+                tls.certificateVerification = .noHostnameVerification
             }
 
             var logger = Logger(label: "timbre-sandbox") { StreamLogHandler.standardError(label: $0) }

@@ -26,7 +26,8 @@ public struct TimbreCLI: Sendable {
         }
         var env = ProcessInfo.processInfo.environment
         // Never let a developer's own setup leak into a test.
-        for key in ["TIMBRE_CONFIG", "TIMBRE_CLIENT_ID", "TIMBRE_REFRESH_TOKEN", "TIMBRE_PROFILE", "BROWSER", "NO_COLOR"] {
+        for key in ["TIMBRE_CONFIG", "TIMBRE_CLIENT_ID", "TIMBRE_REFRESH_TOKEN", "TIMBRE_PROFILE", "BROWSER", "NO_COLOR",
+                    "TIMBRE_CLIENT_CERT_PASSWORD", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"] {
             env[key] = nil
         }
         env["XDG_CONFIG_HOME"] = home.appendingPathComponent("config").path

@@ -149,17 +149,34 @@ public enum SandboxProcessError: Error, CustomStringConvertible {
     }
 }
 
+/// A sandbox that requires client certificates (`serve --client-ca`): the CA it trusts, and a
+/// certificate and key it accepts, which the control calls (`curl`) present.
+public struct SandboxClientTLS: Sendable {
+    public var caFile: String
+    public var certificateFile: String
+    public var keyFile: String
+
+    public init(caFile: String, certificateFile: String, keyFile: String) {
+        self.caFile = caFile
+        self.certificateFile = certificateFile
+        self.keyFile = keyFile
+    }
+}
+
 /// A `timbre-sandbox serve` child process on a free port with its own state directory.
 /// Talks to it with `/usr/bin/curl --cacert ca.pem` (Foundation's URLSession cannot be given a CA on Linux).
 public final class SandboxProcess: @unchecked Sendable {
     public let info: SandboxInfo
     public let stateDirectory: URL
+    /// Set when the sandbox requires client certificates.
+    public let clientTLS: SandboxClientTLS?
     private let process: Process
 
-    private init(info: SandboxInfo, stateDirectory: URL, process: Process) {
+    private init(info: SandboxInfo, stateDirectory: URL, process: Process, clientTLS: SandboxClientTLS?) {
         self.info = info
         self.stateDirectory = stateDirectory
         self.process = process
+        self.clientTLS = clientTLS
     }
 
     deinit {
@@ -190,7 +207,8 @@ public final class SandboxProcess: @unchecked Sendable {
     }
 
     public static func start(
-        library: LibrarySize = .small, seed: UInt64 = 42, extraArguments: [String] = [], timeout: Duration = .seconds(20)
+        library: LibrarySize = .small, seed: UInt64 = 42, extraArguments: [String] = [], clientTLS: SandboxClientTLS? = nil,
+        timeout: Duration = .seconds(20)
     ) async throws -> SandboxProcess {
         let binary = try binaryDirectory().appendingPathComponent("timbre-sandbox")
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("timbre-sandbox-\(UUID().uuidString)")
@@ -201,7 +219,7 @@ public final class SandboxProcess: @unchecked Sendable {
         let process = Process()
         process.executableURL = binary
         process.arguments = ["serve", "--state-dir", state.path, "--port", "0", "--library", library.rawValue, "--seed", String(seed)]
-            + extraArguments
+            + extraArguments + (clientTLS.map { ["--client-ca", $0.caFile] } ?? [])
         let stdout = Pipe()
         process.standardOutput = stdout
         process.standardError = try FileHandle(forWritingTo: stderrURL)
@@ -216,7 +234,7 @@ public final class SandboxProcess: @unchecked Sendable {
                     process.terminate()
                     throw SandboxProcessError.exitedEarly("unexpected stdout: \(text)")
                 }
-                return SandboxProcess(info: info, stateDirectory: state, process: process)
+                return SandboxProcess(info: info, stateDirectory: state, process: process, clientTLS: clientTLS)
             }
             if !process.isRunning {
                 throw SandboxProcessError.exitedEarly((try? String(contentsOf: stderrURL, encoding: .utf8)) ?? "")
@@ -254,6 +272,7 @@ public final class SandboxProcess: @unchecked Sendable {
         bearer: String? = nil, extraArguments: [String] = []
     ) async throws -> CurlResult {
         var arguments = extraArguments
+        if let clientTLS { arguments += ["--cert", clientTLS.certificateFile, "--key", clientTLS.keyFile] }
         if let method { arguments += ["-X", method] }
         for header in headers { arguments += ["-H", header] }
         if let bearer { arguments += ["-H", "Authorization: Bearer \(bearer)"] }
@@ -268,7 +287,8 @@ public final class SandboxProcess: @unchecked Sendable {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let bodyURL = scratch.appendingPathComponent("body")
         let headerURL = scratch.appendingPathComponent("headers")
-        var all = ["/usr/bin/curl", "-s", "--max-time", "30", "-o", bodyURL.path, "-D", headerURL.path, "-w", "%{http_code}"]
+        // The sandbox is on loopback: a proxy in the developer's environment must not carry these.
+        var all = ["/usr/bin/curl", "-s", "--noproxy", "*", "--max-time", "30", "-o", bodyURL.path, "-D", headerURL.path, "-w", "%{http_code}"]
         if let caFile { all += ["--cacert", caFile] }
         // posix_spawn + waitpid on its own thread: Foundation's Process sometimes never reaped curl.
         let argv = all + arguments

@@ -49,6 +49,22 @@ import TimbreTestSupport
                                                                   "client_cert_used", "client_cert_rejected"])
     }
 
+    @Test func clientCertificateEventsAreLines() throws {
+        let path = Self.scratch()
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        let journal = TrustJournal(path: path, clock: { Self.at })
+        journal.record(.clientCertificateUsed(host: "api.example", subject: "CN=me", pin: Self.leaf))
+        journal.record(.clientCertificateRejected(host: "api.example", subject: "CN=me", pin: Self.leaf, reason: "the server sent the TLS alert \"unknown CA\""))
+        journal.record(.clientCertificateRejected(host: "api.example", subject: nil, pin: nil, reason: "none configured"))
+        let at = "2027-01-15T08:00:00.250Z"
+        #expect(Self.lines(path) == [
+            "{\"at\":\"\(at)\",\"event\":\"client_cert_used\",\"host\":\"api.example\",\"pin\":\"\(Self.leaf)\",\"detail\":\"presented CN=me\"}",
+            "{\"at\":\"\(at)\",\"event\":\"client_cert_rejected\",\"host\":\"api.example\",\"pin\":\"\(Self.leaf)\",\"detail\":\"presented CN=me; the server sent the TLS alert \\\"unknown CA\\\"\"}",
+            "{\"at\":\"\(at)\",\"event\":\"client_cert_rejected\",\"host\":\"api.example\",\"pin\":null,\"detail\":\"none configured\"}",
+        ])
+        #expect(TrustJournal.read(path: path).map(\.kind) == [.clientCertUsed, .clientCertRejected, .clientCertRejected])
+    }
+
     @Test func pastTheLimitTheFileRotatesToDotOne() throws {
         let path = Self.scratch()
         defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }

@@ -18,6 +18,8 @@ public struct Doctor: Sendable {
         results += cache()
         results += await pins()
         results.append(trust())
+        results.append(await clientCertificate())
+        results.append(proxy())
         results += await connect(online: online)
         return results
     }
@@ -127,6 +129,33 @@ public struct Doctor: Sendable {
         }
         return DoctorCheck(.warn, "trust", "\(summary); last mismatch: \(mismatch.host) presented \(mismatch.pin ?? "no certificate") at \(mismatch.at) — "
             + "fix: if that was not a certificate rotation you expected, someone may be intercepting the connection; check with `timbre pins https://\(mismatch.host)`")
+    }
+
+    /// `[tls] client_cert` loads with its password, matches its key and is within its validity;
+    /// a certificate that expires within 30 days is a warning.
+    func clientCertificate(now: Date = Date()) async -> DoctorCheck {
+        guard let settings = context.clientCertificateSettings else {
+            return DoctorCheck(.ok, "client cert", "none configured ([tls] client_cert); sent only when a server asks for one")
+        }
+        do {
+            let identity = try await ClientIdentity.load(settings, now: now)
+            let days = Int(identity.notAfter.timeIntervalSince(now) / 86_400)
+            let chain = identity.chainLength == 0 ? "" : " with \(identity.chainLength) chain certificate\(identity.chainLength == 1 ? "" : "s")"
+            let text = "\(settings.path) loads: \(identity.subject), issued by \(identity.issuer)\(chain), expires \(identity.notAfter.iso8601)"
+            guard days >= 30 else { return DoctorCheck(.warn, "client cert", "\(text) (in \(days) days) — fix: get it renewed before then") }
+            return DoctorCheck(.ok, "client cert", text)
+        } catch {
+            return DoctorCheck(.fail, "client cert", error.message + (error.hint.map { " — fix: \($0)" } ?? ""))
+        }
+    }
+
+    /// The proxy this run's environment names (libcurl's rules; ProxySettings), or none.
+    func proxy() -> DoctorCheck {
+        guard let proxy = ProxySettings(environment: context.environment) else {
+            return DoctorCheck(.ok, "proxy", "none (\(ProxySettings.proxyVariables.joined(separator: ", ")) unset): direct connections")
+        }
+        if let refusal = proxy.refusal { return DoctorCheck(.fail, "proxy", refusal) }
+        return DoctorCheck(.ok, "proxy", proxy.summary)
     }
 
     /// A request to each host through the pinned transport: TLS, the pins and the route in one go.

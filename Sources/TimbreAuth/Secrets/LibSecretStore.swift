@@ -121,6 +121,7 @@ public struct LibSecretStore: SecretStore {
         case .session: what = "session"
         case .clientID: what = "client id"
         case .pinsHMACKey: what = "pin document HMAC key"
+        case .clientCertPassword: what = "client certificate password"
         }
         return "timbre \(what) (profile \(profile))"
     }

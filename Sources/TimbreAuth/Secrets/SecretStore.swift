@@ -9,6 +9,8 @@ public enum SecretKind: String, Sendable, CaseIterable {
     /// The shared key `[tls.remote] hmac = true` verifies pin documents with. Not part of a sign-in:
     /// `timbre logout` leaves it.
     case pinsHMACKey = "pins_hmac_key"
+    /// The password of `[tls] client_cert` (a PKCS#12 file). Not part of a sign-in either.
+    case clientCertPassword = "client_cert_password"
 
     /// What `timbre logout` removes.
     public static let signIn: [SecretKind] = [.refreshToken, .session, .clientID]
