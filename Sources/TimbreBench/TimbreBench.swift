@@ -131,7 +131,8 @@ struct TimbreBench: ParsableCommand {
                 let scanned = try openedCache.searchByScan(SearchText.foldedBytes(query), limit: 1000).map {
                     TUIState.SearchHit(playlistID: $0.playlistID, playlistName: $0.playlistName,
                                        track: EntryRow(position: $0.item.position, title: $0.item.name, artist: $0.item.artists.joined(separator: ", "),
-                                                       album: $0.item.album ?? "", durationMS: $0.item.durationMS, addedAt: $0.item.addedAt))
+                                                       album: $0.item.album ?? "", durationMS: $0.item.durationMS, addedAt: $0.item.addedAt,
+                                                       uri: $0.item.uri, year: $0.item.year))
                 }
                 p.showSearchResults(scanned, query: query)
                 _ = Screen.render(p, rows: rows, columns: columns)
