@@ -13,7 +13,7 @@ public enum GlobalOptions {
         """
 
     /// The arguments without the global options, and the invocation they describe: `--profile`
-    /// wins over `TIMBRE_PROFILE`. Everything after `--` is left alone.
+    /// wins over `TIMBRE_PROFILE` (and `timbre demo` over both). Everything after `--` is left alone.
     public static func apply(_ arguments: [String], to invocation: Invocation) throws -> ([String], Invocation) {
         let (rest, environment) = try apply(arguments, environment: invocation.environment)
         return (rest, Invocation(console: invocation.console, environment: environment))
@@ -51,6 +51,8 @@ public enum GlobalOptions {
         } else {
             _ = try ProfileName.from(environment: environment)
         }
+        // `timbre demo` always runs in its own profile: from the first line of the log on.
+        if rest.first == "demo" { environment["TIMBRE_PROFILE"] = DemoCommand.profileName }
         if ExchangeLog.directory(environment, "TIMBRE_RECORD") != nil, ExchangeLog.directory(environment, "TIMBRE_REPLAY") != nil {
             throw UsageError(message: "TIMBRE_RECORD and TIMBRE_REPLAY cannot be used together",
                              hint: "record a session with TIMBRE_RECORD=DIR, then replay it with TIMBRE_REPLAY=DIR in another run")

@@ -10,8 +10,8 @@ import TimbreTestSupport
     @Test func theDemoLivesInItsOwnProfileAndLeavesItsCacheReadable() async throws {
         let cli = try TimbreCLI(extraEnvironment: ["TIMBRE_PROFILE": "work"])
         defer { cli.remove() }
-        // Whatever profile the line names, the demo uses its own.
-        let result = await cli.invoke(["--profile", "other", "demo", "--no-interface", "--library", "small"])
+        // Whatever profile the line names, the demo uses its own — the real binary, so its log too.
+        let result = try await cli.run(["--profile", "other", "demo", "--no-interface", "--library", "small"])
         #expect(result.status == 0, "\(result.stderr)")
         let home = cli.home.path
         #expect(FileManager.default.fileExists(atPath: "\(home)/cache/timbre/profiles/demo/library.sqlite"))
@@ -19,6 +19,8 @@ import TimbreTestSupport
         #expect(config.hasPrefix("# Written by `timbre demo`"))
         // The sandbox's certificates and keys went with it.
         #expect(!FileManager.default.fileExists(atPath: "\(home)/state/timbre/profiles/demo/sandbox"))
+        #expect(FileManager.default.fileExists(atPath: "\(home)/state/timbre/profiles/demo/timbre.log"))
+        #expect(!FileManager.default.fileExists(atPath: "\(home)/state/timbre/timbre.log"))
         for profile in ["timbre", "timbre/profiles/work", "timbre/profiles/other"] {
             for place in ["config", "cache", "data"] {
                 #expect(!FileManager.default.fileExists(atPath: "\(home)/\(place)/\(profile)/library.sqlite"))
