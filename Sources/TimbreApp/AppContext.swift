@@ -85,7 +85,7 @@ public struct AppContext: Sendable {
 
     public func clientID(redirectPort: Int) throws -> String {
         // A replay sends nothing, so any client id does; the recording's is not secret but may be absent here.
-        if config.clientID == nil, replayDirectory != nil { return ExchangeLog.standInToken }
+        if config.clientID == nil, replayDirectory != nil { return ExchangeLog.placeholder }
         guard let id = config.clientID else { throw LoginError.missingClientID(redirectURI: PKCE.redirectURI(port: redirectPort)) }
         return id
     }

@@ -1,4 +1,5 @@
 import TimbreCore
+import TimbreNet
 
 /// Options every command takes, wherever they appear on the line (`timbre --profile work sync`,
 /// `timbre sync --profile work`). `Root.run` takes them out before ArgumentParser parses the rest,
@@ -57,6 +58,8 @@ public enum GlobalOptions {
             throw UsageError(message: "TIMBRE_RECORD and TIMBRE_REPLAY cannot be used together",
                              hint: "record a session with TIMBRE_RECORD=DIR, then replay it with TIMBRE_REPLAY=DIR in another run")
         }
+        // A replay folder that cannot answer anything is said at once, not as a failed request.
+        if let replay = ExchangeLog.directory(environment, "TIMBRE_REPLAY") { try ReplayTransport.checkFolder(replay) }
         return (rest, environment)
     }
 }

@@ -12,8 +12,9 @@ enum ExchangeLog {
         return URL(fileURLWithPath: text)
     }
 
-    /// The refresh token a replay signs in with: recordings hold no real one.
-    static let standInToken = "REDACTED"
+    /// What a recording has where a secret was, and what a replay signs in with (its refresh
+    /// token; its client id when config.toml has none).
+    static let placeholder = "REDACTED"
 }
 
 extension AppContext {
@@ -38,7 +39,7 @@ extension AppContext {
     /// the redacted tokens it is answered with cannot replace a real sign-in.
     func replayVault(warnings: (@Sendable (String) -> Void)? = nil) -> CredentialVault {
         CredentialVault(profile: profile, refreshTier: .high,
-                        environment: EnvironmentSecretStore(environment: [EnvironmentSecretStore.variable: ExchangeLog.standInToken]),
+                        environment: EnvironmentSecretStore(environment: [EnvironmentSecretStore.variable: ExchangeLog.placeholder]),
                         keyring: MemorySecretStore(), file: MemorySecretStore(), insecureStorage: false, warnings: warnings ?? console.warnings)
     }
 }

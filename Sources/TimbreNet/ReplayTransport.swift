@@ -53,13 +53,25 @@ public final class ReplayTransport: HTTPTransport {
         status: 200, headers: ["content-type": "application/json"],
         body: Data(#"{"access_token":"REDACTED","token_type":"Bearer","expires_in":3600}"#.utf8))
 
-    private func load() throws -> Recording {
-        let names: [String]
+    /// Throws when `directory` is not a folder holding at least one exchange file (`.json`).
+    public static func checkFolder(_ directory: URL) throws(ReplayError) {
+        if try exchangeFiles(in: directory).isEmpty { throw ReplayError.empty(directory: directory.path) }
+    }
+
+    private static func exchangeFiles(in directory: URL) throws(ReplayError) -> [String] {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isFolder), isFolder.boolValue else {
+            throw ReplayError.unreadable(directory: directory.path, detail: "no such folder")
+        }
         do {
-            names = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".json") }
+            return try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".json") }
         } catch {
             throw ReplayError.unreadable(directory: directory.path, detail: error.localizedDescription)
         }
+    }
+
+    private func load() throws -> Recording {
+        let names = try Self.exchangeFiles(in: directory)
         var exchanges: [RecordedExchange] = []
         for name in names {
             let path = directory.appendingPathComponent(name).path
@@ -96,7 +108,7 @@ public enum ReplayError: UserFacingError, Equatable {
     public var hint: String? {
         switch self {
         case .missing(_, _, _, let recorded):
-            return "it holds \(recorded) exchange(s) from another run; record this command again with TIMBRE_RECORD=DIR, or unset TIMBRE_REPLAY"
+            return "it holds \(recorded) exchange(s), none left for this request: record this command with TIMBRE_RECORD=DIR, or unset TIMBRE_REPLAY"
         case .empty, .unreadable:
             return "record a session first with TIMBRE_RECORD=DIR, or unset TIMBRE_REPLAY"
         }

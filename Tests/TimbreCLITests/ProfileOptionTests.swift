@@ -72,5 +72,13 @@ import TimbreTestSupport
         let result = await cli.invoke(["sync"], environment: ["TIMBRE_RECORD": "/tmp/a", "TIMBRE_REPLAY": "/tmp/b"])
         #expect(result.status == 2)
         #expect(result.stderr.contains("TIMBRE_RECORD and TIMBRE_REPLAY cannot be used together"))
+        // A replay folder that is not there, or holds no exchange, is refused before anything runs.
+        let missing = cli.home.appendingPathComponent("no-such-recording").path
+        let gone = await cli.invoke(["sync"], environment: ["TIMBRE_REPLAY": missing])
+        #expect(gone.status == 1)
+        #expect(gone.stderr.hasPrefix("timbre: cannot read the recording in \(missing): no such folder\n"), "\(gone.stderr)")
+        let empty = await cli.invoke(["sync"], environment: ["TIMBRE_REPLAY": cli.home.appendingPathComponent("cache").path])
+        #expect(empty.status == 1)
+        #expect(empty.stderr.hasPrefix("timbre: TIMBRE_REPLAY names \(cli.home.path)/cache, which holds no recorded exchange\n"), "\(empty.stderr)")
     }
 }
