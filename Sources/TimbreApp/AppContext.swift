@@ -41,16 +41,15 @@ public struct AppContext: Sendable {
     public var console: Console { invocation.console }
     public var environment: [String: String] { invocation.environment }
 
-    /// `TIMBRE_PROFILE` names a separate set of credentials (the demo uses its own); default "default".
-    public var profile: String {
-        let name = environment["TIMBRE_PROFILE"]?.trimmingCharacters(in: .whitespaces) ?? ""
-        return name.isEmpty ? "default" : name
-    }
+    /// The profile (`--profile`, else `TIMBRE_PROFILE`, else "default"; `Root.run` has checked
+    /// the name): the same one `paths` was resolved for, and the secrets' `profile` attribute.
+    public var profile: String { ProfileName.text(in: environment) }
 
-    /// Every request goes through one of these: the pinned libcurl transport, the retry policy and
+    /// Every request goes through one of these: the pinned libcurl transport (recorded or
+    /// replayed with TIMBRE_RECORD / TIMBRE_REPLAY: `exchangeTransport()`), the retry policy and
     /// the shared rate budget.
     public func executor() -> RequestExecutor {
-        RequestExecutor(transport: transport(), budget: RateBudget(waitBudget: .seconds(config.rateLimitBudget)))
+        RequestExecutor(transport: exchangeTransport(), budget: RateBudget(waitBudget: .seconds(config.rateLimitBudget)))
     }
 
     /// The pinned libcurl transport alone, for what is not a Web API call (doctor's connection
@@ -70,7 +69,8 @@ public struct AppContext: Sendable {
 
     /// `warnings` defaults to the console's stderr; the interface passes its message list instead.
     public func vault(insecureStorage: Bool = false, warnings: (@Sendable (String) -> Void)? = nil) -> CredentialVault {
-        CredentialVault(
+        if replayDirectory != nil { return replayVault(warnings: warnings) }
+        return CredentialVault(
             profile: profile, refreshTier: config.refreshTokenTier,
             environment: EnvironmentSecretStore(environment: environment),
             keyring: LibSecretStore(), file: FileSecretStore(path: paths.credentials, warn: { [console] in console.say($0) }),
@@ -84,6 +84,8 @@ public struct AppContext: Sendable {
     }
 
     public func clientID(redirectPort: Int) throws -> String {
+        // A replay sends nothing, so any client id does; the recording's is not secret but may be absent here.
+        if config.clientID == nil, replayDirectory != nil { return ExchangeLog.placeholder }
         guard let id = config.clientID else { throw LoginError.missingClientID(redirectURI: PKCE.redirectURI(port: redirectPort)) }
         return id
     }

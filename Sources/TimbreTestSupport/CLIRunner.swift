@@ -39,9 +39,16 @@ public struct TimbreCLI: Sendable {
         environment = env
     }
 
-    public var configFile: URL { home.appendingPathComponent("config/timbre/config.toml") }
+    /// config.toml of the profile this CLI's environment names (`TIMBRE_PROFILE`): the default
+    /// profile's in `config/timbre/`, another's in `config/timbre/profiles/NAME/`.
+    public var configFile: URL {
+        let profile = environment["TIMBRE_PROFILE"]?.trimmingCharacters(in: .whitespaces) ?? ""
+        let folder = profile.isEmpty || profile == "default" ? "config/timbre" : "config/timbre/profiles/\(profile)"
+        return home.appendingPathComponent("\(folder)/config.toml")
+    }
 
     public func writeConfig(_ text: String) throws {
+        try FileManager.default.createDirectory(at: configFile.deletingLastPathComponent(), withIntermediateDirectories: true)
         try text.write(to: configFile, atomically: true, encoding: .utf8)
     }
 

@@ -11,8 +11,9 @@ extension Root {
                 127.0.0.1), signs in to it through the real OAuth PKCE flow over the pinned TLS \
                 transport using the sandbox's freshly generated certificate pins, syncs its medium \
                 library (60 playlists, 6,000 items, 800 liked songs), then opens the interface. \
-                Everything lives in a temporary profile that is deleted on exit: your own login, \
-                keyring and cache are never touched.
+                Everything lives in the profile "demo" (its own config, cache and log; secrets in \
+                memory only), reset at each start: your own login, keyring and cache are never \
+                touched. Afterwards `timbre --profile demo playlists` still reads the demo's cache.
                 """)
 
         @Option(help: "Library size: small, medium or large (500 playlists, 200,000 items).")

@@ -23,6 +23,8 @@ struct Root: Runnable {
             4 sign-in required · 5 TLS trust failure (pin mismatch, old TLS, invalid certificate) · \
             6 edit conflict (the playlist changed on Spotify) · 7 not permitted (not your playlist).
             Files: `timbre paths`. Configuration: config.toml (see README).
+            Global option, on every command: --profile NAME (or TIMBRE_PROFILE=NAME) — a separate \
+            config, cache, user data, log and set of secrets; default "default".
             """,
         version: TimbreVersion.current,
         subcommands: [Demo.self, Doctor.self, Login.self, Logout.self, Auth.self, Sync.self, Playlists.self, Tracks.self, Playlist.self,
@@ -41,7 +43,11 @@ struct Root: Runnable {
         // is the user's alone.
         umask(0o077)
         let environment = ProcessInfo.processInfo.environment
-        TimbreLogging.bootstrap(paths: Paths.resolve(environment: environment), environment: environment)
+        // The log of the profile the arguments name. A bad name gets no log: `run` refuses it
+        // before anything could write one.
+        if let (_, profiled) = try? GlobalOptions.apply(Array(CommandLine.arguments.dropFirst()), environment: environment) {
+            TimbreLogging.bootstrap(paths: Paths.resolve(environment: profiled), environment: profiled)
+        }
         let invocation = Invocation(console: .standard(environment: environment), environment: environment)
         Foundation.exit(await run(Array(CommandLine.arguments.dropFirst()), invocation))
     }
@@ -49,8 +55,19 @@ struct Root: Runnable {
     /// Parses `arguments`, runs the command, and turns every way it can end into an exit code —
     /// the one place that does. Usage errors exit 2 with ArgumentParser's help text; a
     /// `UserFacingError` prints its sentence and hint and exits with its own code.
-    static func run(_ arguments: [String], _ invocation: Invocation) async -> Int32 {
-        let console = invocation.console
+    static func run(_ given: [String], _ started: Invocation) async -> Int32 {
+        let console = started.console
+        // The global options (`--profile`) first: every path, the log and the secrets follow them.
+        let arguments: [String], invocation: Invocation
+        do {
+            (arguments, invocation) = try GlobalOptions.apply(given, to: started)
+        } catch let error as any UserFacingError {
+            console.report(error)
+            return error.exitStatus.rawValue
+        } catch {
+            console.writeError(Redactor.redact("timbre: \(error)\n"))
+            return ExitStatus.usage.rawValue
+        }
         let command: any ParsableCommand
         do {
             command = try parseAsRoot(arguments)
@@ -71,7 +88,7 @@ struct Root: Runnable {
         do {
             return try await runnable.run(invocation).rawValue
         } catch let error as UsageError where error.showsHelp {
-            console.writeError(helpMessage(for: type(of: command)) + "\n")
+            console.writeError(withGlobalOptions(helpMessage(for: type(of: command))) + "\n")
             console.report(error)
             return error.exitStatus.rawValue
         } catch let error as any UserFacingError {
@@ -86,12 +103,18 @@ struct Root: Runnable {
     /// `--help` and `--version` exit 0 with their text on stdout; everything else ArgumentParser
     /// refuses is a usage error: exit 2, the message and the usage on stderr.
     private static func parseFailure(_ error: any Error, _ console: Console) -> Int32 {
-        let text = fullMessage(for: error)
+        let text = withGlobalOptions(fullMessage(for: error))
         if exitCode(for: error) == .success {
             if !text.isEmpty { console.line(text) }
             return ExitStatus.success.rawValue
         }
         console.writeError(text + "\n")
         return ExitStatus.usage.rawValue
+    }
+
+    /// A command's help, with the options `Root.run` handles for every command.
+    private static func withGlobalOptions(_ text: String) -> String {
+        guard text.hasPrefix("OVERVIEW:") || text.hasPrefix("USAGE:") else { return text }
+        return text.trimmingCharacters(in: .newlines) + "\n\n" + GlobalOptions.help
     }
 }

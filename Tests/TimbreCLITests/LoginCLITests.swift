@@ -167,7 +167,8 @@ import TimbreTestSupport
             let login = await cli.invoke(["login", "--with-token", "--insecure-storage"], stdin: minted)
             #expect(login.status == 0, "\(login.stderr)")
             #expect(login.stderr.contains("plain text"))
-            let file = cli.home.appendingPathComponent("config/timbre/credentials.json").path
+            // The profile's own credentials file, beside its config.toml.
+            let file = cli.configFile.deletingLastPathComponent().appendingPathComponent("credentials.json").path
             let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
             #expect(mode == 0o600)
             #expect(cli.filesContaining(minted) == [file])

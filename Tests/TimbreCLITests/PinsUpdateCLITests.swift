@@ -309,9 +309,11 @@ import TimbreTestSupport
             try s.configure(remote: "hmac = true")
             try Data(document(version: 1, [("127.0.0.1", [s.sandbox.info.pins.root], "root")]).utf8).write(to: URL(fileURLWithPath: s.keys + "/k.json"))
             try shell(s, "openssl dgst -sha256 -hmac \"$(cat hmac.key)\" -binary k.json | openssl base64 -A > k.json.sig")
-            let update = await s.cli.invoke(["pins", "update", "--file", s.keys + "/k.json", "--signature", s.keys + "/k.json.sig"], environment: ["TIMBRE_PROFILE": profile])
+            // The profile has no config.toml of its own: point it at the one configure() wrote.
+            let inProfile = ["TIMBRE_PROFILE": profile, "TIMBRE_CONFIG": s.cli.configFile.path]
+            let update = await s.cli.invoke(["pins", "update", "--file", s.keys + "/k.json", "--signature", s.keys + "/k.json.sig"], environment: inProfile)
             #expect(update.status == 0, "\(update.stderr)")
-            #expect(await s.cli.invoke(["sync", "--quiet"], environment: ["TIMBRE_PROFILE": profile]).status == 0)
+            #expect(await s.cli.invoke(["sync", "--quiet"], environment: inProfile).status == 0)
         }
     }
 

@@ -4,7 +4,7 @@ import TimbreCore
 import TimbreLibrary
 
 /// `timbre demo`: the bundled sandbox, signed in through the real PKCE flow over pinned TLS,
-/// synced, then the interface — all in a throwaway profile deleted on exit.
+/// synced, then the interface — all in the profile `demo`, which it resets each time.
 public struct DemoCommand: Sendable {
     public enum Library: String, Sendable, CaseIterable { case small, medium, large }
 
@@ -16,25 +16,31 @@ public struct DemoCommand: Sendable {
         self.noInterface = noInterface
     }
 
+    /// The demo's profile: its config, cache, user data and log live in this profile's folders
+    /// (`timbre --profile demo paths`), never in the default profile's.
+    public static let profileName = "demo"
+
     public func run(_ invocation: Invocation) async throws -> ExitStatus {
         let console = invocation.console
         if !noInterface, !console.stdinIsTTY || !console.stdoutIsTTY {
             throw UsageError(message: "`timbre demo` opens the interface and needs a terminal", hint: "run it in a terminal, or add --no-interface")
         }
-        let home = FileManager.default.temporaryDirectory.appendingPathComponent("timbre-demo-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        defer { try? FileManager.default.removeItem(at: home) }
+        let profile = Invocation(console: console, environment: Self.environment(base: invocation.environment))
+        let paths = profile.paths
+        try Self.reset(paths)
+        // The sandbox's state (its certificates and keys) lasts as long as the sandbox.
+        let sandboxState = URL(fileURLWithPath: paths.stateDirectory).appendingPathComponent("sandbox")
+        defer { try? FileManager.default.removeItem(at: sandboxState) }
 
         console.say("Starting the Spotify sandbox (\(library.rawValue) library)…")
         // TIMBRE_DEMO_START_TIMEOUT (seconds) lets tests meet the deadline without waiting it out.
         let startTimeout = Int(invocation.environment["TIMBRE_DEMO_START_TIMEOUT"] ?? "").map { Duration.seconds(max(1, $0)) }
             ?? DemoSandbox.announcementTimeout
-        let sandbox = try DemoSandbox.start(stateDirectory: home.appendingPathComponent("sandbox"), library: library.rawValue,
+        let sandbox = try DemoSandbox.start(stateDirectory: sandboxState, library: library.rawValue,
                                             environment: invocation.environment, timeout: startTimeout)
         defer { sandbox.stop() }
 
-        let profile = Invocation(console: console, environment: Self.profile(in: home, base: invocation.environment))
-        try Self.writeConfig(for: sandbox, to: profile.paths.config)
+        try Self.writeConfig(for: sandbox, to: paths.config)
         let demo = try profile.context()
         // Secrets in memory only: the demo never touches the keyring or a credentials file.
         let vault = demo.memoryVault()
@@ -56,22 +62,43 @@ public struct DemoCommand: Sendable {
         return .success
     }
 
-    /// A throwaway profile: its own XDG folders and config.toml; nothing of the user's own setup.
-    static func profile(in home: URL, base: [String: String]) -> [String: String] {
+    /// The profile `demo`, whatever profile the command line named: nothing of the user's own
+    /// setup (config file, client id, refresh token, a replay) comes along.
+    static func environment(base: [String: String]) -> [String: String] {
         var environment = base
-        for key in ["TIMBRE_CONFIG", "TIMBRE_CLIENT_ID", "TIMBRE_REFRESH_TOKEN"] { environment[key] = nil }
-        environment["XDG_CONFIG_HOME"] = home.appendingPathComponent("config").path
-        environment["XDG_CACHE_HOME"] = home.appendingPathComponent("cache").path
-        environment["XDG_STATE_HOME"] = home.appendingPathComponent("state").path
-        environment["XDG_DATA_HOME"] = home.appendingPathComponent("data").path
-        environment["TIMBRE_PROFILE"] = "demo"
+        for key in ["TIMBRE_CONFIG", "TIMBRE_CLIENT_ID", "TIMBRE_REFRESH_TOKEN", "TIMBRE_REPLAY"] { environment[key] = nil }
+        environment["TIMBRE_PROFILE"] = profileName
         return environment
+    }
+
+    /// A fresh start: the previous demo's cache, user data and sandbox state go (they belonged to
+    /// a sandbox that is gone). A config.toml the demo did not write is a real setup that happens
+    /// to be called "demo": it is left alone and the demo refuses to run.
+    static func reset(_ paths: Paths) throws {
+        if let existing = try? String(contentsOfFile: paths.config, encoding: .utf8), !existing.hasPrefix(configMarker) {
+            throw DemoProfileTaken(config: paths.config)
+        }
+        // Only ever the demo's own folders (…/timbre/profiles/demo/), never another profile's.
+        let own = "/timbre/profiles/\(profileName)/"
+        guard paths.cache.contains(own), paths.data.contains(own), paths.log.contains(own) else { return }
+        for folder in [paths.cache, paths.data].map({ ($0 as NSString).deletingLastPathComponent }) + [paths.stateDirectory + "/sandbox"] {
+            try? FileManager.default.removeItem(atPath: folder)
+        }
+    }
+
+    static let configMarker = "# Written by `timbre demo`"
+
+    struct DemoProfileTaken: UserFacingError {
+        let config: String
+        var message: String { "the profile \"\(DemoCommand.profileName)\" has a config.toml that `timbre demo` did not write (\(config))" }
+        var hint: String? { "the demo would replace it: move that setup to another profile name, or remove the file" }
+        var exitStatus: ExitStatus { .failure }
     }
 
     static func writeConfig(for sandbox: DemoSandbox, to path: String) throws {
         try Paths.ensureParentDirectory(of: path)
         try """
-            # Written by `timbre demo` for its temporary profile.
+            \(configMarker) for its profile; replaced by the next demo.
             client_id = "\(sandbox.clientID)"
             redirect_port = 0
             accounts_url = "\(sandbox.baseURL)"

@@ -1,6 +1,7 @@
 import TimbreCore
 
-/// `timbre paths`: where the config file, cache, log and credentials file live.
+/// `timbre paths`: where the config file, cache, log and credentials file of the profile live
+/// (`--profile`; the JSON keys are the same for every profile, only the values differ).
 public struct PathsCommand: Sendable {
     public var json: Bool
 
@@ -12,6 +13,7 @@ public struct PathsCommand: Sendable {
             invocation.console.json(paths.json)
         } else {
             invocation.console.lines([
+                "profile:     \(ProfileName.text(in: invocation.environment))",
                 "config:      \(paths.config)",
                 "cache:       \(paths.cache)",
                 "log:         \(paths.log)",
