@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TimbreAuth
+import TimbreCore
 import TimbreTestSupport
 
 /// Runs blocking work (a child process) on a thread of its own, off Swift's cooperative pool.
@@ -46,7 +47,8 @@ struct ClientPKI: Sendable {
         let cli: TimbreCLI
         let pki: ClientPKI
 
-        var journal: URL { cli.home.appendingPathComponent("state/timbre/trust.jsonl") }
+        /// The trust events of the profile this CLI runs in.
+        var journal: URL { URL(fileURLWithPath: Paths.resolve(environment: cli.environment).trustEvents) }
 
         /// config.toml for the sandbox, with `client_cert` in [tls] when given.
         func configure(clientCert: String?, pin: String? = nil) throws {
