@@ -13,13 +13,22 @@ Paths:
   /html-error               502 with an HTML body
   /big?kb=N                 200 with N KiB of JSON
   /gzip                     200, gzip-encoded when the client accepts it
+  /signed[?…]               checks the request's signature with Python's own hmac/hashlib (an
+                            independent verifier of timbre's signers): TIMBRE-HMAC-SHA256 over
+                            method, target, X-Timbre-Timestamp and SHA-256 of the body with
+                            SIGNING_KEY, or an API key (X-API-Key header or api_key query) equal to
+                            API_KEY; 200 {"verified": "hmac"|"api_key", "key_id"} or 401
 """
-import argparse, gzip, json, os, socket, ssl, sys, threading, time
+import argparse, gzip, hashlib, hmac, json, os, socket, ssl, sys, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlparse, parse_qs
 
 counters = {}
 lock = threading.Lock()
+
+# The shared secrets of /signed (test values; RequestSignerTests uses the same).
+SIGNING_KEY = bytes(range(32))
+API_KEY = "test-api-key-7d1f"
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
@@ -43,6 +52,20 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
+    def verify_signature(self, body, q):
+        signature = self.headers.get("X-Timbre-Signature")
+        if signature:
+            fields = dict(part.strip().split("=", 1) for part in signature.split(",") if "=" in part)
+            canonical = "\n".join(["TIMBRE-HMAC-SHA256", self.command, self.path, self.headers.get("X-Timbre-Timestamp", ""),
+                                   hashlib.sha256(body).hexdigest()])
+            expected = hmac.new(SIGNING_KEY, canonical.encode(), hashlib.sha256).hexdigest()
+            if hmac.compare_digest(expected, fields.get("signature", "")):
+                return self.send_json(200, {"verified": "hmac", "key_id": fields.get("keyId")})
+            return self.send_json(401, {"error": {"status": 401, "message": "bad signature"}})
+        if self.headers.get("X-API-Key") == API_KEY or q.get("api_key") == API_KEY:
+            return self.send_json(200, {"verified": "api_key"})
+        self.send_json(401, {"error": {"status": 401, "message": "not signed"}})
+
     def bump(self, key):
         with lock:
             counters[key] = counters.get(key, 0) + 1
@@ -51,13 +74,14 @@ class Handler(BaseHTTPRequestHandler):
     def handle_any(self):
         self.record("start")
         length = int(self.headers.get("Content-Length") or 0)
-        if length:
-            self.rfile.read(length)
+        body = self.rfile.read(length) if length else b""
         url = urlparse(self.path)
         q = {k: v[0] for k, v in parse_qs(url.query).items()}
         p = url.path
         try:
-            if p == "/ok":
+            if p == "/signed":
+                self.verify_signature(body, q)
+            elif p == "/ok":
                 self.send_json(200, {"ok": True, "auth": "present" if self.headers.get("Authorization") else "none"})
             elif p == "/slow":
                 time.sleep(int(q.get("ms", "500")) / 1000)

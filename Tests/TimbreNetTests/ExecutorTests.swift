@@ -13,6 +13,36 @@ import TimbreCore
         RequestExecutor(transport: CurlTransport(settings: settings(pki, pins: [pki.leaf])), budget: budget, policy: policy)
     }
 
+    /// The signers over the real transport, checked by an independent verifier (the fixture's
+    /// Python hmac/hashlib): an HMAC-signed POST with a body and a query, an API key in a header
+    /// and in the query; a wrong key is refused. The executor is the same for each.
+    @Test func signedRequestsVerifyAtARealTLSServer() async throws {
+        let server = try await TestTLSServer.start(pki: pki)
+        let executor = executor(server)
+        /// 200 and what the server verified, or the status a refusal came back with.
+        func verified(_ request: HTTPRequest, _ signer: any RequestSigner) async throws -> (Int, String?) {
+            do {
+                let response = try await executor.send(request, signer: signer)
+                let object = try? JSONSerialization.jsonObject(with: response.body) as? [String: Any]
+                return (response.status, object?["verified"] as? String)
+            } catch let error as SpotifyError {
+                return (error.status, nil)
+            }
+        }
+        var post = HTTPRequest(method: .post, url: server.url("/signed?b=2&a=caf%C3%A9"))
+        post.body = Data(#"{"uris":["spotify:track:x"]}"#.utf8)
+        post.setHeader("Content-Type", "application/json")
+        let hmac = HMACRequestSigner(keyID: "ops", key: Array(0..<32))
+        #expect(try await verified(post, hmac) == (200, "hmac"))
+        #expect(try await verified(HTTPRequest(url: server.url("/signed")), hmac) == (200, "hmac"))
+        #expect(try await verified(post, HMACRequestSigner(keyID: "ops", key: Array(1..<33))).0 == 401)
+        let header = APIKeySigner(key: "test-api-key-7d1f", placement: .header("X-API-Key"))
+        #expect(try await verified(HTTPRequest(url: server.url("/signed")), header) == (200, "api_key"))
+        let query = APIKeySigner(key: "test-api-key-7d1f", placement: .query("api_key"))
+        #expect(try await verified(HTTPRequest(url: server.url("/signed?x=1")), query) == (200, "api_key"))
+        #expect(try await verified(HTTPRequest(url: server.url("/signed")), APIKeySigner(key: "wrong", placement: .header("X-API-Key"))).0 == 401)
+    }
+
     @Test func rateLimitWaitsRetryAfterThenSucceeds() async throws {
         let server = try await TestTLSServer.start(pki: pki)
         let executor = executor(server)
