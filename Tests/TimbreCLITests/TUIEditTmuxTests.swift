@@ -49,14 +49,7 @@ import TimbreTestSupport
     }
 
     func withInterface(_ body: (Session) async throws -> Void) async throws {
-        let sandbox = try await SandboxProcess.start(library: .small, extraArguments: ["--refresh-rotation", "same"])
-        try await withCleanup({ await sandbox.stop() }) {
-            let token = try await sandbox.mintRefreshToken()
-            let cli = try TimbreCLI(extraEnvironment: ["TIMBRE_REFRESH_TOKEN": token])
-            try cli.configure(for: sandbox)
-            let tmux = Tmux()
-            try await withCleanup({ tmux.kill(); cli.remove() }) {
-                #expect(try await cli.run(["sync", "--quiet"]).status == 0)
+        try await TUITmuxTests.withSyncedSandbox(.small) { sandbox, cli, tmux in
                 let marker = try tmux.startTimbre(cli, columns: 130, rows: 36)
                 let session = Session(sandbox: sandbox, cli: cli, tmux: tmux)
                 _ = try await session.wait("synced")
@@ -69,7 +62,6 @@ import TimbreTestSupport
                 for screen in session.screens.screens {
                     #expect(!screen.contains("timbre: "), "stray output under the interface:\n\(screen)")
                 }
-            }
         }
     }
 

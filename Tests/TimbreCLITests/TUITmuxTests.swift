@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import SandboxCore
 import TimbreTestSupport
 
 /// The interface end to end: the real binary in tmux over a cache synced from the sandbox,
@@ -55,15 +56,8 @@ import TimbreTestSupport
     }
 
     @Test func browseFilterSortSearchResizeQuit() async throws {
-        let sandbox = try await SandboxProcess.start(library: .medium, extraArguments: ["--refresh-rotation", "same"])
-        try await withCleanup({ await sandbox.stop() }) {
-            let token = try await sandbox.mintRefreshToken()
-            let cli = try TimbreCLI(extraEnvironment: ["TIMBRE_REFRESH_TOKEN": token])
-            try cli.configure(for: sandbox)
-            let tmux = Tmux()
-            try await withCleanup({ tmux.kill(); cli.remove() }) {
-                #expect(try await cli.run(["sync", "--quiet"]).status == 0)
-
+        try await Self.withSyncedSandbox(.medium) { sandbox, cli, tmux in
+                _ = sandbox
                 let marker = try tmux.startTimbre(cli, columns: 120, rows: 32)
                 let titleBefore = try tmux.title()
 
@@ -126,6 +120,20 @@ import TimbreTestSupport
                 let deadline = ContinuousClock.now + .seconds(10)
                 while !FileManager.default.fileExists(atPath: marker), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
                 #expect((try? String(contentsOfFile: marker, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+        }
+    }
+
+    /// A sandbox, a CLI signed in to it and synced, and a tmux server, all ended after `body`.
+    static func withSyncedSandbox(_ library: LibrarySize, _ body: (SandboxProcess, TimbreCLI, Tmux) async throws -> Void) async throws {
+        let sandbox = try await SandboxProcess.start(library: library, extraArguments: ["--refresh-rotation", "same"])
+        try await withCleanup({ await sandbox.stop() }) {
+            let token = try await sandbox.mintRefreshToken()
+            let cli = try TimbreCLI(extraEnvironment: ["TIMBRE_REFRESH_TOKEN": token])
+            try cli.configure(for: sandbox)
+            let tmux = Tmux()
+            try await withCleanup({ tmux.kill(); cli.remove() }) {
+                #expect(try await cli.run(["sync", "--quiet"]).status == 0)
+                try await body(sandbox, cli, tmux)
             }
         }
     }
