@@ -5,7 +5,7 @@ Prints one JSON line {"port": N} when ready. Appends one JSON line per CONNECT t
 {"t": epoch, "target": "host:port", "status": 200|502}. Any other method answers 405 and is
 logged with "method". The tunnel copies bytes both ways until either side closes.
 """
-import argparse, json, socket, sys, threading, time
+import argparse, json, os, signal, socket, sys, threading, time
 
 lock = threading.Lock()
 
@@ -74,6 +74,10 @@ def handle(client, log_path):
 
 
 def main():
+    # SIGTERM ends the proxy even when the test process that started it had the signal blocked or
+    # ignored (both are inherited through exec): left alone it outlived its tests.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM])
+    signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
     parser = argparse.ArgumentParser()
     parser.add_argument("--log", required=True)
     parser.add_argument("--port", type=int, default=0)
