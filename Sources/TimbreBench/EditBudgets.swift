@@ -1,3 +1,4 @@
+import TimbreCore
 import TimbreLibrary
 
 /// Write requests per edit: timbre's plans (what it sends, write for write) against a naive
@@ -41,7 +42,7 @@ enum EditBudgets {
         }
         for n in [100, 2_500, 10_000] {
             var order = Array(0..<n)
-            var generator = SeededGenerator(state: UInt64(n))
+            var generator = SeededGenerator(state: UInt64(n)) // the same table on every run
             order.shuffle(using: &generator)
             let plan = try EntryEdit.permute(order: order).plan(on: uris(n, distinct: n))
             row("shuffle \(n) entries", plan.writes.count, "ceil(n/100) = \((n + 99) / 100)", n - 1)
@@ -58,17 +59,5 @@ enum EditBudgets {
         let moved = try EntryEdit.move(start: 2_000, length: 500, to: 0).plan(on: uris(2_500, distinct: 2_500))
         row("move 500 of 2,500 entries", moved.writes.count, "1", 25)
         return lines.joined(separator: "\n")
-    }
-}
-
-/// Deterministic shuffles, so the table is the same on every run.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -196,29 +196,26 @@ public enum Screen {
 
     /// Every binding (two columns when the pane is wide enough), then the `:` verbs without a key.
     static func helpLines(_ state: TUIState, width: Int, height: Int) -> [Segment] {
-        let entries = state.keymap.helpLines.map { TextWidth.pad($0.keys, columns: 14) + " " + $0.command }
         let columns = width >= 84 ? 2 : 1
-        let columnWidth = (width - 2) / columns
-        let perColumn = (entries.count + columns - 1) / columns
-        var out: [Segment] = (0..<perColumn).map { row in
-            let text = (0..<columns).compactMap { column -> String? in
-                let index = column * perColumn + row
-                return entries.indices.contains(index) ? TextWidth.pad(entries[index], columns: columnWidth) : nil
-            }.joined()
-            return Segment(TextWidth.pad("  " + text, columns: width))
-        }
+        let bindings = state.keymap.helpLines.map { TextWidth.pad($0.keys, columns: 14) + " " + $0.command }
+        var out = columned(bindings, columns: columns, width: width).map { Segment($0) }
         out.append(Segment(TextWidth.pad("  At the : prompt, also (rebind any command in [keys] of config.toml):", columns: width), .dim))
-        let verbs = Self.verbHelp
-        let verbRows = (verbs.count + columns - 1) / columns
-        for row in 0..<verbRows {
-            let text = (0..<columns).compactMap { column -> String? in
-                let index = column * verbRows + row
-                return verbs.indices.contains(index) ? TextWidth.pad(verbs[index], columns: columnWidth) : nil
-            }.joined()
-            out.append(Segment(TextWidth.pad("  " + text, columns: width), .dim))
-        }
+        out += columned(Self.verbHelp, columns: columns, width: width).map { Segment($0, .dim) }
         while out.count < height { out.append(Segment(String(repeating: " ", count: width))) }
         return Array(out.prefix(height))
+    }
+
+    /// `items` laid out top to bottom in `columns` columns, as lines `width` wide.
+    static func columned(_ items: [String], columns: Int, width: Int) -> [String] {
+        let columnWidth = (width - 2) / columns
+        let rows = (items.count + columns - 1) / columns
+        return (0..<rows).map { row in
+            let text = (0..<columns).compactMap { column -> String? in
+                let index = column * rows + row
+                return items.indices.contains(index) ? TextWidth.pad(items[index], columns: columnWidth) : nil
+            }.joined()
+            return TextWidth.pad("  " + text, columns: width)
+        }
     }
 
     /// The newest messages that fit, newest last (as a log reads).

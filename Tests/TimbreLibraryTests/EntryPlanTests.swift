@@ -1,4 +1,5 @@
 import Testing
+import TimbreCore
 @testable import TimbreLibrary
 
 /// Planning edits on Spotify's endpoints: every plan, applied write by write with Spotify's
@@ -6,16 +7,7 @@ import Testing
 /// original back; and the writes stay within the request budgets.
 @Suite struct EntryPlanTests {
     /// Deterministic pseudo-random numbers for generated cases.
-    struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
+    typealias Seeded = SeededGenerator
 
     /// A playlist of `count` entries drawn from `distinct` tracks: many duplicates.
     static func list(_ count: Int, distinct: Int, _ rng: inout Seeded) -> [String] {

@@ -19,17 +19,7 @@ import TimbreTestSupport
     ]
 
     /// A generator that gives the same items on every run.
-    struct Seeded {
-        var state: UInt64
-        mutating func next(_ bound: Int) -> Int {
-            state = state &+ 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return Int((z ^ (z >> 31)) % UInt64(bound))
-        }
-        mutating func pick<T>(_ values: [T]) -> T { values[next(values.count)] }
-    }
+    typealias Seeded = SeededGenerator
 
     static let words = [
         "river", "Song", "the", "Beyoncé", "BEYONCE", "über", "ÜBER", "Río", "Abajo", "night", "ghost", "halo", "'); DROP TABLE item;--",
@@ -238,4 +228,10 @@ import TimbreTestSupport
             #expect(!all.contains { $0.playlistID == model.playlists[2].id }, "the deleted playlist's items are gone")
         }
     }
+}
+
+extension SeededGenerator {
+    /// A number below `bound` (modulo: the items the tests were written with).
+    mutating func next(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
+    mutating func pick<T>(_ values: [T]) -> T { values[next(values.count)] }
 }

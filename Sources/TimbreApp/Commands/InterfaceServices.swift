@@ -93,16 +93,13 @@ actor InterfaceServices {
         }
     }
 
+    /// The interface's playlist ids are the cache's (`liked` included), which `PlaylistRef` reads.
     static func statistics(_ id: String, context: AppContext) throws -> [String] {
-        let reference = try PlaylistRef.parse(id == CachedPlaylist.likedID ? "liked" : id)
-        guard let cache = try context.existingCache(), let entries = try cache.entries(of: reference) else { throw NotCached(reference: reference) }
-        let liked = Set(try cache.entries(of: .liked)?.map(\.uri) ?? [])
-        return StatsCommand.figures(entries, liked: liked).lines
+        try StatsCommand.figures(of: try PlaylistRef.parse(id), context: context).lines
     }
 
     private func export(_ id: String, to path: String) throws -> TUIEditReport {
-        let reference = try PlaylistRef.parse(id == CachedPlaylist.likedID ? "liked" : id)
-        guard let cache = try context.existingCache(), let entries = try cache.entries(of: reference) else { throw NotCached(reference: reference) }
+        let entries = try context.cachedEntries(of: try PlaylistRef.parse(id)).entries
         let file = (path as NSString).expandingTildeInPath
         try ExportCommand.write(entries, to: file)
         return TUIEditReport(message: "Exported \(entries.count) entries to \(TerminalText.preview(file, limit: 120))")

@@ -74,6 +74,15 @@ public struct TracksCommand: Sendable {
     }
 }
 
+extension AppContext {
+    /// A playlist's cached entries (offline), with the cache they come from; `NotCached` when
+    /// there is no cache or it lacks the playlist.
+    func cachedEntries(of reference: PlaylistRef) throws -> (cache: LibraryCache, entries: [CachedEntry]) {
+        guard let cache = try existingCache(), let entries = try cache.entries(of: reference) else { throw NotCached(reference: reference) }
+        return (cache, entries)
+    }
+}
+
 struct NotCached: UserFacingError {
     let reference: PlaylistRef
     var message: String { reference == .liked ? "Liked Songs are not in the cache" : "playlist \(reference) is not in the cache" }

@@ -15,9 +15,7 @@ public struct StatsCommand: Sendable {
     public func run(_ invocation: Invocation) async throws -> ExitStatus {
         let reference = try PlaylistRef.parse(ref)
         let context = try invocation.context()
-        guard let cache = try context.existingCache(), let entries = try cache.entries(of: reference) else { throw NotCached(reference: reference) }
-        let liked = Set(try cache.entries(of: .liked)?.map(\.uri) ?? [])
-        let stats = Self.figures(entries, liked: liked)
+        let stats = try Self.figures(of: reference, context: context)
         if json {
             context.console.json(stats.json)
             return .success
@@ -59,6 +57,12 @@ public struct StatsCommand: Sendable {
                 ("decades", .object(decades.map { (String($0.decade), .int($0.count)) })),
             ])
         }
+    }
+
+    /// The figures of a cached playlist (offline): its entries, and which of them are liked.
+    static func figures(of reference: PlaylistRef, context: AppContext) throws -> Figures {
+        let (cache, entries) = try context.cachedEntries(of: reference)
+        return figures(entries, liked: Set(try cache.entries(of: .liked)?.map(\.uri) ?? []))
     }
 
     static func figures(_ entries: [CachedEntry], liked: Set<String>) -> Figures {
@@ -107,7 +111,7 @@ public struct ExportCommand: Sendable {
     public func run(_ invocation: Invocation) async throws -> ExitStatus {
         let reference = try PlaylistRef.parse(ref)
         let context = try invocation.context()
-        guard let cache = try context.existingCache(), let entries = try cache.entries(of: reference) else { throw NotCached(reference: reference) }
+        let entries = try context.cachedEntries(of: reference).entries
         guard let output, output != "-" else {
             context.console.write(Self.csv(entries))
             return .success
