@@ -55,14 +55,16 @@ public struct EntryFilter: Sendable, Equatable, CustomStringConvertible {
         return (filter, rest.joined(separator: " "))
     }
 
-    public func matches(_ row: EntryRow) -> Bool {
+    /// Whether row `index` of a list holds: its numbers from `row`, its texts from the list's
+    /// folded columns (already folded once for `/`).
+    public func matches(_ row: EntryRow, folded: FoldedColumns, at index: Int) -> Bool {
         if let years {
             guard let year = row.year, years.contains(year) else { return false }
         }
         if let duration, !duration.contains(row.durationMS) { return false }
-        if let artist, !SearchText.contains(SearchText.foldedBytes(row.artist), artist) { return false }
-        if let album, !SearchText.contains(SearchText.foldedBytes(row.album), album) { return false }
-        if let title, !SearchText.contains(SearchText.foldedBytes(row.title), title) { return false }
+        if let artist, !folded.field(index, .artist, contains: artist) { return false }
+        if let album, !folded.field(index, .album, contains: album) { return false }
+        if let title, !folded.field(index, .title, contains: title) { return false }
         return true
     }
 

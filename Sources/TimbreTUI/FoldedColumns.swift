@@ -158,6 +158,18 @@ public struct FoldedColumns: Sendable {
         }
     }
 
+    /// Whether one field of `row` contains `needle` (folded): `:filter artist:…` and friends.
+    public func field(_ row: Int, _ field: Field, contains needle: [UInt8]) -> Bool {
+        guard !needle.isEmpty else { return true }
+        let span = range(row, field)
+        return bytes.withUnsafeBytes { buffer in
+            needle.withUnsafeBytes { pin in
+                guard let base = buffer.baseAddress, let first = pin.baseAddress else { return false }
+                return SearchText.find(first, pin.count, in: base + span.lowerBound, span.count) != nil
+            }
+        }
+    }
+
     /// The folded text of one field, for tests and display.
     public func text(_ row: Int, _ field: Field) -> String {
         String(decoding: bytes[range(row, field)], as: UTF8.self)

@@ -79,8 +79,8 @@ extension TUIState {
     /// `:filter`'s field terms, after the text filter.
     private func applyEntryFilter(_ rows: [Int]) -> [Int] {
         guard !entryFilter.isEmpty else { return rows }
-        let tracks = self.tracks
-        return rows.filter { entryFilter.matches(tracks[$0]) }
+        let tracks = self.tracks, columns = trackColumns
+        return rows.filter { entryFilter.matches(tracks[$0], folded: columns, at: $0) }
     }
 
     /// Every row in the current sort order (ties by position).
