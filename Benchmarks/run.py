@@ -472,19 +472,6 @@ def latency_run(args, peers, peers_dir):
 
 # ---------------------------------------------------------------- dedupe in seconds
 
-def api_call(session, method, path, body=None):
-    """One Web API request with the bench session's access token (untimed set-up only)."""
-    data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(session["api_url"].rstrip("/") + path, data=data, method=method,
-                                 headers={"Authorization": f"Bearer {session['access_token']}", "Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(req, context=ssl.create_default_context(cafile=session["ca_file"]), timeout=120) as r:
-            text = r.read()
-            return json.loads(text) if text else None
-    except urllib.error.HTTPError as error:
-        raise RuntimeError(f"{method} {path}: {error.code} {error.read()[:500]!r}") from None
-
-
 def dedupe_list(sandbox, size=10_000):
     """`size` entries of distinct catalogue tracks, every 20th a later copy of the entry 19 before
     it (5 %, scattered); fewer when the library holds fewer distinct tracks. Returns (list, expected)."""
@@ -501,9 +488,9 @@ def dedupe_list(sandbox, size=10_000):
 
 
 def filled_playlist(session, name, entries):
-    created = api_call(session, "POST", "/me/playlists", {"name": name, "public": False})
+    created = common.api(session, "POST", "/me/playlists", {"name": name, "public": False})
     for start in range(0, len(entries), 100):
-        api_call(session, "POST", f"/playlists/{created['id']}/items", {"uris": entries[start:start + 100]})
+        common.api(session, "POST", f"/playlists/{created['id']}/items", {"uris": entries[start:start + 100]})
     return created["id"]
 
 

@@ -7,6 +7,7 @@ talks only to the loopback sandbox, trusting its CA through the file named in sa
 import json
 import sqlite3
 import sys
+import urllib.error
 import urllib.parse
 import urllib.request
 import ssl
@@ -32,6 +33,23 @@ def access_token(accounts_url, client_id, refresh_token, ca_file):
     context = ssl.create_default_context(cafile=ca_file)
     with urllib.request.urlopen(request, context=context, timeout=30) as response:
         return json.load(response)["access_token"]
+
+
+def api(session, method, url, body=None):
+    """One Web API request with the session's access token: the decoded JSON answer (None when
+    empty). `url` is absolute, or a path under the session's api_url. HTTP errors raise
+    RuntimeError naming the request and Spotify's message."""
+    if not url.startswith("https://"):
+        url = session["api_url"].rstrip("/") + url
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(url, data=data, method=method, headers={
+        "Authorization": f"Bearer {session['access_token']}", "Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, context=ssl.create_default_context(cafile=session["ca_file"]), timeout=120) as response:
+            text = response.read()
+            return json.loads(text) if text else None
+    except urllib.error.HTTPError as error:
+        raise RuntimeError(f"{method} {url}: {error.code} {error.read()[:500]!r}") from None
 
 
 SCHEMA = """

@@ -7,9 +7,7 @@ usage: rewrite_dedupe.py SESSION.json PLAYLIST_ID   → one JSON line {"requests
 Standard library only, so it runs wherever the runner runs.
 """
 import json
-import ssl
 import sys
-import urllib.request
 
 import common
 
@@ -18,18 +16,12 @@ def main():
     session = common.load_session(sys.argv[1])
     playlist = sys.argv[2]
     api = session["api_url"].rstrip("/")
-    context = ssl.create_default_context(cafile=session["ca_file"])
     requests = 0
 
     def call(method, url, body=None):
         nonlocal requests
         requests += 1
-        data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(url, data=data, method=method, headers={
-            "Authorization": f"Bearer {session['access_token']}", "Content-Type": "application/json"})
-        with urllib.request.urlopen(request, context=context, timeout=120) as response:
-            text = response.read()
-            return json.loads(text) if text else None
+        return common.api(session, method, url, body)
 
     uris = []
     url = f"{api}/playlists/{playlist}/items?limit={common.LIMIT}&fields=next,items(item(uri))"
