@@ -29,8 +29,9 @@ public struct InterfaceCommand: Sendable {
         var status = StatusInfo()
         var background: BackgroundSync?
         let signedIn = ((try? await vault.refreshToken()) ?? nil) != nil
+        // Who is signed in: the status line's name, and whose playlists the interface may edit.
+        let session = signedIn ? await vault.loadSession() : nil
         if signedIn, context.config.clientID != nil {
-            let session = await vault.loadSession()
             status.user = session?.displayName ?? session?.userID ?? "signed in"
             let sync = context.librarySync(api: try context.spotify(vault: vault), warnings: { inbox.post($0) })
             background = BackgroundSync(
@@ -49,8 +50,7 @@ public struct InterfaceCommand: Sendable {
                                    stderrIsTTY: false, environment: context.environment)
         let quiet = AppContext(invocation: Invocation(console: quietConsole, environment: context.environment), paths: context.paths, config: context.config)
         let services = InterfaceServices(context: quiet, makeEditor: { progress in try await quiet.editor(vault: vault, progress: progress) }).services()
-        let userID = signedIn ? await vault.loadSession()?.userID : nil
-        let app = TUIApp(source: CacheLibrarySource(cache: cache, userID: userID, folderPath: context.paths.data), sync: background, status: status,
+        let app = TUIApp(source: CacheLibrarySource(cache: cache, userID: session?.userID, folderPath: context.paths.data), sync: background, status: status,
                          keys: context.config.keys, services: services,
                          environment: context.environment, inbox: inbox, stderrLog: context.paths.log)
         try await app.run()
@@ -63,7 +63,7 @@ private struct InboxOutput: ConsoleOutput {
 
     func write(_ text: String) {
         for line in text.split(separator: "\n") where !line.trimmingCharacters(in: .whitespaces).isEmpty {
-            inbox.post(line.hasPrefix("timbre: warning: ") ? String(line.dropFirst("timbre: warning: ".count)) : String(line))
+            inbox.post(line.hasPrefix(Console.warningPrefix) ? String(line.dropFirst(Console.warningPrefix.count)) : String(line))
         }
     }
 }

@@ -71,7 +71,10 @@ public struct Console: Sendable {
     /// A line for the person at the terminal (stderr: stdout stays data).
     public func say(_ text: String) { errors.write(text + "\n") }
 
-    public func warning(_ text: String) { errors.write("timbre: warning: \(text)\n") }
+    /// What starts every warning line.
+    public static let warningPrefix = "timbre: warning: "
+
+    public func warning(_ text: String) { errors.write(Self.warningPrefix + text + "\n") }
 
     /// The one way an error reaches the user: its sentence and what to do next, secrets redacted.
     public func report(_ error: any UserFacingError) {
@@ -92,6 +95,6 @@ public struct Console: Sendable {
     /// Warnings as a closure, for layers that report them without knowing the console.
     public var warnings: @Sendable (String) -> Void {
         let errors = self.errors
-        return { errors.write("timbre: warning: \($0)\n") }
+        return { errors.write(Self.warningPrefix + $0 + "\n") }
     }
 }
