@@ -490,31 +490,32 @@ public final class PlaylistEditor: Sendable {
                 map = { position in try Self.occurrence(of: position, in: entries, live: live.uris) }
             }
         }
-        switch request.what {
-        case .add(let uris, let position):
-            return .insert(uris: uris, position: position ?? live.uris.count)
-        case .removePositions(let positions):
+        /// The live positions of the entries the user saw at `positions` (each must name a track).
+        func exactly(_ positions: [Int]) throws -> [Int] {
             let mapped = try positions.map(map)
             if let bad = mapped.first(where: { live.uris.indices.contains($0) && LivePlaylist.isUnusable(live.uris[$0]) }) {
                 throw InvalidEdit(message: "the entry at position \(bad) has no track Spotify can name, so it cannot be removed", hint: nil)
             }
-            return .remove(positions: mapped)
-        case .removeMixed(let positions, let uris):
-            let wanted = Set(uris)
-            let byURI = live.uris.indices.filter { wanted.contains(live.uris[$0]) }
-            guard case .remove(let exact) = try resolve(EditRequest(playlist: request.playlist, what: .removePositions(positions), force: request.force),
-                                                        on: live) else { return .remove(positions: byURI) }
-            guard !byURI.isEmpty else {
-                throw InvalidEdit(message: "none of the given tracks is in “\(TerminalText.preview(live.meta.name, limit: 60))”", hint: "`timbre tracks REF` lists its entries")
-            }
-            return .remove(positions: Array(Set(exact).union(byURI)).sorted())
-        case .removeURIs(let uris):
+            return mapped
+        }
+        /// The live positions of every copy of `uris` (at least one).
+        func everyCopy(of uris: [String]) throws -> [Int] {
             let wanted = Set(uris)
             let positions = live.uris.indices.filter { wanted.contains(live.uris[$0]) }
             guard !positions.isEmpty else {
                 throw InvalidEdit(message: "none of the given tracks is in “\(TerminalText.preview(live.meta.name, limit: 60))”", hint: "`timbre tracks REF` lists its entries")
             }
-            return .remove(positions: positions)
+            return positions
+        }
+        switch request.what {
+        case .add(let uris, let position):
+            return .insert(uris: uris, position: position ?? live.uris.count)
+        case .removePositions(let positions):
+            return .remove(positions: try exactly(positions))
+        case .removeMixed(let positions, let uris):
+            return .remove(positions: Array(Set(try exactly(positions)).union(try everyCopy(of: uris))).sorted())
+        case .removeURIs(let uris):
+            return .remove(positions: try everyCopy(of: uris))
         case .shuffle:
             return .permute(order: Reordering.shuffled(live.uris.count))
         case .sort(let key, let reverse):
