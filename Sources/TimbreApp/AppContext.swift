@@ -107,7 +107,7 @@ public struct AppContext: Sendable {
 
     /// Syncs of this profile's cache through `api`.
     public func librarySync(api: any SpotifyAPI, warnings: (@Sendable (String) -> Void)? = nil) -> LibrarySync {
-        LibrarySync(api: api, cachePath: paths.cache, warn: warnings ?? console.warnings)
+        LibrarySync(api: api, cachePath: paths.cache, warn: warnings ?? console.warnings, journalPath: paths.data)
     }
 }
 

@@ -107,6 +107,10 @@ enum API {
         var collaborative: Bool?
         var isPublic: Bool?
         var total: Int?
+        /// The object carries `tracks{…}` and no `items{…}`: a server of the shape before 2026,
+        /// whose entries are read and written through `/tracks`. Decided by what the server sends,
+        /// never by a 404.
+        var legacyShape = false
 
         static func read(_ reader: inout JSONReader) throws -> Playlist? {
             var playlist = Playlist()
@@ -134,6 +138,7 @@ enum API {
                 }
             }
             playlist.total = itemsTotal ?? tracksTotal
+            playlist.legacyShape = itemsTotal == nil && tracksTotal != nil
             return isObject ? playlist : nil
         }
 

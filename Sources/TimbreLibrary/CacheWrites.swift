@@ -13,6 +13,9 @@ struct PlaylistMeta: Sendable, Equatable {
     var total: Int
     var collaborative: Bool
     var isPublic: Bool
+    /// Not stored: the playlist's object had the shape before 2026 (`tracks`), so its entries are
+    /// read and written through `/tracks` (see `API.Playlist.legacyShape`).
+    var legacyShape = false
 }
 
 /// What the cache holds for a playlist, as the sync engine needs it.

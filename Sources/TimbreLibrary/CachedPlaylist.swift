@@ -39,6 +39,19 @@ public struct CachedPlaylist: Sendable, Equatable {
 
     public var isLiked: Bool { id == Self.likedID }
 
+    /// The owner of Spotify's own editorial and algorithmic playlists.
+    public static let spotifyOwnerID = "spotify"
+
+    /// Why Spotify does not show a playlist's entries to this app, as a person reads it.
+    public static func unavailableReason(ownerID: String) -> String {
+        ownerID == spotifyOwnerID
+            ? "Spotify does not let apps read its own playlists"
+            : "Spotify lets this app read only playlists you own or collaborate on"
+    }
+
+    /// `unavailableReason` for this playlist, when it is unavailable.
+    public var unavailableReason: String? { unavailable ? Self.unavailableReason(ownerID: ownerID) : nil }
+
     /// One element of `timbre playlists --json`, keys in docs/CLI.md's order.
     public var json: JSONValue {
         .object([
@@ -51,6 +64,6 @@ public struct CachedPlaylist: Sendable, Equatable {
             ("collaborative", .bool(collaborative)),
             ("public", .bool(isPublic)),
             ("synced_at", .optional(syncedAt.map { ClockText.iso($0) })),
-        ])
+        ] + (unavailable ? [("unavailable", .string(unavailableReason ?? ""))] : []))
     }
 }

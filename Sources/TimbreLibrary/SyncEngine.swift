@@ -55,6 +55,8 @@ public final class SyncEngine: Sendable {
         let stored: [String: StoredState]
         let wantsLiked: Bool
         let warnings = Locked<[String]>([])
+        /// The signed-in user's id, asked for at most once, and only when a playlist turns out unreadable.
+        let userID = Locked<String?>(nil)
         /// Lists finished and lists to do, for the progress display.
         let done = Locked(0)
         let totalWork = Locked(0)
@@ -143,8 +145,10 @@ public final class SyncEngine: Sendable {
     /// playlists at once. Fetched lists go to one writer task, several to a transaction
     /// (`ListWriteQueue`); a playlist counts as updated only once the writer stored its list.
     private func fetchChangedPlaylists(_ listing: Listing, _ run: Run) async throws -> Tally {
+        // Unavailable playlists are asked again every time: what made them unreadable (a 404 in
+        // the middle of a sync, a collaboration since) may be gone while the snapshot stayed.
         let toFetch = listing.playlists.map(\.meta).filter {
-            options.force || run.stored[$0.id]?.snapshotID != $0.snapshotID || $0.snapshotID == nil
+            options.force || run.stored[$0.id]?.snapshotID != $0.snapshotID || $0.snapshotID == nil || run.stored[$0.id]?.unavailable == true
         }
         var tally = Tally(unchanged: listing.playlists.count - toFetch.count)
         let total = toFetch.count + (run.wantsLiked ? 1 : 0)
@@ -161,7 +165,7 @@ public final class SyncEngine: Sendable {
                         return lists.hurry()
                     }
                     group.addTask {
-                        let outcome = try await self.syncPlaylist(meta, stored: run.stored[meta.id], fetcher: run.fetcher, lists: lists, warnings: run.warnings)
+                        let outcome = try await self.syncPlaylist(meta, stored: run.stored[meta.id], run: run, lists: lists)
                         self.progress(SyncProgress(phase: .items, description: meta.name, done: run.finishedOne(), total: total))
                         return outcome
                     }
@@ -214,18 +218,28 @@ public final class SyncEngine: Sendable {
 
     // MARK: One playlist
 
-    private func syncPlaylist(_ meta: PlaylistMeta, stored: StoredState?, fetcher: Fetcher, lists: ListWriteQueue,
-                              warnings: Locked<[String]>) async throws -> Outcome {
+    private func syncPlaylist(_ meta: PlaylistMeta, stored: StoredState?, run: Run, lists: ListWriteQueue) async throws -> Outcome {
+        let fetcher = run.fetcher, warnings = run.warnings
         let label = "“\(TerminalText.preview(meta.name, limit: 60))”"
         var attempt = 0
         while true {
             attempt += 1
             let fetched: FetchedList
             do {
-                fetched = try await fetcher.playlistEntries(meta.id)
-            } catch let error as SpotifyError where error.status == 403 {
+                fetched = try await fetcher.playlistEntries(meta.id, legacy: meta.legacyShape)
+            } catch let error as SpotifyError where error.status == 403 || error.status == 404 {
+                // The answer for this playlist alone (Spotify's own playlists answer 404 to apps; one
+                // deleted meanwhile too): it is kept, marked unavailable, and the others go on.
                 try await cache.markUnavailable(meta)
-                warnings.withLock { $0.append("\(label) is unavailable: Spotify does not let this app read its items (development-mode apps only see playlists you own or collaborate on)") }
+                if await isUsers(meta, run) {
+                    // The user's own playlist stored without its entries: the run is not `ok`.
+                    warnings.withLock {
+                        $0.append("\(label), a playlist of yours, could not be read (Spotify answered \(error.status)); it is marked unavailable until a sync can read it")
+                    }
+                    return .failed
+                }
+                let reason = CachedPlaylist.unavailableReason(ownerID: meta.ownerID)
+                warnings.withLock { $0.append("\(label) is unavailable: \(reason)") }
                 return .unchanged
             } catch {
                 if Self.isFatal(error) { throw error }
@@ -261,6 +275,16 @@ public final class SyncEngine: Sendable {
             try await lists.submit(ListWrite(meta: meta, trackCount: fetched.total, items: items))
             return .updated(items: items.count)
         }
+    }
+
+    /// Whether the signed-in user owns `meta` (Spotify's own playlists never; `GET /me` at most
+    /// once a run, and only on this path).
+    private func isUsers(_ meta: PlaylistMeta, _ run: Run) async -> Bool {
+        guard meta.ownerID != CachedPlaylist.spotifyOwnerID else { return false }
+        if let id = run.userID.current { return id == meta.ownerID }
+        guard let me = try? await api.me() else { return false }
+        run.userID.withLock { $0 = me.id }
+        return me.id == meta.ownerID
     }
 
     // MARK: Liked Songs
@@ -330,7 +354,7 @@ public final class SyncEngine: Sendable {
         }
         return PlaylistMeta(id: id, name: object.name ?? "", ownerID: object.owner?.id ?? "", ownerName: object.owner?.displayName,
                             snapshotID: object.snapshotID, total: max(0, object.total ?? 0), collaborative: object.collaborative ?? false,
-                            isPublic: object.isPublic ?? false)
+                            isPublic: object.isPublic ?? false, legacyShape: object.legacyShape)
     }
 
     /// Errors that end the run: the user must sign in again, the connection is not trusted, or we

@@ -6,8 +6,6 @@ import TimbreNet
 struct RunState: Sendable {
     /// 100 until the server answers 400 "Invalid limit", then 50 for the rest of the run.
     var itemsLimit = 100
-    /// `/items` answered 404 and `/tracks` worked: use `/tracks` for the rest of the run.
-    var legacy = false
 }
 
 /// A body that is not the JSON we asked for, on every attempt.
@@ -93,22 +91,22 @@ struct Fetcher: Sendable {
 
     static func likedPath(offset: Int, limit: Int = 50) -> String { "me/tracks?offset=\(offset)&limit=\(limit)" }
 
-    /// A playlist's entries via `/items` (or `/tracks`), `limit` 100 falling back to 50.
-    func playlistEntries(_ id: String) async throws -> FetchedList {
-        let (first, size) = try await itemsPage(id, offset: 0, limit: state.current.itemsLimit)
+    /// A playlist's entries via `/items` (or, when its object had the older shape, `/tracks`).
+    func playlistEntries(_ id: String, legacy: Bool) async throws -> FetchedList {
+        let (first, size) = try await itemsPage(id, offset: 0, limit: state.current.itemsLimit, legacy: legacy)
         return try await entryPages(limit: size, first: first, cap: Self.maxPlaylistEntries) { offset, limit in
-            try await itemsChunk(id, offset: offset, size: limit)
+            try await itemsChunk(id, offset: offset, size: limit, legacy: legacy)
         }
     }
 
     /// `size` entries from `offset`, in one request or, after the limit fell back, in several.
-    private func itemsChunk(_ id: String, offset: Int, size: Int) async throws -> EntryPage {
+    private func itemsChunk(_ id: String, offset: Int, size: Int, legacy: Bool) async throws -> EntryPage {
         var chunk = EntryPage()
         var total: Int?
         var consistent = true
         var position = offset
         while position < offset + size {
-            let (page, used) = try await itemsPage(id, offset: position, limit: min(offset + size - position, state.current.itemsLimit))
+            let (page, used) = try await itemsPage(id, offset: position, limit: min(offset + size - position, state.current.itemsLimit), legacy: legacy)
             if let total, page.total != total { consistent = false }
             total = total ?? page.total
             chunk.append(page)
@@ -120,39 +118,22 @@ struct Fetcher: Sendable {
         return chunk
     }
 
-    /// One items page and the limit it was fetched with.
-    private func itemsPage(_ id: String, offset: Int, limit: Int) async throws -> (EntryPage, Int) {
+    /// One items page and the limit it was fetched with. A 404 is the answer for this playlist
+    /// (Spotify's own playlists, or one deleted meanwhile): it is never taken as a reason to try
+    /// another endpoint.
+    private func itemsPage(_ id: String, offset: Int, limit: Int, legacy: Bool) async throws -> (EntryPage, Int) {
         var limit = limit
-        var legacy = state.current.legacy
-        var fallbackFrom: (any Error)?
         while true {
             let path = "playlists/\(id)/\(legacy ? "tracks" : "items")?offset=\(offset)&limit=\(limit)"
                 + "&additional_types=track,episode&fields=\(Self.entryFields)"
             do {
-                let page = try await getDecoded(path, as: EntryPage.self)
-                if fallbackFrom != nil { state.withLock { $0.legacy = true } }
-                return (page, limit)
+                return (try await getDecoded(path, as: EntryPage.self), limit)
             } catch let error as SpotifyError {
                 if case .api(400, let message, _) = error, message.localizedCaseInsensitiveContains("invalid limit"), limit > 50 {
                     state.withLock { $0.itemsLimit = min($0.itemsLimit, 50) }
                     limit = 50
                     continue
                 }
-                if case .api(404, _, _) = error, !legacy {
-                    // Perhaps a server without `/items`; only a working `/tracks` proves it.
-                    fallbackFrom = error
-                    legacy = true
-                    continue
-                }
-                if fallbackFrom != nil, case .api(let status, _, _) = error, status != 404 {
-                    // `/tracks` exists (a 403 for a playlist the app may not read, say): that is
-                    // the answer for this playlist, and the endpoint for the rest of the run.
-                    state.withLock { $0.legacy = true }
-                    throw error
-                }
-                throw fallbackFrom ?? error
-            } catch {
-                if let fallbackFrom, !SyncEngine.isFatal(error) { throw fallbackFrom }
                 throw error
             }
         }

@@ -24,6 +24,20 @@ public enum SpotifyError: UserFacingError, Equatable {
         }
     }
 
+    /// Spotify answered and said no, for good: any 4xx of the Web API but 401 (sign in again),
+    /// 408 and 429 (try later). Sending the same request again gets the same answer, so an edit
+    /// that meets one ends (`failed`) instead of waiting to be resent.
+    public var isDefinitiveRefusal: Bool {
+        guard case .api(let status, _, _) = self else { return false }
+        return (400..<500).contains(status) && ![401, 408, 429].contains(status)
+    }
+
+    /// Spotify's own words for an `.api` error (nil for the others).
+    public var spotifyMessage: String? {
+        if case .api(_, let message, _) = self { return message }
+        return nil
+    }
+
     /// The accounts service's refresh token is gone: the user must sign in again.
     public var isInvalidGrant: Bool {
         if case .accounts(_, let code, _) = self { return code == "invalid_grant" }

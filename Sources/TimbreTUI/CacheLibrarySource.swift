@@ -26,7 +26,8 @@ public struct CacheLibrarySource: LibrarySource {
         let me = userID ?? all.first(where: \.isLiked).map(\.ownerID)
         return all.map {
             PlaylistRow(id: $0.id, name: $0.name, trackCount: $0.trackCount, owner: $0.ownerName ?? $0.ownerID, unavailable: $0.unavailable,
-                        editable: $0.isLiked || $0.collaborative || (me.map { [ownerID = $0.ownerID] in ownerID == $0 } ?? true))
+                        editable: $0.isLiked || $0.collaborative || (me.map { [ownerID = $0.ownerID] in ownerID == $0 } ?? true),
+                        unavailableReason: $0.unavailableReason)
         }
     }
 

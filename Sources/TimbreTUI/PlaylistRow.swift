@@ -11,14 +11,18 @@ public struct PlaylistRow: Sendable, Equatable {
     /// Whether the signed-in user may change its entries (owner or collaborative). A locked
     /// playlist shows 🔒 and every edit of it is refused before anything is sent.
     public var editable: Bool
+    /// Why Spotify does not show its entries, when `unavailable`.
+    public var unavailableReason: String?
 
-    public init(id: String, name: String, trackCount: Int, owner: String, unavailable: Bool, editable: Bool = true) {
+    public init(id: String, name: String, trackCount: Int, owner: String, unavailable: Bool, editable: Bool = true,
+                unavailableReason: String? = nil) {
         self.id = id
         self.name = name
         self.trackCount = trackCount
         self.owner = owner
         self.unavailable = unavailable
         self.editable = editable
+        self.unavailableReason = unavailableReason
     }
 
     public var isLiked: Bool { id == "liked" }

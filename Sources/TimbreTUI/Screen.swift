@@ -139,7 +139,8 @@ public enum Screen {
     static func trackLines(_ state: TUIState, width: Int, height: Int) -> [Segment] {
         var out: [Segment] = []
         if let opened = state.openedPlaylist, opened.unavailable, state.tracks.isEmpty {
-            out.append(Segment(TextWidth.pad(" Spotify does not let this app read this playlist's items (not yours).", columns: width), .dim))
+            let reason = opened.unavailableReason ?? "Spotify does not let this app read this playlist's entries"
+            out.append(Segment(TextWidth.pad(" \(reason).", columns: width), .dim))
         } else if state.openedPlaylist != nil, state.tracks.isEmpty {
             out.append(Segment(TextWidth.pad(" (empty — or not synced yet: press U)", columns: width), .dim))
         }

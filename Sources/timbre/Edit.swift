@@ -305,7 +305,7 @@ extension Root {
 
     struct History: Runnable {
         static let configuration = CommandConfiguration(
-            abstract: "The edit journal, newest first: done, undone, interrupted (finished by the next edit, undo or redo) or failed.")
+            abstract: "The edit journal, newest first: done, undone, interrupted (finished by the next sync or edit, or dropped with --abandon) or failed (with the reason).")
 
         @Flag(help: "Print a JSON array.")
         var json = false
@@ -313,12 +313,17 @@ extension Root {
         @Option(help: "At most this many edits (1–200).")
         var limit = 20
 
+        @Option(name: .customLong("abandon"), help: ArgumentHelp(
+            "End the interrupted edit ID without finishing it (nothing more of it is sent); prints what it leaves on Spotify.",
+            valueName: "ID"))
+        var abandon: Int64?
+
         func validate() throws {
             guard (1...200).contains(limit) else { throw ValidationError("--limit must be 1–200") }
         }
 
         func run(_ invocation: Invocation) async throws -> ExitStatus {
-            try await HistoryCommand(json: json, limit: limit).run(invocation)
+            try await HistoryCommand(json: json, limit: limit, abandon: abandon).run(invocation)
         }
     }
 }

@@ -160,6 +160,25 @@ import TimbreTestSupport
         }
     }
 
+    @Test func withTokenWithoutAKeyringSendsNothingAndLeavesTheTokenUsable() async throws {
+        // The sandbox rotates refresh tokens (its default, as Spotify does): a refresh before
+        // finding nowhere to store the result would spend the token the user gave.
+        let (sandbox, cli) = try await setUp()
+        try await withCleanup({ await sandbox.stop(); cli.remove() }) {
+            let minted = try await sandbox.mintRefreshToken()
+            let noKeyring = ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/timbre-no-keyring"]
+            let refused = try await cli.run(["login", "--with-token"], stdin: minted, environment: noKeyring)
+            #expect(refused.status == 4, "\(refused.stderr)")
+            #expect(refused.stderr.contains("Nothing was sent to Spotify"), "\(refused.stderr)")
+            #expect(refused.stderr.contains("timbre login --with-token --insecure-storage"))
+            #expect(!refused.stderr.contains(minted) && !refused.stdout.contains(minted))
+            // Following the hint works: the token is still the one Spotify knows.
+            let stored = try await cli.run(["login", "--with-token", "--insecure-storage"], stdin: minted, environment: noKeyring)
+            #expect(stored.status == 0, "\(stored.stderr)")
+            #expect(try await cli.run(["auth", "status"], environment: noKeyring).status == 0)
+        }
+    }
+
     @Test func insecureStorageWritesA0600FileAndWarns() async throws {
         let (sandbox, cli) = try await setUp(["--refresh-rotation", "same"])
         try await withCleanup({ await sandbox.stop(); cli.remove() }) {

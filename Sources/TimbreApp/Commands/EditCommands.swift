@@ -126,19 +126,30 @@ public struct UndoCommand: Sendable {
     }
 }
 
-/// `timbre history`: the journal, newest first.
+/// `timbre history`: the journal, newest first; `--abandon ID` ends an interrupted edit unfinished.
 public struct HistoryCommand: Sendable {
     public var json: Bool
     public var limit: Int
+    public var abandon: Int64?
 
-    public init(json: Bool, limit: Int) {
+    public init(json: Bool, limit: Int, abandon: Int64? = nil) {
         self.json = json
         self.limit = limit
+        self.abandon = abandon
     }
 
     public func run(_ invocation: Invocation) async throws -> ExitStatus {
         let context = try invocation.context()
         let console = context.console
+        if let abandon {
+            guard FileManager.default.fileExists(atPath: context.paths.data) else {
+                throw UsageError(message: "there is no edit \(abandon) in the journal (no edits yet)")
+            }
+            // Reads what Spotify holds to say what the edit leaves; sends no write.
+            let leaves = try await context.editor().abandon(abandon)
+            console.line("Abandoned edit \(abandon): nothing more of it will be sent; \(leaves).")
+            return .success
+        }
         guard FileManager.default.fileExists(atPath: context.paths.data) else {
             if json { console.json(.array([])) } else { console.say("no edits yet") }
             return .success
@@ -147,11 +158,18 @@ public struct HistoryCommand: Sendable {
         if json {
             console.json(.array(entries.map { entry in
                 .object([("id", .int(Int(entry.id))), ("at", .string(ClockText.iso(entry.at))), ("op", .string(entry.op)),
-                         ("playlist", .string(entry.playlist)), ("summary", .string(entry.summary)), ("state", .string(Self.state(entry)))])
+                         ("playlist", .string(entry.playlist)), ("summary", .string(entry.summary)), ("state", .string(Self.state(entry))),
+                         ("reason", .optional(entry.reason))])
             }))
         } else {
             console.lines(entries.map { entry in
-                "\(String(entry.id).leftPadded(to: 5))  \(ClockText.localDateTime(entry.at))  \(Self.state(entry).padding(toLength: 11, withPad: " ", startingAt: 0)) \(TerminalText.sanitize(entry.summary))"
+                var line = "\(String(entry.id).leftPadded(to: 5))  \(ClockText.localDateTime(entry.at))  \(Self.state(entry).padding(toLength: 11, withPad: " ", startingAt: 0)) \(TerminalText.sanitize(entry.summary))"
+                if entry.state == .running {
+                    line += " — finished by the next sync or edit (`timbre history --abandon \(entry.id)` drops it)"
+                } else if entry.state == .failed, let reason = entry.reason {
+                    line += " — \(TerminalText.sanitize(reason))"
+                }
+                return line
             })
         }
         return .success

@@ -29,7 +29,7 @@ public struct PlaylistsCommand: Sendable {
         console.lines(playlists.map { playlist in
             let count = String(playlist.trackCount).leftPadded(to: 6)
             var flags: [String] = []
-            if playlist.unavailable { flags.append("unavailable") }
+            if let reason = playlist.unavailableReason { flags.append("unavailable: \(reason)") }
             if playlist.collaborative { flags.append("collaborative") }
             let suffix = flags.isEmpty ? "" : "  [\(flags.joined(separator: ", "))]"
             return "\(playlist.id.padding(toLength: 22, withPad: " ", startingAt: 0))  \(count)  \(TerminalText.sanitize(playlist.name))\(suffix)"

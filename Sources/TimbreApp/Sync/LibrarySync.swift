@@ -1,13 +1,19 @@
+import Foundation
 import TimbreCore
 import TimbreLibrary
 import TimbreNet
 
 /// The one way a sync is put together — `timbre sync`, the interface's background sync and the
-/// demo all run this: take the sync lock, make sure the cache is sound, run the engine.
+/// demo all run this: take the sync lock, make sure the cache is sound, finish any edit a stopped
+/// process left half-applied, run the engine.
 public struct LibrarySync: Sendable {
     let api: any SpotifyAPI
     let cachePath: String
     let warn: @Sendable (String) -> Void
+    /// The profile's journal: interrupted edits in it are finished before the sync reads anything
+    /// (a cron `sync` is the likeliest command after a crash; storing a half-applied list would
+    /// make it look finished).
+    var journalPath: String?
 
     /// Requests sent and rate-limit pauses are the api's executor's.
     public var executor: RequestExecutor { api.executor }
@@ -26,6 +32,25 @@ public struct LibrarySync: Sendable {
         } else {
             target = try LibraryCache.open(path: cachePath, warn: warn)
         }
+        try await finishInterruptedEdits(cache: target)
         return try await SyncEngine(api: api, cache: target, options: options, progress: progress).run()
+    }
+
+    /// Under the lock already held: each interrupted edit finished (or, when Spotify refuses it for
+    /// good, ended as failed), with a warning line for each. One that cannot be finished now (the
+    /// network) stays interrupted and the sync goes on; signing in or trust problems end the run.
+    private func finishInterruptedEdits(cache: LibraryCache) async throws {
+        guard let journalPath, FileManager.default.fileExists(atPath: journalPath) else { return }
+        let journal = try EditJournal(path: journalPath)
+        guard try !journal.running().isEmpty else { return }
+        let editor = PlaylistEditor(api: api, cache: cache, journal: journal)
+        do {
+            for note in try await editor.finishInterruptedHoldingLock() { warn(note) }
+        } catch {
+            if error is CancellationError { throw error }
+            if let error = error as? any UserFacingError, [.authenticationRequired, .trustFailure].contains(error.exitStatus) { throw error }
+            let reason = (error as? any UserFacingError)?.message ?? String(describing: error)
+            warn("an interrupted edit could not be finished yet (\(reason)); it stays interrupted until the next sync or edit")
+        }
     }
 }

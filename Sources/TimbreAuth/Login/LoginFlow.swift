@@ -97,6 +97,8 @@ public struct LoginFlow: Sendable {
 
     private func withToken() async throws -> (UserProfile, Session) {
         let token = try Self.readRefreshToken(io.readAll())
+        // Checked before the refresh: Spotify may rotate the token, and then only the new one works.
+        try await vault.checkLoginDestination()
         let tokens = try await accounts.refresh(token)
         return try await complete(tokens, fallback: token)
     }

@@ -59,6 +59,18 @@ public final class CredentialVault: Sendable {
     /// Where a new login's refresh token goes.
     public var loginDestination: SecretSource { insecureStorage ? .file : .keyring }
 
+    /// Before a sign-in spends anything (a refresh rotates the token it was given): is there a
+    /// keyring to keep the new token in? Throws `NowhereToStore` when there is none, or it is
+    /// locked or does not answer. The file store (`--insecure-storage`) is checked when written.
+    public func checkLoginDestination() async throws {
+        guard loginDestination == .keyring else { return }
+        do {
+            _ = try await keyring.read(.session, profile: profile)
+        } catch {
+            throw NowhereToStore(keyring: error)
+        }
+    }
+
     public func storeRefreshToken(_ token: SecretBytes, to destination: SecretSource) async throws {
         switch destination {
         case .env: return
@@ -110,4 +122,17 @@ public final class CredentialVault: Sendable {
         }
         return problems
     }
+}
+
+/// `login --with-token` with no usable keyring and no `--insecure-storage`: refused before the
+/// token is used, since Spotify may rotate it on first use and the new one would have nowhere to go.
+public struct NowhereToStore: UserFacingError {
+    public var keyring: SecretStoreError
+    public var message: String {
+        "\(keyring.message) Nothing was sent to Spotify: the token you gave is still unused."
+    }
+    public var hint: String? {
+        "unlock or start a keyring and run the same command again, or keep the token in a 0600 file: `timbre login --with-token --insecure-storage`"
+    }
+    public var exitStatus: ExitStatus { .authenticationRequired }
 }

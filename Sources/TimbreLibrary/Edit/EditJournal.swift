@@ -17,7 +17,9 @@ public final class EditJournal: Sendable {
             case running
             case done
             case undone
-            /// Could not be finished: the playlist changed in a way the edit cannot account for.
+            /// Ended without being finished: Spotify refused it (`reason` has its words and what
+            /// was applied), the playlist changed in a way the edit cannot account for, or the user
+            /// abandoned it. Never resent.
             case failed
         }
 
@@ -39,6 +41,8 @@ public final class EditJournal: Sendable {
         public var change: Change
         /// False once a newer edit was made after this one was undone.
         public var redoable: Bool
+        /// Why a `failed` edit ended (nil for the others, and for edits of older versions).
+        public var reason: String? = nil
     }
 
     /// What an edit changed, by kind.
@@ -127,9 +131,11 @@ public final class EditJournal: Sendable {
         }
     }
 
-    public func finish(_ id: Int64, _ state: Entry.State) throws {
+    /// `reason`: why a `failed` edit ended, shown by `timbre history`.
+    public func finish(_ id: Int64, _ state: Entry.State, reason: String? = nil) throws {
         try write { db in
-            try db.execute(sql: "UPDATE edit SET state = ?, direction = NULL, step = 0 WHERE id = ?", arguments: [state.rawValue, id])
+            try db.execute(sql: "UPDATE edit SET state = ?, direction = NULL, step = 0, reason = ? WHERE id = ?",
+                           arguments: [state.rawValue, reason, id])
         }
     }
 
@@ -180,7 +186,7 @@ public final class EditJournal: Sendable {
         let direction: String? = row["direction"]
         return Entry(id: row["id"], at: ClockText.parseSQLite(at) ?? Date(timeIntervalSince1970: 0), op: row["op"], playlist: row["playlist"],
                      summary: row["summary"], state: Entry.State(rawValue: state) ?? .failed, direction: direction.flatMap(Entry.Direction.init),
-                     step: row["step"], change: change, redoable: (row["redoable"] as Int) != 0)
+                     step: row["step"], change: change, redoable: (row["redoable"] as Int) != 0, reason: row["reason"])
     }
 
     private static func encode<T: Encodable>(_ value: T) throws -> String {

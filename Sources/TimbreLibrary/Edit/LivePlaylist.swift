@@ -35,7 +35,7 @@ struct LivePlaylist: Sendable {
         var meta: PlaylistMeta
         if let known { meta = known } else { meta = try await Self.meta(id, fetcher) }
         for _ in 0..<3 {
-            let fetched = try await fetcher.playlistEntries(id.rawValue)
+            let fetched = try await fetcher.playlistEntries(id.rawValue, legacy: meta.legacyShape)
             let after = try await Self.meta(id, fetcher)
             guard fetched.consistent, after.snapshotID == meta.snapshotID else {
                 meta = after

@@ -8,13 +8,17 @@ extension PlaylistEditor {
     public func details(of playlist: SpotifyID, to new: PlaylistDetails, dryRun: Bool) async throws -> EditOutcome {
         try await operation {
             let meta = try await LivePlaylist.meta(playlist, api: api)
-            try await checkPermission(meta)
+            try await checkOwner(meta)
             let current = try await currentDetails(playlist)
             var change = PlaylistDetails(), old = PlaylistDetails()
             if let name = new.name, name != current.name { change.name = name; old.name = current.name }
             if let description = new.description, description != (current.description ?? "") { change.description = description; old.description = current.description ?? "" }
             if let isPublic = new.isPublic, isPublic != current.isPublic { change.isPublic = isPublic; old.isPublic = current.isPublic }
             if let collaborative = new.collaborative, collaborative != current.collaborative { change.collaborative = collaborative; old.collaborative = current.collaborative }
+            // Spotify's rule, checked before anything is sent: collaborative only when private.
+            if (new.collaborative ?? current.collaborative), (new.isPublic ?? current.isPublic), change.collaborative == true || change.isPublic == true {
+                throw CollaborativeMustBePrivate(playlist: meta.name)
+            }
             let edit = DetailsEdit(playlist: playlist.rawValue, old: old, new: change)
             var outcome = EditOutcome(op: "edit", playlist: playlist.rawValue, playlistName: meta.name, snapshotID: meta.snapshotID,
                                       writes: [], dryRun: dryRun)
@@ -22,7 +26,7 @@ extension PlaylistEditor {
             if !dryRun, !change.isEmpty {
                 let id = try journal.begin(op: "edit", playlist: playlist.rawValue, summary: "changed the details of “\(TerminalText.preview(meta.name, limit: 60))”",
                                            change: .details(edit))
-                try await sendDetails(edit)
+                try await sendDetails(edit, journalID: id, nothingApplied: .failed)
                 try journal.finish(id, .done)
                 outcome = try await detailsOutcome(edit, op: "edit", journalID: id)
             }
@@ -66,9 +70,25 @@ extension PlaylistEditor {
         }
     }
 
-    func sendDetails(_ edit: DetailsEdit) async throws {
+    /// Sends a details change; a definitive refusal ends the journal entry (`nothingApplied`: one
+    /// write, refused, changed nothing) and is never resent.
+    func sendDetails(_ edit: DetailsEdit, journalID: Int64, nothingApplied: EditJournal.Entry.State) async throws {
         guard !edit.new.isEmpty else { return }
-        _ = try await api.send(.put, "playlists/\(edit.playlist)", json: Self.body(edit.new), reconciles: false)
+        do {
+            _ = try await api.send(.put, "playlists/\(edit.playlist)", json: Self.body(edit.new), reconciles: false)
+        } catch let error as SpotifyError where error.isDefinitiveRefusal {
+            var name = edit.playlist
+            if let id = SpotifyID(edit.playlist), let cached = try? cache.playlist(.playlist(id)) { name = cached.name }
+            if error.status == 404 {
+                let gone = PlaylistGone(playlist: name)
+                try journal.finish(journalID, .failed, reason: gone.message)
+                throw gone
+            }
+            let refusal = EditRefused(journalID: journalID, playlist: name, status: error.status, spotify: error.spotifyMessage ?? error.message,
+                                      applied: 0, total: 1, leftAs: nothingApplied)
+            try journal.finish(journalID, nothingApplied, reason: nothingApplied == .failed ? refusal.reason : nil)
+            throw refusal
+        }
     }
 
     /// The outcome of a details change, with the cache brought up to date.

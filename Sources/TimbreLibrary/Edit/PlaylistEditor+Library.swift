@@ -16,7 +16,7 @@ extension PlaylistEditor {
             if !dryRun, !change.uris.isEmpty {
                 let id = try journal.begin(op: op, playlist: change.playlistIDs.first ?? CachedPlaylist.likedID,
                                            summary: "\(op) \(change.uris.count)", change: .library(change))
-                try await sendLibrary(change)
+                try await sendLibrary(change, journalID: id, nothingApplied: .failed)
                 try journal.finish(id, .done)
                 try await refresh(after: change)
                 outcome.journalID = id
@@ -38,9 +38,30 @@ extension PlaylistEditor {
         return result
     }
 
-    func sendLibrary(_ change: LibraryEdit) async throws {
+    /// Sends every chunk of `change`. When Spotify refuses one for good, the journal entry ends:
+    /// as `nothingApplied` when it was the first; otherwise the chunks sent before it become the
+    /// edit (done, so `timbre undo` reverts what was applied) — and nothing is ever resent.
+    func sendLibrary(_ change: LibraryEdit, journalID: Int64, nothingApplied: EditJournal.Entry.State) async throws {
+        var sent: [String] = []
         for chunk in change.chunks {
-            _ = try await api.send(change.save ? .put : .delete, "me/library?uris=" + Self.encodedList(chunk), json: nil, reconciles: false)
+            do {
+                _ = try await api.send(change.save ? .put : .delete, "me/library?uris=" + Self.encodedList(chunk), json: nil, reconciles: false)
+                sent += chunk
+            } catch let error as SpotifyError where error.isDefinitiveRefusal {
+                let name = change.playlistIDs.isEmpty ? CachedPlaylist.likedName : "your library"
+                let total = change.chunks.count, applied = total - change.chunks.drop(while: { $0 != chunk }).count
+                var state = nothingApplied
+                if applied > 0, try journal.entry(journalID)?.direction != .backward {
+                    try journal.update(journalID, change: .library(LibraryEdit(uris: sent, save: change.save)), playlist: change.playlistIDs.first ?? CachedPlaylist.likedID)
+                    state = .done
+                } else if applied > 0 {
+                    state = .failed
+                }
+                let refusal = EditRefused(journalID: journalID, playlist: name, status: error.status, spotify: error.spotifyMessage ?? error.message,
+                                          applied: applied, total: total, leftAs: state)
+                try journal.finish(journalID, state, reason: state == .failed ? refusal.reason : nil)
+                throw refusal
+            }
         }
     }
 

@@ -193,7 +193,8 @@ public final class PlaylistEditor: Sendable {
             if request.dryRun { return outcome }
             let id = try journal.begin(op: request.op, playlist: live.meta.id, summary: Self.describe(edit, in: live.meta.name),
                                        change: .entries(edit, before: live.uris))
-            let final = try await run(plan, playlist: request.playlist, journalID: id, from: 0, name: live.meta.name)
+            let final = try await run(plan, playlist: request.playlist, journalID: id, from: 0, name: live.meta.name,
+                                      legacy: live.meta.legacyShape)
             try journal.finish(id, .done)
             outcome.warnings += try await store(final, expected: plan.result)
             outcome.snapshotID = final.meta.snapshotID
@@ -243,6 +244,12 @@ public final class PlaylistEditor: Sendable {
         return try await finishInterruptedLocked()
     }
 
+    /// `finishInterrupted` for a caller that already holds the sync lock (the sync, which
+    /// finishes interrupted edits before it reads anything).
+    public func finishInterruptedHoldingLock() async throws -> [String] {
+        try await finishInterruptedLocked()
+    }
+
     // MARK: Steps
 
     private func replay(undo: Bool, force: Bool) async throws -> EditOutcome {
@@ -257,14 +264,14 @@ public final class PlaylistEditor: Sendable {
             case .library(let edit):
                 try journal.start(entry.id, undo ? .backward : .forward)
                 let change = undo ? edit.inverse : edit
-                try await sendLibrary(change)
+                try await sendLibrary(change, journalID: entry.id, nothingApplied: undo ? .done : .undone)
                 try journal.finish(entry.id, undo ? .undone : .done)
                 try await refresh(after: change)
                 outcome = Self.libraryOutcome(change, op: undo ? "undo" : "redo", journalID: entry.id, dryRun: false)
             case .details(let edit):
                 try journal.start(entry.id, undo ? .backward : .forward)
                 let change = undo ? edit.inverse : edit
-                try await sendDetails(change)
+                try await sendDetails(change, journalID: entry.id, nothingApplied: undo ? .done : .undone)
                 try journal.finish(entry.id, undo ? .undone : .done)
                 outcome = try await detailsOutcome(change, op: undo ? "undo" : "redo", journalID: entry.id)
             }
@@ -292,7 +299,11 @@ public final class PlaylistEditor: Sendable {
             try journal.start(entry.id, undo ? .backward : .forward)
         }
         let plan = try Self.plan(change, on: live.uris)
-        let final = try await run(plan, playlist: id, journalID: journalID, from: 0, name: live.meta.name)
+        // Refused with nothing applied: the edit stays as it was (done before an undo, undone
+        // before a redo); a separate remapped edit simply failed.
+        let unchanged: EditJournal.Entry.State = journalID != entry.id ? .failed : (undo ? .done : .undone)
+        let final = try await run(plan, playlist: id, journalID: journalID, from: 0, name: live.meta.name,
+                                  legacy: live.meta.legacyShape, nothingApplied: unchanged)
         if journalID != entry.id { try journal.finish(journalID, .done) }
         try journal.finish(entry.id, undo ? .undone : .done)
         var outcome = EditOutcome(op: undo ? "undo" : "redo", playlist: entry.playlist, playlistName: live.meta.name,
@@ -338,43 +349,110 @@ public final class PlaylistEditor: Sendable {
     func finishInterruptedLocked() async throws -> [String] {
         var notes: [String] = []
         for entry in try journal.running() {
-            let backward = entry.direction == .backward
-            switch entry.change {
-            case .library(let edit) where edit.uris.isEmpty:
-                // A creation whose answer never came: which playlist it made (if any) is unknown.
-                try journal.finish(entry.id, .failed)
-                notes.append("edit \(entry.id) (\(entry.summary)) was interrupted before Spotify answered; if the playlist exists, it is in `timbre playlists` after a sync")
-                continue
-            case .library(let edit):
-                // Saving and removing are idempotent: sending them again finishes them.
-                let change = backward ? edit.inverse : edit
-                try await sendLibrary(change)
-                try journal.finish(entry.id, backward ? .undone : .done)
-                try await refresh(after: change)
-            case .details(let edit):
-                try await sendDetails(backward ? edit.inverse : edit)
-                try journal.finish(entry.id, backward ? .undone : .done)
-                _ = try await detailsOutcome(edit, op: "finish", journalID: entry.id)
-            case .entries(let edit, let before):
-                guard let id = SpotifyID(entry.playlist) else {
-                    try journal.finish(entry.id, .failed)
-                    continue
-                }
-                let forward = try Self.plan(edit, on: before)
-                let plan = backward ? try Self.plan(edit.inverse(before: before), on: forward.result) : forward
-                let final = try await run(plan, playlist: id, journalID: entry.id, from: nil, name: entry.playlist)
-                try journal.finish(entry.id, backward ? .undone : .done)
-                _ = try await store(final, expected: plan.result)
+            do {
+                if let note = try await finish(entry) { notes.append(note) }
+            } catch where Self.endsEdit(error) {
+                // Spotify said no for good, or the playlist went its own way: the edit ends here
+                // (never resent) and the command that found it goes on.
+                let reason = (error as? any UserFacingError)?.message ?? String(describing: error)
+                if try journal.entry(entry.id)?.state == .running { try journal.finish(entry.id, .failed, reason: reason) }
+                notes.append("edit \(entry.id) (\(entry.summary)) could not be finished and is marked failed: \(reason)")
             }
-            notes.append("finished edit \(entry.id) that was interrupted (\(backward ? "undo of " : "")\(entry.summary))")
         }
         return notes
+    }
+
+    /// Errors after which an interrupted edit cannot be finished by trying again.
+    static func endsEdit(_ error: any Error) -> Bool {
+        switch error {
+        case let error as SpotifyError: return error.isDefinitiveRefusal
+        case is EditRefused, is PlaylistGone, is UnknownItems, is EditLost, is NotPermitted, is InvalidEdit, is NothingToUndo,
+             is OnlyOwnerChangesDetails, is CollaborativeMustBePrivate:
+            return true
+        default: return false
+        }
+    }
+
+    /// Finishes one interrupted edit; a line saying so (nil when there is nothing to say).
+    private func finish(_ entry: EditJournal.Entry) async throws -> String? {
+        let backward = entry.direction == .backward
+        switch entry.change {
+        case .library(let edit) where edit.uris.isEmpty:
+            // A creation whose answer never came: which playlist it made (if any) is unknown.
+            try journal.finish(entry.id, .failed, reason: "interrupted before Spotify answered the creation")
+            return "edit \(entry.id) (\(entry.summary)) was interrupted before Spotify answered; if the playlist exists, it is in `timbre playlists` after a sync"
+        case .library(let edit):
+            // Saving and removing are idempotent: sending them again finishes them.
+            let change = backward ? edit.inverse : edit
+            try await sendLibrary(change, journalID: entry.id, nothingApplied: .failed)
+            try journal.finish(entry.id, backward ? .undone : .done)
+            try await refresh(after: change)
+        case .details(let edit):
+            try await sendDetails(backward ? edit.inverse : edit, journalID: entry.id, nothingApplied: backward ? .done : .failed)
+            try journal.finish(entry.id, backward ? .undone : .done)
+            _ = try await detailsOutcome(edit, op: "finish", journalID: entry.id)
+        case .entries(let edit, let before):
+            guard let id = SpotifyID(entry.playlist) else {
+                try journal.finish(entry.id, .failed, reason: "the journal names no valid playlist id")
+                return nil
+            }
+            let forward = try Self.plan(edit, on: before)
+            let plan = backward ? try Self.plan(edit.inverse(before: before), on: forward.result) : forward
+            let meta = try await LivePlaylist.meta(id, api: api)
+            let final = try await run(plan, playlist: id, journalID: entry.id, from: nil, name: meta.name.isEmpty ? entry.playlist : meta.name,
+                                      legacy: meta.legacyShape, nothingApplied: backward ? .done : .failed)
+            try journal.finish(entry.id, backward ? .undone : .done)
+            _ = try await store(final, expected: plan.result)
+        }
+        return "finished edit \(entry.id) that was interrupted (\(backward ? "undo of " : "")\(entry.summary))"
+    }
+
+    /// Ends an interrupted edit without finishing it: nothing is sent. Returns what it leaves on
+    /// Spotify, as far as a read can tell.
+    public func abandon(_ id: Int64) async throws -> String {
+        let lock = try await SyncLock.acquire(cachePath: cache.path, wait: lockWait)
+        defer { lock.release() }
+        guard let entry = try journal.entry(id) else {
+            throw InvalidEdit(message: "there is no edit \(id) in the journal", hint: "`timbre history` lists the edits and their numbers")
+        }
+        guard entry.state == .running else {
+            throw InvalidEdit(message: "edit \(id) is \(entry.state.rawValue), not interrupted: there is nothing to abandon",
+                              hint: entry.state == .done ? "`timbre undo` reverts the newest finished edit" : nil)
+        }
+        let leaves: String
+        switch entry.change {
+        case .entries(let edit, let before):
+            let backward = entry.direction == .backward
+            var left = "what Spotify holds now could not be read"
+            if let playlist = SpotifyID(entry.playlist), let forward = try? Self.plan(edit, on: before),
+               let plan = backward ? try? Self.plan(edit.inverse(before: before), on: forward.result) : forward,
+               let live = try? await LivePlaylist.read(playlist, api: api) {
+                let name = TerminalText.preview(live.meta.name, limit: 60)
+                if let reached = plan.states.lastIndex(of: live.uris) {
+                    left = reached == 0 ? "“\(name)” is as it was before the edit (none of its \(plan.writes.count) writes was applied)"
+                        : "“\(name)” stays as \(reached) of the edit's \(plan.writes.count) writes left it (\(live.uris.count) entries)"
+                } else {
+                    left = "“\(name)” holds \(live.uris.count) entries, in a state the edit does not explain (changed elsewhere since)"
+                }
+                _ = try? await store(live, expected: live.uris)
+            }
+            leaves = left
+        case .library:
+            leaves = "the likes or follows sent before it stopped stay as they are on Spotify"
+        case .details:
+            leaves = "the playlist's details are as Spotify last took them (the change may or may not have been applied)"
+        }
+        try journal.finish(id, .failed, reason: "abandoned by the user; \(leaves)")
+        return leaves
     }
 
     /// Sends the plan's writes from `start` (nil: wherever the playlist shows it stopped). A
     /// write whose answer is lost is never resent blindly: the playlist is read and matched
     /// against the list after each step, and the plan goes on from the step it shows.
-    private func run(_ plan: EntryEdit.Plan, playlist: SpotifyID, journalID: Int64, from start: Int?, name: String) async throws -> LivePlaylist {
+    /// A write Spotify refuses for good ends the edit (see `refused`): `nothingApplied` is what the
+    /// journal says of it when none of the plan had been applied.
+    private func run(_ plan: EntryEdit.Plan, playlist: SpotifyID, journalID: Int64, from start: Int?, name: String, legacy: Bool,
+                     nothingApplied: EditJournal.Entry.State = .failed) async throws -> LivePlaylist {
         var step: Int
         if let start {
             step = start
@@ -384,17 +462,14 @@ public final class PlaylistEditor: Sendable {
         var unknownInARow = 0
         while step < plan.writes.count {
             do {
-                try await send(plan.writes[step], to: playlist)
+                try await send(plan.writes[step], to: playlist, legacy: legacy)
                 step += 1
                 unknownInARow = 0
                 try journal.confirm(journalID, step: step)
                 progress?(step, plan.writes.count)
-            } catch let error as SpotifyError where error.status == 403 {
-                // Not (or no longer) allowed: when nothing of the edit is on Spotify, it is over;
-                // otherwise it stays interrupted, to be finished once it is allowed again.
-                let live = try await LivePlaylist.read(playlist, api: api)
-                if live.uris == plan.states[0] { try journal.finish(journalID, .failed) }
-                throw NotPermitted(playlist: live.meta.name, owner: live.meta.ownerName ?? live.meta.ownerID)
+            } catch let error as SpotifyError where error.isDefinitiveRefusal {
+                throw try await refused(error, write: plan.writes[step], plan: plan, playlist: playlist, journalID: journalID, name: name,
+                                        nothingApplied: nothingApplied)
             } catch let error as WriteOutcomeUnknown {
                 unknownInARow += 1
                 // Left running: the next command that opens the journal finishes it.
@@ -416,8 +491,65 @@ public final class PlaylistEditor: Sendable {
         return reached
     }
 
-    private func send(_ write: EntryWrite, to playlist: SpotifyID) async throws {
-        let path = "playlists/\(playlist.rawValue)/items"
+    /// A write Spotify refused for good: the journal entry ends — never resent — with Spotify's
+    /// words and how much of the plan the live playlist shows applied; the cache gets what Spotify
+    /// holds. Returns the error to throw.
+    private func refused(_ error: SpotifyError, write: EntryWrite, plan: EntryEdit.Plan, playlist: SpotifyID, journalID: Int64,
+                         name: String, nothingApplied: EditJournal.Entry.State) async throws -> any Error {
+        if error.status == 404 {
+            let gone = PlaylistGone(playlist: name)
+            try journal.finish(journalID, .failed, reason: gone.message)
+            return gone
+        }
+        var applied = -1
+        var shown = name
+        var owner: String?
+        if let live = try? await LivePlaylist.read(playlist, api: api) {
+            shown = live.meta.name.isEmpty ? name : live.meta.name
+            owner = live.meta.ownerName ?? live.meta.ownerID
+            applied = plan.states.lastIndex(of: live.uris) ?? -1
+            _ = try? await store(live, expected: live.uris)
+        }
+        let state: EditJournal.Entry.State = applied == 0 ? nothingApplied : .failed
+        func end(_ reason: String) throws { try journal.finish(journalID, state, reason: state == .failed ? reason : nil) }
+        let refusal = EditRefused(journalID: journalID, playlist: shown, status: error.status, spotify: error.spotifyMessage ?? error.message,
+                                  applied: applied, total: plan.writes.count, leftAs: state)
+        if error.status == 400, case .add(let uris, _) = write, (error.spotifyMessage ?? "").localizedCaseInsensitiveContains("non-existing") {
+            let unknown = UnknownItems(playlist: shown, unknown: await unknownItems(uris), applied: max(applied, 0))
+            try end(unknown.message)
+            return unknown
+        }
+        try end(refusal.reason)
+        if error.status == 403, applied == 0, let owner { return NotPermitted(playlist: shown, owner: owner) }
+        return refusal
+    }
+
+    /// Of `uris`, those the catalogue does not have (asked one by one: only after Spotify refused
+    /// a batch of at most 100 for holding such an id).
+    func unknownItems(_ uris: [String]) async -> [String] {
+        var seen = Set<String>()
+        var unknown: [String] = []
+        for uri in uris where seen.insert(uri).inserted {
+            let parts = uri.split(separator: ":")
+            guard parts.count == 3, parts[1] == "track" || parts[1] == "episode", SpotifyID(String(parts[2])) != nil else {
+                unknown.append(uri)
+                continue
+            }
+            do {
+                _ = try await api.get("\(parts[1])s/\(parts[2])")
+            } catch let error as SpotifyError where error.status == 404 || error.status == 400 {
+                unknown.append(uri)
+            } catch {
+                continue
+            }
+        }
+        return unknown
+    }
+
+    /// One write of a plan, to `/items` — or `/tracks` on a server of the older shape, which the
+    /// playlist's own object told (never a 404: that is an answer about the playlist).
+    private func send(_ write: EntryWrite, to playlist: SpotifyID, legacy: Bool) async throws {
+        let path = "playlists/\(playlist.rawValue)/\(legacy ? "tracks" : "items")"
         let body: JSONValue
         let method: HTTPMethod
         switch write {
@@ -434,14 +566,7 @@ public final class PlaylistEditor: Sendable {
             method = .put
             body = .object([("uris", .array(uris.map(JSONValue.string)))])
         }
-        let data = Data(body.serialized().utf8)
-        do {
-            _ = try await api.send(method, path, json: data, reconciles: true)
-        } catch let error as SpotifyError where error.status == 404 {
-            // A server without the 2026 `/items` (a 404 is an answer: nothing was applied): the
-            // older `/tracks` takes the same writes.
-            _ = try await api.send(method, "playlists/\(playlist.rawValue)/tracks", json: data, reconciles: true)
-        }
+        _ = try await api.send(method, path, json: Data(body.serialized().utf8), reconciles: true)
     }
 
     /// Brings the cache to what Spotify holds after the edit.
@@ -460,6 +585,15 @@ public final class PlaylistEditor: Sendable {
         guard !meta.collaborative else { return }
         let me = try await api.me()
         guard meta.ownerID == me.id else { throw NotPermitted(playlist: meta.name, owner: meta.ownerName ?? meta.ownerID) }
+    }
+
+    /// Details are the owner's alone, collaborative or not (Spotify answers 403 to anyone else).
+    func checkOwner(_ meta: PlaylistMeta) async throws {
+        let me = try await api.me()
+        guard meta.ownerID == me.id else {
+            if meta.collaborative { throw OnlyOwnerChangesDetails(playlist: meta.name, owner: meta.ownerName ?? meta.ownerID) }
+            throw NotPermitted(playlist: meta.name, owner: meta.ownerName ?? meta.ownerID)
+        }
     }
 
     // MARK: Planning
@@ -509,6 +643,10 @@ public final class PlaylistEditor: Sendable {
         }
         switch request.what {
         case .add(let uris, let position):
+            if let local = uris.first(where: { $0.hasPrefix("spotify:local:") || LivePlaylist.isUnusable($0) }) {
+                throw InvalidEdit(message: "“\(TerminalText.preview(local, limit: 80))” is a local file: Spotify's API cannot add local files to a playlist; nothing was written",
+                                  hint: "add local files in the Spotify desktop app")
+            }
             return .insert(uris: uris, position: position ?? live.uris.count)
         case .removePositions(let positions):
             return .remove(positions: try exactly(positions))

@@ -39,6 +39,11 @@ enum UserDataSchema {
                 position INTEGER NOT NULL
             );
             """),
+        // Why an edit ended `failed` (Spotify's refusal, what was applied, or "abandoned"), for
+        // `timbre history`.
+        CacheSchema.Migration(identifier: "journal v3: failure reasons", sql: """
+            ALTER TABLE edit ADD COLUMN reason TEXT
+            """),
     ]
 
     static var migrator: DatabaseMigrator {
