@@ -282,6 +282,11 @@ public final class SyncEngine: Sendable {
     private func isUsers(_ meta: PlaylistMeta, _ run: Run) async -> Bool {
         guard meta.ownerID != CachedPlaylist.spotifyOwnerID else { return false }
         if let id = run.userID.current { return id == meta.ownerID }
+        // Liked Songs' owner, recorded by an earlier sync (`GET /me`), spares the request.
+        if let id = (try? cache.playlist(.liked))??.ownerID, !id.isEmpty {
+            run.userID.withLock { $0 = id }
+            return id == meta.ownerID
+        }
         guard let me = try? await api.me() else { return false }
         run.userID.withLock { $0 = me.id }
         return me.id == meta.ownerID
