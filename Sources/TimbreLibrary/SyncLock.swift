@@ -17,6 +17,12 @@ public final class SyncLock: Sendable {
     /// Takes the lock, waiting up to `wait` for another sync to finish. The wait sleeps the task,
     /// never the thread: the caller runs on Swift's small cooperative pool.
     public static func acquire(cachePath: String, wait: Duration) async throws -> SyncLock {
+        try await acquire(cachePath: cachePath, wait: wait, onBusy: nil)
+    }
+
+    /// `onBusy`: told each time the lock was found held and the caller is about to wait (tests
+    /// release the holder there, so that "released while another waits" needs no timing).
+    static func acquire(cachePath: String, wait: Duration, onBusy: (@Sendable () -> Void)?) async throws -> SyncLock {
         let path = cachePath + ".lock"
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty { try CacheError.createFolder(directory) }
@@ -46,6 +52,7 @@ public final class SyncLock: Sendable {
                 close(fd)
                 throw SyncLockError.busy(pid: holder)
             }
+            onBusy?()
             do {
                 try await Task.sleep(for: .milliseconds(50))
             } catch {

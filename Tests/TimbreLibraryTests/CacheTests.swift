@@ -317,13 +317,13 @@ import TimbreCore
         }
         #expect(ContinuousClock.now - started >= .milliseconds(300))
 
-        // Released while the second one waits: it gets the lock.
-        let releaser = Task.detached {
-            try await Task.sleep(for: .milliseconds(200))
-            first.release()
+        // Released while the second one waits (after it found the lock held): it gets the lock. The
+        // release is tied to the waiter's own step, not to a timer, and the wait is only a deadline.
+        let busy = Locked(0)
+        let second = try await SyncLock.acquire(cachePath: path, wait: .seconds(3600)) {
+            if busy.withLock({ count -> Bool in count += 1; return count == 1 }) { first.release() }
         }
-        let second = try await SyncLock.acquire(cachePath: path, wait: .seconds(5))
-        try await releaser.value
+        #expect(busy.current >= 1, "the second acquire found the lock held before it was released")
         second.release()
         _ = try await SyncLock.acquire(cachePath: path, wait: .zero)
     }
