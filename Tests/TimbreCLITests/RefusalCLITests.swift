@@ -249,4 +249,50 @@ extension SyncCLITests {
             #expect(cached.compactMap { $0["uri"] as? String } == original.filter { !$0.isEmpty })
         }
     }
+
+    /// The issue's "done when": a Spotify-owned playlist followed and one of the user's playlists
+    /// deleted in the middle of the sync. Every readable playlist is stored complete, the
+    /// unreadable ones are named, nothing goes to `/tracks`, nothing is answered 400.
+    @Test func spotifyOwnedPlaylistsAndOneDeletedMidSyncLeaveEveryOtherPlaylistComplete() async throws {
+        let s = try await setUp("small", ["--spotify-owned", "2"])
+        try await withCleanup({ await s.cleanUp() }) {
+            let playlists = try await sandboxPlaylists(s)
+            let spotifys = playlists.filter { $0["spotify_owned"] as? Bool == true }
+            #expect(spotifys.count == 2)
+            let (victim, _) = try await ownPlaylist(s)
+            // Deleted right before its own entries are asked for.
+            try await s.sandbox.addFaults([Fault(kind: .deletePlaylist, pathContains: "/v1/playlists/\(victim)/items", count: 1, playlist: victim)])
+            try await s.sandbox.clearRequests()
+            let sync = await s.cli.invoke(["sync", "--json"])
+            let report = parse(sync.stdout) as? [String: Any] ?? [:]
+            let warnings = report["warnings"] as? [String] ?? []
+            // The user's own playlist could not be stored: not `ok`, and it is named.
+            #expect(sync.status == 3, "\(sync.stderr)")
+            #expect(warnings.contains { $0.contains("a playlist of yours") }, "\(warnings)")
+            for spotify in spotifys {
+                let name = try #require(spotify["name"] as? String)
+                #expect(warnings.contains { $0.contains(name) && $0.contains("Spotify does not let apps read its own playlists") }, "\(warnings)")
+            }
+            let requests = try await s.sandbox.requests()
+            #expect(requests.allSatisfy { !($0.path.hasPrefix("/v1/playlists/") && $0.path.hasSuffix("/tracks")) })
+            #expect(requests.allSatisfy { $0.status != 400 }, "\(requests.filter { $0.status == 400 }.map { $0.path + "?" + $0.query })")
+            // Every readable playlist, complete.
+            for playlist in playlists where playlist["readable_in_development_mode"] as? Bool == true {
+                guard let id = playlist["id"] as? String, id != victim else { continue }
+                let cached = parse(await s.cli.invoke(["tracks", id, "--json"]).stdout) as? [[String: Any]] ?? []
+                let expected = try await s.sandbox.playlistInfo(id).items.filter { $0.kind != "null" && $0.kind != "malformed" }
+                #expect(cached.compactMap { $0["uri"] as? String } == expected.compactMap(\.uri), "\(id)")
+            }
+            let listed = await s.cli.invoke(["playlists", "--json"])
+            let rows = parse(listed.stdout) as? [[String: Any]] ?? []
+            for spotify in spotifys {
+                let row = rows.first { $0["id"] as? String == spotify["id"] as? String }
+                #expect(row?["unavailable"] as? String == "Spotify does not let apps read its own playlists", "\(String(describing: row))")
+            }
+            // The next sync sees the deletion in the listing: the playlist leaves the cache, all is well.
+            let again = await s.cli.invoke(["sync", "--json"])
+            #expect(again.status == 0, "\(again.stderr)")
+            #expect(!(await s.cli.invoke(["playlists"]).stdout.contains(victim)))
+        }
+    }
 }
