@@ -295,4 +295,40 @@ extension SyncCLITests {
             #expect(!(await s.cli.invoke(["playlists"]).stdout.contains(victim)))
         }
     }
+
+    /// Spotify refuses an add whole when it does not know one of the ids ("Payload contains a
+    /// non-existing ID"): the unknown id is named, nothing is added, the journal does not jam —
+    /// from `playlist add` and from `import` of an Exportify file holding such an id.
+    @Test func anAddOfAnIdSpotifyDoesNotHaveIsRefusedWholeAndNamed() async throws {
+        let s = try await setUp("small")
+        try await withCleanup({ await s.cleanUp() }) {
+            #expect(await s.cli.invoke(["sync", "--quiet"]).status == 0)
+            let (id, original) = try await ownPlaylist(s)
+            let bogus = "spotify:track:0000000000000000000000"
+            let add = await s.cli.invoke(["playlist", "add", id, original[0], bogus])
+            #expect(add.status == 2, "\(add.stderr)")
+            #expect(add.stderr.contains("Spotify does not know this item: \(bogus)"), "\(add.stderr)")
+            #expect(add.stderr.contains("nothing was added"), "\(add.stderr)")
+            #expect(try await s.sandbox.entries(of: id) == original)
+            #expect(await history(s).first?["state"] as? String == "failed")
+
+            #expect(await s.cli.invoke(["playlist", "add", id, original[0]]).status == 0)
+            #expect(try await s.sandbox.entries(of: id) == original + [original[0]])
+
+            let csv = FileManager.default.temporaryDirectory.appendingPathComponent("exportify-\(UUID().uuidString).csv")
+            defer { try? FileManager.default.removeItem(at: csv) }
+            try Data("""
+                "Track URI","Track Name","Artist Name(s)","Album Name","Track Duration (ms)"\r
+                "\(original[1])","One","Someone","Somewhere","200000"\r
+                "\(bogus)","Two","Nobody","Nowhere","180000"\r
+
+                """.utf8).write(to: csv)
+            let imported = await s.cli.invoke(["import", csv.path, "--into", id])
+            #expect(imported.status == 2, "\(imported.stderr)")
+            #expect(imported.stderr.contains(bogus), "\(imported.stderr)")
+            #expect(try await s.sandbox.entries(of: id) == original + [original[0]])
+            #expect(await s.cli.invoke(["playlist", "add", id, original[1]]).status == 0)
+            #expect(try await s.sandbox.entries(of: id) == original + [original[0], original[1]])
+        }
+    }
 }
