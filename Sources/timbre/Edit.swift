@@ -489,7 +489,7 @@ extension Root {
         @Option(help: "Create a playlist with this name and add to it.")
         var name: String?
 
-        @Option(help: "Catalogue searches allowed for rows without a URI (default 500).")
+        @Option(help: "Catalogue searches allowed for rows without a URI or ID.")
         var maxSearches: Int = ImportCommand.defaultMaxSearches
 
         @OptionGroup var options: EditOptions
