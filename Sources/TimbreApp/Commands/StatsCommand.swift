@@ -113,9 +113,6 @@ public struct ExportCommand: Sendable {
         "Track Preview URL", "Explicit", "Popularity", "ISRC", "Added By", "Added At",
     ]
 
-    /// The columns no cached entry fills: Spotify sends them, but the sync does not ask for them.
-    public static let alwaysEmpty: Set<String> = ["Album Artist URI(s)", "Album Artist Name(s)", "Album Image URL", "Track Preview URL", "Popularity"]
-
     public func run(_ invocation: Invocation) async throws -> ExitStatus {
         let reference = try PlaylistRef.parse(ref)
         let context = try invocation.context()
@@ -134,7 +131,8 @@ public struct ExportCommand: Sendable {
         return rows.joined(separator: "\r\n") + "\r\n"
     }
 
-    /// One entry's cells, encoded, in `header`'s order.
+    /// One entry's cells, encoded, in `header`'s order. Album Artist URI(s) and Name(s), Album Image
+    /// URL, Track Preview URL and Popularity stay empty: Spotify sends them, the sync does not ask.
     static func record(_ entry: CachedEntry) -> [String] {
         let artistURIs = entry.artistIDs.map { ids in
             entry.artists.indices.map { ids.indices.contains($0) && !ids[$0].isEmpty ? "spotify:artist:" + ids[$0] : "" }
