@@ -624,9 +624,12 @@ class Double:
         with open(path, newline="", encoding="utf-8") as f:
             rows = list(csv.reader(f))
         header = rows[0] if rows else []
-        wanted = ["Track URI", "Track Name", "Artist Name(s)", "Album Name", "Album Release Date", "Track Duration (ms)", "Added At"]
-        if [h for h in header if h in wanted] != wanted:
-            self.fail(self.show(argv), wanted, header, what="CSV header (Exportify's names, in its order)")
+        # Exportify's (watsonbox's) 19 columns, in its order (contract, round 3).
+        wanted = ["Track URI", "Track Name", "Artist URI(s)", "Artist Name(s)", "Album URI", "Album Name", "Album Artist URI(s)",
+                  "Album Artist Name(s)", "Album Release Date", "Album Image URL", "Disc Number", "Track Number", "Track Duration (ms)",
+                  "Track Preview URL", "Explicit", "Popularity", "ISRC", "Added By", "Added At"]
+        if header != wanted:
+            self.fail(self.show(argv), wanted, header, what="CSV header (Exportify's 19 columns, in its order)")
         uri_col = header.index("Track URI") if "Track URI" in header else 0
         uris = [r[uri_col] for r in rows[1:]]
         if uris != expected:

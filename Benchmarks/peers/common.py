@@ -12,9 +12,10 @@ import urllib.parse
 import urllib.request
 import ssl
 
-ITEM_FIELDS = "id,uri,name,type,duration_ms,is_local,artists(name),album(name),show(name)"
+ITEM_FIELDS = ("id,uri,name,type,duration_ms,is_local,disc_number,track_number,explicit,external_ids(isrc),"
+               "artists(id,name),album(id,name,release_date),show(name)")
 # The same `fields` timbre's SyncFetching sends, so every client moves the same bytes.
-ENTRY_FIELDS = f"next,total,items(added_at,is_local,item({ITEM_FIELDS}),track({ITEM_FIELDS}))"
+ENTRY_FIELDS = f"next,total,items(added_at,added_by(id),is_local,item({ITEM_FIELDS}),track({ITEM_FIELDS}))"
 LIMIT = 50  # the sandbox (like Spotify's spec) rejects limit=100 on /items
 
 

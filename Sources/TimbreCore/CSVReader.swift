@@ -1,5 +1,6 @@
 /// RFC 4180 records from text: quoted fields with `""` escapes and line breaks inside, CRLF or LF
 /// line ends, a UTF-8 byte-order mark at the start ignored. Unquoted fields are taken as they are.
+/// The separator is `,` unless given (`separator(of:)` guesses it from the first line).
 public enum CSVReader {
     /// A quote that is never closed: the file is cut or not CSV.
     public struct Unterminated: Error, Equatable {
@@ -8,7 +9,7 @@ public enum CSVReader {
     }
 
     /// Every record's fields (empty lines skipped), with the line each record starts on.
-    public static func records(_ text: String) throws(Unterminated) -> [(line: Int, fields: [String])] {
+    public static func records(_ text: String, separator: Unicode.Scalar = ",") throws(Unterminated) -> [(line: Int, fields: [String])] {
         var scalars = Substring(text).unicodeScalars[...]
         if scalars.first == "\u{FEFF}" { scalars = scalars.dropFirst() }
         var records: [(Int, [String])] = []
@@ -45,7 +46,7 @@ public enum CSVReader {
             switch scalar {
             case "\"" where field.isEmpty:
                 inQuotes = true
-            case ",":
+            case separator:
                 fields.append(String(field))
                 field = String.UnicodeScalarView()
             case "\r":
@@ -64,5 +65,21 @@ public enum CSVReader {
         if inQuotes { throw Unterminated(line: recordLine) }
         if !field.isEmpty || !fields.isEmpty { endRecord() }
         return records
+    }
+
+    /// `;` or TAB when the first line (outside quotes) has that and no comma — a spreadsheet saved
+    /// in a locale whose decimal mark is a comma, or as tab-separated text — else `,`.
+    public static func separator(of text: String) -> Unicode.Scalar {
+        var inQuotes = false
+        var seen: Set<Unicode.Scalar> = []
+        for scalar in text.unicodeScalars {
+            if scalar == "\"" { inQuotes.toggle() }
+            if inQuotes { continue }
+            if scalar == "\n" || scalar == "\r" { break }
+            if scalar == "," || scalar == ";" || scalar == "\t" { seen.insert(scalar) }
+        }
+        if seen.contains(",") { return "," }
+        if seen.contains(";") { return ";" }
+        return seen.contains("\t") ? "\t" : ","
     }
 }

@@ -167,6 +167,18 @@ enum CacheSchema {
                 DELETE FROM item_search WHERE list = old.items_key;
             END;
             """, fill: { db in try SearchIndex.refresh(db) }),
+        // `export` writes Exportify's 19 columns; these are the ones the items pages can carry at
+        // no extra request. `artist_ids`: the artists' ids joined by `,`, one per name in
+        // `artists`. Forgetting every snapshot and fingerprint makes the next sync fill them.
+        Migration(identifier: "v7: items keep what export writes: artist ids, disc and track number, explicit, ISRC, added by", sql: """
+            ALTER TABLE item ADD COLUMN artist_ids TEXT;
+            ALTER TABLE item ADD COLUMN disc_number INTEGER;
+            ALTER TABLE item ADD COLUMN track_number INTEGER;
+            ALTER TABLE item ADD COLUMN explicit BOOLEAN;
+            ALTER TABLE item ADD COLUMN isrc TEXT;
+            ALTER TABLE item ADD COLUMN added_by TEXT;
+            UPDATE playlist SET snapshot_id = NULL, fingerprint = NULL;
+            """),
     ]
 
     static var migrator: DatabaseMigrator {

@@ -188,10 +188,11 @@ extension LibraryCache {
 /// wrote 10–34 MB to `/var/tmp` besides the 35 MB of WAL.
 private struct ItemInsert {
     static let batchSize = 64
-    private static let columns: Int32 = 11
+    private static let columns: Int32 = 17
     private static func sql(rows: Int) -> String {
         let row = "(" + Array(repeating: "?", count: Int(columns)).joined(separator: ", ") + ")"
-        return "INSERT OR FAIL INTO item (key, kind, spotify_id, uri, name, artists, album, duration_ms, added_at, album_id, release_date) VALUES "
+        return "INSERT OR FAIL INTO item (key, kind, spotify_id, uri, name, artists, album, duration_ms, added_at, album_id, release_date, "
+            + "artist_ids, disc_number, track_number, explicit, isrc, added_by) VALUES "
             + Array(repeating: row, count: rows).joined(separator: ", ")
     }
     /// `sqlFor[n]` inserts n rows (n in 1...batchSize).
@@ -237,6 +238,10 @@ private struct ItemInsert {
             guard !text.isNull else { return try check(sqlite3_bind_null(raw, index)) }
             try bind(index, UnsafeBufferPointer(rebasing: texts[text.start..<(text.start + text.count)]))
         }
+        /// A negative number is unknown: NULL.
+        func bind(_ index: Int32, number: Int32) throws {
+            try check(number < 0 ? sqlite3_bind_null(raw, index) : sqlite3_bind_int64(raw, index, Int64(number)))
+        }
         var column: Int32 = 0
         for row in rows {
             let position = row.position + positionOffset
@@ -253,6 +258,12 @@ private struct ItemInsert {
             try bind(column + 9, row.addedAt)
             try bind(column + 10, row.albumID)
             try bind(column + 11, row.releaseDate)
+            try bind(column + 12, row.artistIDs)
+            try bind(column + 13, number: row.discNumber)
+            try bind(column + 14, number: row.trackNumber)
+            try bind(column + 15, number: Int32(row.explicit))
+            try bind(column + 16, row.isrc)
+            try bind(column + 17, row.addedBy)
             column += Self.columns
         }
         let step = sqlite3_step(raw)

@@ -26,9 +26,20 @@ public struct CachedEntry: Sendable, Equatable {
     /// The album's release date as Spotify gives it: its length is its precision (`1967`,
     /// `1967-06`, `1967-06-01`).
     public var releaseDate: String?
+    /// What `export` writes besides (nil: Spotify did not say, or the cache was synced before timbre
+    /// kept it). The artists' ids, one per name in `artists` ("" for an artist without one).
+    public var artistIDs: [String]?
+    public var discNumber: Int?
+    public var trackNumber: Int?
+    public var explicit: Bool?
+    public var isrc: String?
+    /// The id of the user who added the entry (playlists only; Liked Songs have none).
+    public var addedBy: String?
 
     public init(position: Int, kind: EntryKind, id: String?, uri: String, name: String, artists: [String], album: String?,
-                durationMS: Int, addedAt: String?, albumID: String? = nil, releaseDate: String? = nil) {
+                durationMS: Int, addedAt: String?, albumID: String? = nil, releaseDate: String? = nil,
+                artistIDs: [String]? = nil, discNumber: Int? = nil, trackNumber: Int? = nil, explicit: Bool? = nil,
+                isrc: String? = nil, addedBy: String? = nil) {
         self.position = position
         self.kind = kind
         self.id = id
@@ -40,6 +51,17 @@ public struct CachedEntry: Sendable, Equatable {
         self.addedAt = addedAt
         self.albumID = albumID
         self.releaseDate = releaseDate
+        self.artistIDs = artistIDs
+        self.discNumber = discNumber
+        self.trackNumber = trackNumber
+        self.explicit = explicit
+        self.isrc = isrc
+        self.addedBy = addedBy
+    }
+
+    /// The cache's `artist_ids` text: ids joined by `,` (an id holds no comma); "" is none.
+    static func artistIDs(_ text: String) -> [String] {
+        text.isEmpty ? [] : text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
     }
 
     /// The release year, when the cache knows the release date.

@@ -35,7 +35,7 @@ struct EntryPage: JSONReadable {
         var page = EntryPage()
         var sawItems = false
         var digest: [UInt8]?
-        var scratch: [UInt8] = []
+        var scratch = Scratch()
         let isObject = try object(&reader) { reader, key in
             if reader.key(key, is: "items") {
                 guard try reader.peek() == .array else {
@@ -81,6 +81,13 @@ struct EntryPage: JSONReadable {
 
     private static let separator: UInt8 = 0x1F
 
+    /// Buffers reused for every entry of a page: a name, an artist's id, a track's artist ids.
+    struct Scratch {
+        var name: [UInt8] = []
+        var id: [UInt8] = []
+        var ids: [UInt8] = []
+    }
+
     /// `other`'s entries after these (a chunk fetched in several pieces).
     mutating func append(_ other: EntryPage) {
         rows.append(other.rows, positionOffset: entries)
@@ -104,17 +111,27 @@ struct EntryPage: JSONReadable {
         var albumID: EntryRows.Text?
         var releaseDate: EntryRows.Text?
         var show: EntryRows.Text?
+        /// For `export`: the artists' ids (comma-separated, one per name), disc and track number,
+        /// explicit, ISRC.
+        var artistIDs: EntryRows.Text?
+        var discNumber: Int?
+        var trackNumber: Int?
+        var explicit: Bool?
+        var isrc: EntryRows.Text?
     }
 
-    private mutating func readEntry(_ reader: inout JSONReader, position: Int, digest: inout [UInt8]?, scratch: inout [UInt8]) throws {
+    private mutating func readEntry(_ reader: inout JSONReader, position: Int, digest: inout [UInt8]?, scratch: inout Scratch) throws {
         let mark = rows.mark
         var addedAt: EntryRows.Text?
         var entryIsLocal: Bool?
+        var addedBy: EntryRows.Text?
         var item: Fields?
         var track: Fields?
         let isObject = try Self.object(&reader) { reader, key in
             if reader.key(key, is: "added_at") {
                 addedAt = try rows.text { try reader.appendString(to: &$0) }
+            } else if reader.key(key, is: "added_by") {
+                addedBy = try Self.userID(&reader, into: &rows)
             } else if reader.key(key, is: "is_local") {
                 entryIsLocal = try reader.bool()
             } else if reader.key(key, is: "item") {
@@ -139,14 +156,14 @@ struct EntryPage: JSONReadable {
         }
         // `item: null` (or missing): omitted, its position stays unused.
         guard let chosen else { return rows.rollBack(to: mark) }
-        if let reason = addRow(chosen, position: position, addedAt: addedAt ?? .null, entryIsLocal: entryIsLocal) {
+        if let reason = addRow(chosen, position: position, addedAt: addedAt ?? .null, addedBy: addedBy ?? .null, entryIsLocal: entryIsLocal) {
             malformed.append(reason)
             rows.rollBack(to: mark)
         }
     }
 
     /// Adds the entry's row; returns why it cannot be stored instead, when it cannot.
-    private mutating func addRow(_ item: Fields, position: Int, addedAt: EntryRows.Text, entryIsLocal: Bool?) -> String? {
+    private mutating func addRow(_ item: Fields, position: Int, addedAt: EntryRows.Text, addedBy: EntryRows.Text, entryIsLocal: Bool?) -> String? {
         func quoted(_ id: EntryRows.Text?) -> String { id.flatMap { rows.string($0) }.map { "'\($0)'" } ?? "missing" }
         let name = item.name ?? rows.append("")
         let duration = max(0, item.durationMS ?? 0)
@@ -156,7 +173,7 @@ struct EntryPage: JSONReadable {
             let uri = item.uri ?? rows.append("spotify:episode:", id)
             let artists = show.map { rows.appendArray(of: $0) } ?? rows.appendArray([])
             rows.add(EntryRows.Row(position: position, kind: .episode, durationMS: duration, id: id, uri: uri, name: name,
-                                  artists: artists, album: show ?? .null, addedAt: addedAt))
+                                  artists: artists, album: show ?? .null, addedAt: addedAt, explicit: Self.flag(item.explicit), addedBy: addedBy))
             return nil
         }
         let artists = item.artists ?? rows.appendArray([])
@@ -164,21 +181,32 @@ struct EntryPage: JSONReadable {
             guard let uri = item.uri, rows.hasPrefix(uri, "spotify:local:") else {
                 return "local file without a spotify:local: URI"
             }
-            rows.add(EntryRows.Row(position: position, kind: .local, durationMS: duration, id: .null, uri: uri, name: name,
-                                  artists: artists, album: item.album ?? .null, addedAt: addedAt,
-                                  albumID: item.albumID ?? .null, releaseDate: item.releaseDate ?? .null))
+            rows.add(Self.row(item, position: position, kind: .local, durationMS: duration, id: .null, uri: uri, name: name,
+                              artists: artists, addedAt: addedAt, addedBy: addedBy))
             return nil
         }
         guard let id = item.id, rows.isSpotifyID(id) else { return "track id \(quoted(item.id))" }
         let uri = item.uri ?? rows.append("spotify:track:", id)
-        rows.add(EntryRows.Row(position: position, kind: .track, durationMS: duration, id: id, uri: uri, name: name,
-                              artists: artists, album: item.album ?? .null, addedAt: addedAt,
-                              albumID: item.albumID ?? .null, releaseDate: item.releaseDate ?? .null))
+        rows.add(Self.row(item, position: position, kind: .track, durationMS: duration, id: id, uri: uri, name: name,
+                          artists: artists, addedAt: addedAt, addedBy: addedBy))
         return nil
     }
 
+    /// A track's or local file's row.
+    private static func row(_ item: Fields, position: Int, kind: EntryKind, durationMS: Int, id: EntryRows.Text, uri: EntryRows.Text,
+                            name: EntryRows.Text, artists: EntryRows.Text, addedAt: EntryRows.Text, addedBy: EntryRows.Text) -> EntryRows.Row {
+        func number(_ value: Int?) -> Int32 { value.map { $0 < 0 ? -1 : Int32(clamping: $0) } ?? -1 }
+        return EntryRows.Row(position: position, kind: kind, durationMS: durationMS, id: id, uri: uri, name: name,
+                             artists: artists, album: item.album ?? .null, addedAt: addedAt,
+                             albumID: item.albumID ?? .null, releaseDate: item.releaseDate ?? .null,
+                             artistIDs: item.artistIDs ?? .null, discNumber: number(item.discNumber), trackNumber: number(item.trackNumber),
+                             explicit: flag(item.explicit), isrc: item.isrc ?? .null, addedBy: addedBy)
+    }
+
+    private static func flag(_ value: Bool?) -> Int8 { value.map { $0 ? 1 : 0 } ?? -1 }
+
     /// A track, local file or episode object; nil (value skipped) when it is not an object.
-    private static func readFields(_ reader: inout JSONReader, into rows: inout EntryRows, scratch: inout [UInt8]) throws -> Fields? {
+    private static func readFields(_ reader: inout JSONReader, into rows: inout EntryRows, scratch: inout Scratch) throws -> Fields? {
         var item = Fields()
         let isObject = try object(&reader) { reader, key in
             if reader.key(key, is: "id") {
@@ -194,11 +222,19 @@ struct EntryPage: JSONReadable {
             } else if reader.key(key, is: "is_local") {
                 item.isLocal = try reader.bool()
             } else if reader.key(key, is: "artists") {
-                item.artists = try names(&reader, into: &rows, scratch: &scratch)
+                (item.artists, item.artistIDs) = try artists(&reader, into: &rows, scratch: &scratch)
+            } else if reader.key(key, is: "disc_number") {
+                item.discNumber = try reader.int()
+            } else if reader.key(key, is: "track_number") {
+                item.trackNumber = try reader.int()
+            } else if reader.key(key, is: "explicit") {
+                item.explicit = try reader.bool()
+            } else if reader.key(key, is: "external_ids") {
+                item.isrc = try isrc(&reader, into: &rows)
             } else if reader.key(key, is: "album") {
                 try album(&reader, into: &rows, fields: &item)
             } else if reader.key(key, is: "show") {
-                item.show = try name(&reader, into: &rows, scratch: &scratch)
+                item.show = try name(&reader, into: &rows, scratch: &scratch.name)
             } else {
                 try reader.skipValue()
             }
@@ -240,26 +276,78 @@ struct EntryPage: JSONReadable {
         return found
     }
 
-    /// `[{"name": …}, …]` → a JSON array of the names that are strings; nil when not an array.
-    private static func names(_ reader: inout JSONReader, into rows: inout EntryRows, scratch: inout [UInt8]) throws -> EntryRows.Text? {
+    /// `[{"name": …, "id": …}, …]` → a JSON array of the names that are strings, and the ids of
+    /// those artists joined by `,` ("" for one without a well-formed id; nil when none has one);
+    /// both nil when not an array.
+    private static func artists(_ reader: inout JSONReader, into rows: inout EntryRows,
+                                scratch: inout Scratch) throws -> (names: EntryRows.Text?, ids: EntryRows.Text?) {
         guard try reader.peek() == .array else {
             try reader.skipValue()
-            return nil
+            return (nil, nil)
         }
-        return try rows.text { out in
+        scratch.ids.removeAll(keepingCapacity: true)
+        var anyID = false
+        let names = try rows.text { out in
             out.append(UInt8(ascii: "["))
             var first = true
             var more = try reader.enterArray()
             while more {
-                if try name(&reader, into: &scratch) {
-                    if !first { out.append(UInt8(ascii: ",")) }
+                scratch.id.removeAll(keepingCapacity: true)
+                if try artist(&reader, name: &scratch.name, id: &scratch.id) {
+                    if !first {
+                        out.append(UInt8(ascii: ","))
+                        scratch.ids.append(UInt8(ascii: ","))
+                    }
                     first = false
-                    scratch.withUnsafeBufferPointer { JSONValue.appendQuoted($0, to: &out) }
+                    scratch.name.withUnsafeBufferPointer { JSONValue.appendQuoted($0, to: &out) }
+                    if scratch.id.withUnsafeBufferPointer(SpotifyID.isValid) {
+                        scratch.ids.append(contentsOf: scratch.id)
+                        anyID = true
+                    }
                 }
                 more = try reader.nextElement()
             }
             out.append(UInt8(ascii: "]"))
             return true
         }
+        return (names, anyID ? rows.text { $0.append(contentsOf: scratch.ids); return true } : nil)
+    }
+
+    /// An artist object: its name into `name` (replacing what it held), its id into `id`; false
+    /// when it has no name or is not an object.
+    private static func artist(_ reader: inout JSONReader, name: inout [UInt8], id: inout [UInt8]) throws -> Bool {
+        var found = false
+        _ = try object(&reader) { reader, key in
+            if reader.key(key, is: "name") {
+                name.removeAll(keepingCapacity: true)
+                found = try reader.appendString(to: &name)
+            } else if reader.key(key, is: "id") {
+                id.removeAll(keepingCapacity: true)
+                if try !reader.appendString(to: &id) { id.removeAll() }
+            } else {
+                try reader.skipValue()
+            }
+        }
+        return found
+    }
+
+    /// `{"isrc": "…", …}` → the ISRC into `rows`; nil when missing.
+    private static func isrc(_ reader: inout JSONReader, into rows: inout EntryRows) throws -> EntryRows.Text? {
+        var found: EntryRows.Text?
+        _ = try object(&reader) { reader, key in
+            guard reader.key(key, is: "isrc") else { return try reader.skipValue() }
+            found = try rows.text { try reader.appendString(to: &$0) }
+        }
+        return found
+    }
+
+    /// `{"id": "…", …}` (a user) → the id into `rows`; nil when missing or null.
+    private static func userID(_ reader: inout JSONReader, into rows: inout EntryRows) throws -> EntryRows.Text? {
+        var found: EntryRows.Text?
+        _ = try object(&reader) { reader, key in
+            guard reader.key(key, is: "id") else { return try reader.skipValue() }
+            found = try rows.text { try reader.appendString(to: &$0) }
+        }
+        return found
     }
 }

@@ -26,6 +26,15 @@ struct EntryRows: Sendable {
         var addedAt: Text
         var albumID: Text = .null
         var releaseDate: Text = .null
+        /// The artists' ids, comma-separated, one per name in `artists` (empty when unknown).
+        var artistIDs: Text = .null
+        /// -1: unknown (as for every number and flag below).
+        var discNumber: Int32 = -1
+        var trackNumber: Int32 = -1
+        var explicit: Int8 = -1
+        var isrc: Text = .null
+        /// The id of the user who added the entry.
+        var addedBy: Text = .null
     }
 
     private(set) var bytes: [UInt8] = []
@@ -45,8 +54,14 @@ struct EntryRows: Sendable {
             let addedAt = item.addedAt.map { append($0) } ?? .null
             let albumID = item.albumID.map { append($0) } ?? .null
             let releaseDate = item.releaseDate.map { append($0) } ?? .null
+            let artistIDs = item.artistIDs.map { append($0.joined(separator: ",")) } ?? .null
+            let isrc = item.isrc.map { append($0) } ?? .null
+            let addedBy = item.addedBy.map { append($0) } ?? .null
             add(Row(position: item.position, kind: item.kind, durationMS: item.durationMS, id: id, uri: uri, name: name,
-                    artists: artists, album: album, addedAt: addedAt, albumID: albumID, releaseDate: releaseDate))
+                    artists: artists, album: album, addedAt: addedAt, albumID: albumID, releaseDate: releaseDate,
+                    artistIDs: artistIDs, discNumber: item.discNumber.map { Int32(clamping: $0) } ?? -1,
+                    trackNumber: item.trackNumber.map { Int32(clamping: $0) } ?? -1, explicit: item.explicit.map { $0 ? 1 : 0 } ?? -1,
+                    isrc: isrc, addedBy: addedBy))
         }
     }
 
@@ -56,7 +71,9 @@ struct EntryRows: Sendable {
             CachedEntry(position: row.position, kind: row.kind, id: string(row.id), uri: string(row.uri) ?? "", name: string(row.name) ?? "",
                        artists: JSONValue.parseStringArray(string(row.artists) ?? "[]") ?? [], album: string(row.album),
                        durationMS: row.durationMS, addedAt: string(row.addedAt), albumID: string(row.albumID),
-                       releaseDate: string(row.releaseDate))
+                       releaseDate: string(row.releaseDate), artistIDs: string(row.artistIDs).map(CachedEntry.artistIDs),
+                       discNumber: row.discNumber < 0 ? nil : Int(row.discNumber), trackNumber: row.trackNumber < 0 ? nil : Int(row.trackNumber),
+                       explicit: row.explicit < 0 ? nil : row.explicit == 1, isrc: string(row.isrc), addedBy: string(row.addedBy))
         }
     }
 
@@ -141,7 +158,9 @@ struct EntryRows: Sendable {
         for row in other.rows {
             rows.append(Row(position: row.position + offset, kind: row.kind, durationMS: row.durationMS, id: moved(row.id), uri: moved(row.uri),
                             name: moved(row.name), artists: moved(row.artists), album: moved(row.album), addedAt: moved(row.addedAt),
-                            albumID: moved(row.albumID), releaseDate: moved(row.releaseDate)))
+                            albumID: moved(row.albumID), releaseDate: moved(row.releaseDate), artistIDs: moved(row.artistIDs),
+                            discNumber: row.discNumber, trackNumber: row.trackNumber, explicit: row.explicit, isrc: moved(row.isrc),
+                            addedBy: moved(row.addedBy)))
         }
     }
 }

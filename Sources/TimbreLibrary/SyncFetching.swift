@@ -41,9 +41,12 @@ struct Fetcher: Sendable {
     let api: any SpotifyAPI
     let state: Locked<RunState>
 
-    static let itemFields = "id,uri,name,type,duration_ms,is_local,artists(name),album(id,name,release_date),show(name)"
+    /// Disc and track number, explicit, ISRC, the artists' ids and who added an entry are asked
+    /// for `export` (Exportify's columns): they come with the same requests.
+    static let itemFields = "id,uri,name,type,duration_ms,is_local,disc_number,track_number,explicit,external_ids(isrc),"
+        + "artists(id,name),album(id,name,release_date),show(name)"
     /// Only what the cache stores: a full items page is ~470 KB, this is several times smaller.
-    static let entryFields = "next,total,items(added_at,is_local,item(\(itemFields)),track(\(itemFields)))"
+    static let entryFields = "next,total,items(added_at,added_by(id),is_local,item(\(itemFields)),track(\(itemFields)))"
     static let playlistFields = "id,name,owner(id,display_name),snapshot_id,collaborative,public,items(total),tracks(total)"
 
     /// GET and decode; a body that does not decode (truncated, garbled) is transient like a 5xx:

@@ -173,7 +173,7 @@ extension SyncCLITests {
             let csv = await s.cli.invoke(["export", id])
             #expect(csv.status == 0, "\(csv.stderr)")
             let lines = csv.stdout.components(separatedBy: "\r\n").filter { !$0.isEmpty }
-            #expect(lines.first == "\"Track URI\",\"Track Name\",\"Artist Name(s)\",\"Album Name\",\"Album Release Date\",\"Track Duration (ms)\",\"Added At\"" || lines.first == "Track URI,Track Name,Artist Name(s),Album Name,Album Release Date,Track Duration (ms),Added At")
+            #expect(lines.first == "Track URI,Track Name,Artist URI(s),Artist Name(s),Album URI,Album Name,Album Artist URI(s),Album Artist Name(s),Album Release Date,Album Image URL,Disc Number,Track Number,Track Duration (ms),Track Preview URL,Explicit,Popularity,ISRC,Added By,Added At")
             #expect(lines.count >= tracks.count + 1, "a header and a record per entry (quoted newlines may split a record)")
             let file = s.cli.home.appendingPathComponent("export.csv").path
             #expect(await s.cli.invoke(["export", id, "-o", file]).status == 0)

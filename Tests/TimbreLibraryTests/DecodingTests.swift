@@ -175,6 +175,30 @@ import TimbreCore
         #expect(report.exitStatus == .partial)
     }
 
+    /// What `export` writes besides the rest: artist ids (one per kept name, "" for an artist with
+    /// none or a malformed one), disc and track number, explicit, ISRC, who added the entry; wrong
+    /// types read as unknown; every column survives joining pages.
+    @Test func exportColumnsAreReadAndSurviveJoiningPages() throws {
+        let full = #"{"id":"4uLU6hMCjMI75M1A2tKUQC","uri":"spotify:track:4uLU6hMCjMI75M1A2tKUQC","name":"Song","type":"track","duration_ms":1,"disc_number":2,"track_number":11,"explicit":true,"external_ids":{"ean":"x","isrc":"USRC17607839"},"artists":[{"id":"0OdUWJ0sBjDrqHygGUXeCF","name":"A, B"},{"name":"No id"},{"id":"bad,id","name":"C"},{"id":"1OdUWJ0sBjDrqHygGUXeCF"}],"album":{"id":"2OdUWJ0sBjDrqHygGUXeCF","name":"Al"}}"#
+        let odd = #"{"id":"5uLU6hMCjMI75M1A2tKUQC","name":"Odd","type":"track","disc_number":"2","track_number":-3,"explicit":"yes","external_ids":null,"artists":[{"id":null,"name":"Z"}]}"#
+        let json = #"{"items":[{"added_at":"2024-01-01T00:00:00Z","added_by":{"id":"someone","type":"user","uri":"spotify:user:someone"},"item":\#(full)},{"added_by":null,"item":\#(odd)}],"total":2}"#
+        let decoded = try items(json)
+        #expect(decoded.items.count == 2)
+        let first = try #require(decoded.items.first), second = try #require(decoded.items.last)
+        #expect(first.artists == ["A, B", "No id", "C"], "an artist without a name is not kept")
+        #expect(first.artistIDs == ["0OdUWJ0sBjDrqHygGUXeCF", "", ""])
+        #expect(first.discNumber == 2 && first.trackNumber == 11 && first.explicit == true)
+        #expect(first.isrc == "USRC17607839" && first.addedBy == "someone" && first.albumID == "2OdUWJ0sBjDrqHygGUXeCF")
+        #expect(second.artistIDs == nil && second.discNumber == nil && second.trackNumber == nil && second.explicit == nil)
+        #expect(second.isrc == nil && second.addedBy == nil)
+
+        var rows = EntryRows(decoded.items)
+        rows.append(EntryRows(decoded.items), positionOffset: 2)
+        #expect(rows.items.map(\.artistIDs) == [first.artistIDs, nil, first.artistIDs, nil])
+        #expect(rows.items.map(\.isrc) == [first.isrc, nil, first.isrc, nil] && rows.items.map(\.addedBy) == ["someone", nil, "someone", nil])
+        #expect(rows.items.map(\.trackNumber) == [11, nil, 11, nil] && rows.items.map(\.explicit) == [true, nil, true, nil])
+    }
+
     /// A chunk fetched in several pages is joined with `append`: every column of the later pages
     /// survives it — album id and release date were once lost after the first 50 entries, so
     /// `sort --by year` and `stats` saw only the first page's years.

@@ -16,6 +16,7 @@ import TimbreCore
         ("v4: items keyed by one integer, list and position computed from it", 0x5AA3_AC86_1827_E753),
         ("v5: items keep their album's id and release date", 0x580D_3610_8E99_D592),
         ("v6: a folded-text index of each list for search", 0x408E_A5EA_0A67_6CB4),
+        ("v7: items keep what export writes: artist ids, disc and track number, explicit, ISRC, added by", 0xBB33_1CF4_FE6D_6755),
     ]
 
     /// The edit journal's (user data: never rebuilt, so even more so).
@@ -103,6 +104,42 @@ import TimbreCore
             #expect(try indexed.matches == cache.searchByScan(needle, limit: 10) && indexed.scannedLists == 0, "\(query)")
         }
         #expect(try cache.search(SearchText.foldedBytes("river"), limit: 10).map { "\($0.playlistName)#\($0.item.position)" } == ["List 0#0", "List 1#3"])
+    }
+
+    /// v6 → v7: items keep their rows with the new columns unknown, and every list is fetched
+    /// again by the next sync (snapshots and Liked Songs' fingerprint forgotten), which fills them.
+    @Test func v7KeepsItemsAndMakesTheNextSyncFillTheExportColumns() async throws {
+        let dir = try TempDir()
+        let path = dir.path("library.sqlite")
+        let id = "0123456789abcdefABCDEF"
+        do {
+            let old = try DatabasePool(path: path)
+            try CacheSchema.migrator.migrate(old, upTo: "v6: a folded-text index of each list for search")
+            try await old.write { db in
+                try db.execute(sql: """
+                    INSERT INTO playlist (id, sort_order, name, owner_id, snapshot_id, track_count, collaborative, is_public, items_key, fingerprint)
+                        VALUES (?, 0, 'Old', 'me', 's1', 1, 0, 1, 1, 'f')
+                    """, arguments: [id])
+                try db.execute(sql: "INSERT INTO item (key, kind, uri, name, artists, album, duration_ms) VALUES (?, 'track', 'spotify:track:x', 'Song', '[\"A\"]', 'Al', 5)",
+                               arguments: [1 << 24 | 3])
+            }
+            try old.close()
+        }
+        let cache = try LibraryCache.open(path: path, verify: true, warn: { text in Issue.record("an upgraded cache is not damaged: \(text)") })
+        let ref = PlaylistRef.playlist(try #require(SpotifyID(id)))
+        let kept = try #require(try cache.entries(of: ref))
+        #expect(kept.map(\.name) == ["Song"] && kept.map(\.position) == [3])
+        #expect(kept.allSatisfy { $0.artistIDs == nil && $0.discNumber == nil && $0.trackNumber == nil && $0.explicit == nil && $0.isrc == nil && $0.addedBy == nil })
+        let state = try await cache.storedState()[id]
+        #expect(state?.snapshotID == nil && state?.fingerprint == nil, "the next sync fetches the list again")
+
+        // And what a sync writes now is read back as it was written.
+        let entry = CachedEntry(position: 0, kind: .track, id: "4uLU6hMCjMI75M1A2tKUQC", uri: "spotify:track:4uLU6hMCjMI75M1A2tKUQC", name: "N",
+                                artists: ["A", "B"], album: nil, durationMS: 1, addedAt: nil, artistIDs: ["0OdUWJ0sBjDrqHygGUXeCF", ""],
+                                discNumber: 1, trackNumber: 0, explicit: false, isrc: "USRC17607839", addedBy: "someone")
+        let meta = PlaylistMeta(id: id, name: "Old", ownerID: "me", ownerName: nil, snapshotID: "s2", total: 1, collaborative: false, isPublic: true)
+        try await cache.replaceEntries(of: meta, trackCount: 1, items: [entry])
+        #expect(try cache.entries(of: ref) == [entry])
     }
 
     @Test func theFingerprintSeesAOneCharacterChange() {

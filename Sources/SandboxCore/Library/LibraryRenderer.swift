@@ -89,7 +89,7 @@ public struct LibraryRenderer: Sendable {
             ("album", album(track.album)),
             ("artists", .array(track.artists.map(artist))),
             ("available_markets", LibraryRenderer.markets),
-            ("disc_number", 1),
+            ("disc_number", .int(Self.discNumber(track))),
             ("duration_ms", .int(track.durationMs)),
             ("episode", false),
             ("explicit", .bool(track.explicit)),
@@ -106,6 +106,12 @@ public struct LibraryRenderer: Sendable {
             ("type", "track"),
             ("uri", .string("spotify:track:\(id)")),
         ])
+    }
+
+    /// Albums of more than 12 tracks are two discs (the second half on disc 2, numbered on as
+    /// Spotify numbers some reissues), so a client cannot mistake one number for the other.
+    static func discNumber(_ track: Pool.Track) -> Int {
+        track.album.totalTracks > 12 && track.trackNumber > (track.album.totalTracks + 1) / 2 ? 2 : 1
     }
 
     public func local(_ file: Pool.LocalFile) -> JSONValue {

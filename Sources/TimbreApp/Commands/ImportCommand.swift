@@ -2,21 +2,28 @@ import Foundation
 import TimbreCore
 import TimbreLibrary
 
-/// `timbre import FILE|- (--into REF | --name NAME)`: Exportify CSV, Timor CSV, `timbre tracks
-/// --csv`, or URIs/links one a line; rows without a usable URI are matched by catalogue search.
+/// `timbre import FILE|- (--into REF | --name NAME)`: Exportify CSV (either layout), Timor CSV,
+/// `timbre tracks --csv`, or URIs/links one a line; rows without a usable URI are matched by
+/// catalogue search, at most `maxSearches` searches (counted before the first is sent).
 public struct ImportCommand: Sendable {
     public var file: String
     public var into: String?
     public var name: String?
     public var dryRun: Bool
     public var json: Bool
+    public var maxSearches: Int
 
-    public init(file: String, into: String?, name: String?, dryRun: Bool, json: Bool) {
+    /// Searches one import may send unless `--max-searches` allows more: one request each, and
+    /// Spotify's rate limit counts them with everything else the app sends.
+    public static let defaultMaxSearches = 500
+
+    public init(file: String, into: String?, name: String?, dryRun: Bool, json: Bool, maxSearches: Int = Self.defaultMaxSearches) {
         self.file = file
         self.into = into
         self.name = name
         self.dryRun = dryRun
         self.json = json
+        self.maxSearches = maxSearches
     }
 
     /// One row to import: its line in the file, and what it says.
@@ -38,12 +45,22 @@ public struct ImportCommand: Sendable {
             target = id
         }
         if let name, name.trimmingCharacters(in: .whitespaces).isEmpty { throw UsageError(message: "--name needs a name") }
+        guard maxSearches >= 0 else { throw UsageError(message: "--max-searches must be 0 or more") }
         let rows = try Self.rows(try read(invocation.console.input))
         guard !rows.isEmpty else { throw UsageError(message: "\(file == "-" ? "stdin" : TerminalText.preview(file)) holds no rows to import") }
+        // Before anything is sent: sign-in, the playlist, the first search.
+        try Self.checkSearches(rows, max: maxSearches)
 
         let context = try invocation.context()
         let editor = try await context.editor()
-        let (uris, byURI, bySearch, unmatched) = try await Self.match(rows, catalog: editor.catalog)
+        let bar = ProgressBar(console: context.console, enabled: !json && context.console.showsProgress)
+        let matched = await Result {
+            try await Self.match(rows, catalog: editor.catalog, maxSearches: maxSearches) { done, total in
+                bar.update(SyncProgress(phase: .items, description: "searching the catalogue", done: done, total: total))
+            }
+        }
+        bar.finish()
+        let (uris, byURI, bySearch, unmatched) = try matched.get()
         if let name, !dryRun, !uris.isEmpty {
             target = SpotifyID(try await editor.create(PlaylistDetails(name: name), dryRun: false).playlist)
         }
@@ -69,9 +86,28 @@ public struct ImportCommand: Sendable {
         return unmatched.isEmpty ? .success : .partial
     }
 
+    /// The searches `match` will send: one per distinct title and artist among the rows without a
+    /// URI (a row without a title is unmatched without one).
+    static func searchKeys(_ rows: [Row]) -> Set<String> {
+        Set(rows.lazy.filter { $0.uri == nil && !$0.title.isEmpty }.map { Reordering.key(title: $0.title, artist: $0.artist) })
+    }
+
+    /// More searches than allowed is a usage error, before any is sent.
+    static func checkSearches(_ rows: [Row], max: Int) throws {
+        let searches = searchKeys(rows).count
+        guard searches > max else { return }
+        let count = searches.formatted(.number.locale(Locale(identifier: "en_US")))
+        throw UsageError(message: "would search \(count) rows: more than \(max.formatted(.number.locale(Locale(identifier: "en_US")))) — pass --max-searches \(searches)",
+                         hint: "rows with a Spotify URI or ID need no search; each row without one is a catalogue search. Nothing was sent")
+    }
+
     /// Each row's URI: its own, else the catalogue's match (one search per distinct title and
-    /// artist); the rows nothing matched.
-    static func match(_ rows: [Row], catalog: Catalog) async throws -> (uris: [String], byURI: Int, bySearch: Int, unmatched: [Row]) {
+    /// artist, at most `maxSearches` of them, else a usage error before the first); the rows
+    /// nothing matched. `progress` hears (searches done, searches to do) after each search.
+    static func match(_ rows: [Row], catalog: Catalog, maxSearches: Int = defaultMaxSearches,
+                      progress: (Int, Int) -> Void = { _, _ in }) async throws -> (uris: [String], byURI: Int, bySearch: Int, unmatched: [Row]) {
+        try checkSearches(rows, max: maxSearches)
+        let total = searchKeys(rows).count
         var uris: [String] = []
         var byURI = 0, bySearch = 0
         var unmatched: [Row] = []
@@ -82,9 +118,14 @@ public struct ImportCommand: Sendable {
                 byURI += 1
                 continue
             }
+            guard !row.title.isEmpty else {
+                unmatched.append(row)
+                continue
+            }
             let key = Reordering.key(title: row.title, artist: row.artist)
             if searched[key] == nil {
                 searched[key] = .some(try await catalog.match(title: row.title, artist: row.artist, durationMS: row.durationMS))
+                progress(searched.count, total)
             }
             if let found = searched[key] ?? nil {
                 uris.append(found)
@@ -121,11 +162,15 @@ public struct ImportCommand: Sendable {
         return text
     }
 
-    /// The rows of any format timbre reads, recognised by the header (or by a first line that is a URI).
+    /// The rows of any format timbre reads, recognised by the header (or by a first line that is a
+    /// URI). Exportify's layouts: watsonbox's (`Track URI`, artists `A\, B, C`), the 2024 one
+    /// (`Track URI`, artists `A;B`, `Duration (ms)`) and the older one (`Spotify ID`: bare ids);
+    /// a UTF-8 byte-order mark, CRLF, a `;`-separated re-save (Excel in a comma-decimal locale),
+    /// short or long rows and blank records are all taken as they come.
     static func rows(_ text: String) throws -> [Row] {
         let records: [(line: Int, fields: [String])]
         do {
-            records = try CSVReader.records(text)
+            records = try CSVReader.records(text, separator: CSVReader.separator(of: text))
         } catch {
             throw UsageError(message: "line \(error.line): a quoted field is never closed", hint: "the file may be cut short")
         }
@@ -133,10 +178,11 @@ public struct ImportCommand: Sendable {
         let names = header.fields.map { $0.trimmingCharacters(in: .whitespaces) }
         func column(_ candidates: [String]) -> Int? { names.firstIndex { name in candidates.contains { $0.caseInsensitiveCompare(name) == .orderedSame } } }
         let uri = column(["Track URI", "Spotify URI", "uri"])
+        let bareID = column(["Spotify ID", "id"])
         let title = column(["Track Name", "Title", "name"])
         let artist = column(["Artist Name(s)", "Artist", "artists"])
-        let duration = column(["Track Duration (ms)", "Duration", "duration_ms"])
-        guard uri != nil || (title != nil && artist != nil) else {
+        let duration = column(["Track Duration (ms)", "Duration (ms)", "Duration", "duration_ms"])
+        guard uri != nil || bareID != nil || (title != nil && artist != nil) else {
             // No header: URIs or links one a line.
             return try records.map { record in
                 let text = record.fields.joined(separator: ",").trimmingCharacters(in: .whitespaces)
@@ -150,17 +196,42 @@ public struct ImportCommand: Sendable {
                 }
             }
         }
-        return records.dropFirst().map { record in
+        return records.dropFirst().compactMap { record in
+            // A blank record (a spreadsheet's trailing `,,,,`) is no row.
+            guard record.fields.contains(where: { !$0.trimmingCharacters(in: .whitespaces).isEmpty }) else { return nil }
             func field(_ index: Int?) -> String {
                 guard let index, record.fields.indices.contains(index) else { return "" }
                 return CSVCell.decode(record.fields[index]).trimmingCharacters(in: .whitespaces)
             }
-            let parsed = (try? ItemRef.parse(field(uri))).flatMap { $0.kind == .album ? nil : $0.uri }
-            let artists = field(artist)
-            let first = artists.components(separatedBy: artists.contains("; ") ? "; " : ",").first ?? ""
-            return Row(line: record.line, uri: parsed, title: field(title), artist: first.trimmingCharacters(in: .whitespaces),
+            var parsed = (try? ItemRef.parse(field(uri))).flatMap { $0.kind == .album ? nil : $0.uri }
+            if parsed == nil, let id = SpotifyID(field(bareID)) { parsed = "spotify:track:\(id.rawValue)" }
+            return Row(line: record.line, uri: parsed, title: field(title), artist: Self.firstArtist(field(artist)),
                        durationMS: Self.duration(field(duration)))
         }
+    }
+
+    /// The first name of an artists cell: Exportify 2024 and `tracks --csv` separate names with
+    /// `;`, watsonbox's Exportify with `, ` (a comma inside a name written `\,`), the older
+    /// Exportify with `,`.
+    static func firstArtist(_ cell: String) -> String {
+        if cell.contains(";") { return (cell.split(separator: ";", omittingEmptySubsequences: false).first.map(String.init) ?? "").trimmingCharacters(in: .whitespaces) }
+        var name = ""
+        var escaped = false
+        for character in cell {
+            if escaped {
+                if character != "," { name.append("\\") }
+                name.append(character)
+                escaped = false
+            } else if character == "\\" {
+                escaped = true
+            } else if character == "," {
+                break
+            } else {
+                name.append(character)
+            }
+        }
+        if escaped { name.append("\\") }
+        return name.trimmingCharacters(in: .whitespaces)
     }
 
     /// Milliseconds, or `m:ss` (Timor's).

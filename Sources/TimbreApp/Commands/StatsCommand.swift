@@ -95,8 +95,9 @@ public struct StatsCommand: Sendable {
     }
 }
 
-/// `timbre export REF [-o FILE]`: CSV with Exportify's header names, in Exportify's order, for the
-/// columns timbre has; cells a spreadsheet would run as a formula are neutralised.
+/// `timbre export REF [-o FILE]`: CSV in Exportify's layout (watsonbox/exportify: its 19 columns in
+/// its order, artists joined by `, ` with commas in names escaped `\,`); the columns timbre does not
+/// keep stay empty (docs/CLI.md lists them). Cells a spreadsheet would run as a formula are neutralised.
 public struct ExportCommand: Sendable {
     public var ref: String
     public var output: String?
@@ -106,7 +107,11 @@ public struct ExportCommand: Sendable {
         self.output = output
     }
 
-    public static let header = ["Track URI", "Track Name", "Artist Name(s)", "Album Name", "Album Release Date", "Track Duration (ms)", "Added At"]
+    public static let header = [
+        "Track URI", "Track Name", "Artist URI(s)", "Artist Name(s)", "Album URI", "Album Name", "Album Artist URI(s)",
+        "Album Artist Name(s)", "Album Release Date", "Album Image URL", "Disc Number", "Track Number", "Track Duration (ms)",
+        "Track Preview URL", "Explicit", "Popularity", "ISRC", "Added By", "Added At",
+    ]
 
     public func run(_ invocation: Invocation) async throws -> ExitStatus {
         let reference = try PlaylistRef.parse(ref)
@@ -122,12 +127,42 @@ public struct ExportCommand: Sendable {
     }
 
     static func csv(_ entries: [CachedEntry]) -> String {
-        let rows = [header.map(CSVCell.encode).joined(separator: ",")] + entries.map { entry in
-            [CSVCell.encode(entry.uri), CSVCell.encode(entry.name), CSVCell.encode(entry.artists.joined(separator: ",")),
-             CSVCell.encode(entry.album ?? ""), CSVCell.encode(entry.releaseDate ?? ""), String(entry.durationMS),
-             CSVCell.encode(entry.addedAt ?? "")].joined(separator: ",")
-        }
+        let rows = [header.map(CSVCell.encode).joined(separator: ",")] + entries.map { record($0).joined(separator: ",") }
         return rows.joined(separator: "\r\n") + "\r\n"
+    }
+
+    /// One entry's cells, encoded, in `header`'s order. Album Artist URI(s) and Name(s), Album Image
+    /// URL, Track Preview URL and Popularity stay empty: Spotify sends them, the sync does not ask.
+    static func record(_ entry: CachedEntry) -> [String] {
+        let artistURIs = entry.artistIDs.map { ids in
+            entry.artists.indices.map { ids.indices.contains($0) && !ids[$0].isEmpty ? "spotify:artist:" + ids[$0] : "" }
+        }
+        func number(_ value: Int?) -> String { value.map(String.init) ?? "" }
+        return [
+            CSVCell.encode(entry.uri),
+            CSVCell.encode(entry.name),
+            CSVCell.encode(artistURIs?.joined(separator: ", ") ?? ""),
+            CSVCell.encode(artistNames(entry.artists)),
+            CSVCell.encode(entry.kind == .episode ? "" : entry.albumID.map { "spotify:album:" + $0 } ?? ""),
+            CSVCell.encode(entry.album ?? ""),
+            "", "",
+            CSVCell.encode(entry.releaseDate ?? ""),
+            "",
+            number(entry.discNumber),
+            number(entry.trackNumber),
+            String(entry.durationMS),
+            "",
+            entry.explicit.map { $0 ? "true" : "false" } ?? "",
+            "",
+            CSVCell.encode(entry.isrc ?? ""),
+            CSVCell.encode(entry.addedBy.map { "spotify:user:" + $0 } ?? ""),
+            CSVCell.encode(entry.addedAt ?? ""),
+        ]
+    }
+
+    /// Exportify's `Artist Name(s)`: names joined by `, `, a comma inside a name written `\,`.
+    public static func artistNames(_ names: [String]) -> String {
+        names.map { $0.replacingOccurrences(of: ",", with: "\\,") }.joined(separator: ", ")
     }
 
     static func write(_ entries: [CachedEntry], to output: String) throws {
