@@ -42,12 +42,13 @@ import TimbreTestSupport
         }
     }
 
-    @Test func usageErrorsExitTwoWithTheParsersHelp() async throws {
+    @Test func usageErrorsExitTwoInTimbresForm() async throws {
         try await withCLI { cli in
             let unknown = await cli.invoke(["frobnicate"])
             #expect(unknown.status == 2)
             #expect(unknown.stdout.isEmpty)
-            #expect(unknown.stderr.contains("Usage: timbre"))
+            // timbre's one error form: the sentence, then where the usage is.
+            #expect(unknown.stderr == "timbre: unexpected argument 'frobnicate'\n  hint: `timbre --help` shows the usage, every option and examples\n")
             let library = await cli.invoke(["demo", "--library", "huge", "--no-interface"])
             #expect(library.status == 2)
             #expect(library.stderr.contains("'small', 'medium' or 'large'"))

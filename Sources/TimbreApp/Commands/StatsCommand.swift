@@ -13,7 +13,7 @@ public struct StatsCommand: Sendable {
     }
 
     public func run(_ invocation: Invocation) async throws -> ExitStatus {
-        let reference = try PlaylistRef.parse(ref)
+        let reference = try invocation.playlistRef(ref)
         let context = try invocation.context()
         let stats = try Self.figures(of: reference, context: context)
         if json {
@@ -109,7 +109,7 @@ public struct ExportCommand: Sendable {
     public static let header = ["Track URI", "Track Name", "Artist Name(s)", "Album Name", "Album Release Date", "Track Duration (ms)", "Added At"]
 
     public func run(_ invocation: Invocation) async throws -> ExitStatus {
-        let reference = try PlaylistRef.parse(ref)
+        let reference = try invocation.playlistRef(ref)
         let context = try invocation.context()
         let entries = try context.cachedEntries(of: reference).entries
         guard let output, output != "-" else {
