@@ -105,7 +105,9 @@ struct Root: Runnable {
     /// a hint that names the command's `--help`, where its usage and examples are.
     private static func parseFailure(_ error: any Error, _ console: Console, arguments: [String] = []) -> Int32 {
         if exitCode(for: error) == .success {
-            let text = withGlobalOptions(fullMessage(for: error))
+            let message = fullMessage(for: error)
+            // The description the man pages are generated from carries the examples too.
+            let text = message.hasPrefix("{") ? Examples.addingToDump(message) : withGlobalOptions(message)
             if !text.isEmpty { console.line(text) }
             return ExitStatus.success.rawValue
         }
@@ -142,9 +144,10 @@ struct Root: Runnable {
         return UsageError(message: message, hint: hint)
     }
 
-    /// A command's help, with the options `Root.run` handles for every command.
+    /// A command's help, with the options `Root.run` handles for every command, and its examples last.
     private static func withGlobalOptions(_ text: String) -> String {
         guard text.hasPrefix("OVERVIEW:") || text.hasPrefix("USAGE:") else { return text }
-        return text.trimmingCharacters(in: .newlines) + "\n\n" + GlobalOptions.help
+        let examples = Examples.path(ofHelp: text).flatMap(Examples.section(for:)).map { "\n\n" + $0 } ?? ""
+        return text.trimmingCharacters(in: .newlines) + "\n\n" + GlobalOptions.help + examples
     }
 }
