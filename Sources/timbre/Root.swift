@@ -92,8 +92,9 @@ struct Root: Runnable {
             console.report(error)
             return error.exitStatus.rawValue
         } catch let error as any UserFacingError {
-            console.report(error)
-            return error.exitStatus.rawValue
+            let shown = DemoCommand.explained(error, environment: invocation.environment)
+            console.report(shown)
+            return shown.exitStatus.rawValue
         } catch {
             console.writeError(Redactor.redact("timbre: \(error)\n"))
             return ExitStatus.failure.rawValue

@@ -49,6 +49,10 @@ struct DemoStartTests {
             #expect(doctor.stdout.split(separator: "\n").contains { $0.hasPrefix("ok") && $0.contains("not used: the demo profile keeps its sandbox session") },
                     "\(doctor.stdout)")
             #expect(doctor.stdout.contains("sign-in") && doctor.stdout.contains("signed in (secret in file)"), "\(doctor.stdout)")
+            // Online, with the demo over: not "check your network", but where the sandbox went.
+            let search = await cli.invoke(["--profile", "demo", "search", "heart"])
+            #expect(search.status == 1)
+            #expect(search.stderr.contains("hint: the demo's sandbox runs only while `timbre demo` does"), "\(search.stderr)")
         }
     }
 

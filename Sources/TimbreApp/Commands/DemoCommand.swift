@@ -2,6 +2,7 @@ import Foundation
 import TimbreAuth
 import TimbreCore
 import TimbreLibrary
+import TimbreNet
 
 /// `timbre demo`: the bundled sandbox, signed in through the real PKCE flow over pinned TLS,
 /// synced, then the interface — all in the profile `demo`, which it resets each time.
@@ -110,6 +111,23 @@ public struct DemoCommand: Sendable {
     }
 
     static let configMarker = "# Written by `timbre demo`"
+
+    /// `error` as a command of the demo profile should say it: a refused connection to the
+    /// loopback sandbox means the demo is not running, not that the network is down.
+    public static func explained(_ error: any UserFacingError, environment: [String: String]) -> any UserFacingError {
+        guard ProfileName.text(in: environment) == profileName,
+              case .connection(let host, .refused, _)? = error as? TransportError, host == "127.0.0.1" else { return error }
+        return SandboxNotRunning(original: error.message)
+    }
+
+    struct SandboxNotRunning: UserFacingError {
+        let original: String
+        var message: String { original }
+        var hint: String? {
+            "the demo's sandbox runs only while `timbre demo` does: start it in another terminal and try again (playlists, tracks and stats read the last demo's cache offline)"
+        }
+        var exitStatus: ExitStatus { .failure }
+    }
 
     struct DemoProfileTaken: UserFacingError {
         let config: String
