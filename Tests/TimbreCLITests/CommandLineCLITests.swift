@@ -26,8 +26,9 @@ extension SyncCLITests {
             let track = entries[0]
 
             // A unique prefix, in any case: the edit lands in that playlist on the server.
-            let added = await s.cli.invoke(["playlist", "add", "road trip", track])
+            let added = await s.cli.invoke(["playlist", "add", "road trip", track, "--json"])
             #expect(added.status == 0, "\(added.stderr)")
+            #expect((parse(added.stdout) as? [String: Any])?["playlist"] as? String == trip, "--json names the playlist by id: \(added.stdout)")
             #expect(try await s.sandbox.entries(of: trip) == [track])
             #expect(try await s.sandbox.entries(of: house).isEmpty)
 
