@@ -82,7 +82,7 @@ extension SyncCLITests {
             let declined = await s.cli.invoke(["playlist", "delete", "roadh"], stdin: "n\n", tty: true)
             #expect(declined.status == 0, "\(declined.stderr)")
             #expect(declined.stderr.contains("Delete (unfollow) “Roadhouse Blues”?"), "\(declined.stderr)")
-            #expect(declined.stderr.contains("Nothing deleted: “Roadhouse Blues” stays in your library."))
+            #expect(declined.stderr.contains("Nothing deleted. “Roadhouse Blues” stays in your library."))
             #expect(try await s.sandbox.followedPlaylistIDs().contains(house))
 
             // An id Spotify does not know: its 404 comes with what to do.

@@ -282,7 +282,7 @@ public struct DeleteCommand: Sendable {
             console.writeError("Delete (unfollow) \(named)? `timbre undo` follows \(ids.count == 1 ? "it" : "them") again. [y/N] ")
             guard let answer = console.input.readLine()?.trimmingCharacters(in: .whitespaces).lowercased(), answer == "y" || answer == "yes" else {
                 // Declining is an answer: exit 0, and what would have happened.
-                console.say("Nothing deleted: \(named) \(ids.count == 1 ? "stays" : "stay") in your library.")
+                console.say("Nothing deleted. \(named) \(ids.count == 1 ? "stays" : "stay") in your library.")
                 return .success
             }
         }
