@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Installs a timbre .deb on this machine with apt-get, checks what a user gets from it — the
-# binary and its version, the man pages, bash completion, zsh and fish completions — then removes
-# it and checks that nothing of it stays. Needs root or sudo, and a machine where timbre is not
+# binary and its version, the man pages, bash completion (of commands, and of a cached playlist's
+# name), zsh and fish completions, and `timbre demo --no-interface` with the sandbox the package
+# ships — then removes it and checks that nothing of it stays. Needs root or sudo, and a machine where timbre is not
 # installed already (it will not replace one).
 #   scripts/check-package.sh               packages the debug build (`swift build --product
 #                                          timbre`, which CI has already made for the tests and the
-#                                          benchmark smoke) into .build/package-check/ and checks
+#                                          benchmark smoke, and timbre-sandbox, which the tests
+#                                          need anyway) into .build/package-check/ and checks
 #                                          that .deb
 #   scripts/check-package.sh --deb FILE    checks a .deb already built (the release workflow checks
 #                                          the one it attaches)
@@ -42,6 +44,7 @@ fi
 version="$(scripts/package.sh --print-version)"
 if [[ -z "$deb" ]]; then
   swift build --product timbre
+  swift build --product timbre-sandbox
   scripts/package.sh --fast --binary "$(swift build --show-bin-path)/timbre" --output .build/package-check
   deb=".build/package-check/timbre_${version}_amd64.deb"
 fi
@@ -77,6 +80,7 @@ page="$(MANWIDTH=80 man timbre 2>/dev/null)" || fail "man timbre failed"
 head -n 8 <<<"$page"
 grep -q 'timbre.sync(1)' <<<"$page" || fail "man timbre does not point to the subcommands' pages"
 MANWIDTH=80 man timbre.sync 2>/dev/null | grep -q -- '--playlist' || fail "man timbre.sync does not document --playlist"
+MANWIDTH=80 man timbre.tracks 2>/dev/null | grep -q -- '\$ timbre tracks "road trip"' || fail "man timbre.tracks has no examples"
 
 echo "--- completions"
 bash -c 'source /usr/share/bash-completion/completions/timbre && complete -p timbre' ||
@@ -95,6 +99,33 @@ fi
 grep -q '^#compdef timbre' /usr/share/zsh/vendor-completions/_timbre || fail "no zsh completion"
 grep -q "complete -c 'timbre'" /usr/share/fish/vendor_completions.d/timbre.fish || fail "no fish completion"
 echo "zsh: /usr/share/zsh/vendor-completions/_timbre  fish: /usr/share/fish/vendor_completions.d/timbre.fish"
+
+echo "--- timbre demo --no-interface (the packaged sandbox), as a new user would"
+[[ -x /usr/lib/timbre/timbre-sandbox ]] || fail "the package has no /usr/lib/timbre/timbre-sandbox"
+demo_home="$(mktemp -d)"
+trap 'rm -rf "$demo_home"; $SUDO apt-get remove -y -qq timbre >/dev/null 2>&1 || true' EXIT
+as_user() { env -i PATH=/usr/bin:/bin HOME="$demo_home" LANG=C.UTF-8 "$@"; }
+as_user timbre demo --no-interface --library small 2>"$demo_home/demo.err" ||
+  fail "timbre demo --no-interface failed: $(cat "$demo_home/demo.err")"
+tail -n 1 "$demo_home/demo.err"
+name="$(as_user timbre --profile demo playlists --json | python3 -c '
+import json, re, sys
+names = [p["name"] for p in json.load(sys.stdin)[1:]]
+print(next((n for n in names if names.count(n) == 1 and re.fullmatch("[A-Za-z0-9 ]+", n)), ""))')"
+[[ -n "$name" ]] || fail "timbre --profile demo playlists --json names no playlist after the demo"
+echo "the demo's first playlist: $name"
+as_user timbre --profile demo tracks "$name" >/dev/null || fail "timbre --profile demo tracks '$name' failed"
+# bash completes a REF with the cached names, as on `TIMBRE_PROFILE=demo timbre tracks <TAB>`.
+names="$(as_user TIMBRE_PROFILE=demo bash -c '
+  source /usr/share/bash-completion/bash_completion
+  source /usr/share/bash-completion/completions/timbre
+  COMP_WORDS=(timbre tracks ""); COMP_CWORD=2; COMP_LINE="timbre tracks "; COMP_POINT=${#COMP_LINE}
+  _timbre timbre "" tracks
+  printf "%s\n" "${COMPREPLY[@]}"')"
+grep -qxF "$name" <<<"$names" || fail "bash does not complete 'timbre tracks ' with '$name' in the demo profile (got $(grep -c . <<<"$names") words)"
+echo "TIMBRE_PROFILE=demo timbre tracks <TAB>: $(grep -c . <<<"$names") words, '$name' among them"
+rm -rf "$demo_home"
+trap '$SUDO apt-get remove -y -qq timbre >/dev/null 2>&1 || true' EXIT
 
 echo "--- apt-get remove"
 $SUDO apt-get remove -y -qq timbre >/dev/null

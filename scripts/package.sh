@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
 # Builds what a release ships, into dist/:
-#   timbre-VERSION-linux-x86_64.tar.gz   bin/timbre, share/man/man1/*.1.gz, bash/zsh/fish
-#                                        completions under share/, README.md, LICENSE
-#   timbre_VERSION_amd64.deb             /usr/bin/timbre, the same man pages and completions in
-#                                        Debian's directories; Depends on the runtime libraries only
+#   timbre-VERSION-linux-x86_64.tar.gz   bin/timbre, lib/timbre/timbre-sandbox (what `timbre demo`
+#                                        runs), share/man/man1/*.1.gz, bash/zsh/fish completions
+#                                        under share/, README.md, LICENSE
+#   timbre_VERSION_amd64.deb             /usr/bin/timbre, /usr/lib/timbre/timbre-sandbox, the same
+#                                        man pages and completions in Debian's directories; Depends
+#                                        on the runtime libraries only
 #   each with a NAME.sha256 beside it (`sha256sum -c NAME.sha256`)
 #
 #   scripts/package.sh                   release build, statically linked Swift runtime (what a
 #                                        release ships; several minutes on 2 cores)
 #   scripts/package.sh --binary PATH     package a timbre already built (CI packages the debug
-#                                        build the tests use: see scripts/check-package.sh)
+#                                        build the tests use: see scripts/check-package.sh); the
+#                                        sandbox is the timbre-sandbox beside it, unless --sandbox
+#   scripts/package.sh --sandbox PATH    the timbre-sandbox to ship (`timbre demo` finds it at
+#                                        ../lib/timbre/ from its own bin/)
 #   scripts/package.sh --output DIR      write somewhere other than dist/
 #   scripts/package.sh --fast            only the .deb, barely compressed: for checks that install
 #                                        it and throw it away (xz on the binary takes minutes)
@@ -34,12 +39,14 @@ cd "$(dirname "$0")/.."
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
 
 binary=""
+sandbox=""
 output="dist"
 print_version=false
 fast=false
 while (($#)); do
   case "$1" in
     --binary) binary="${2:?--binary needs a path}"; shift 2 ;;
+    --sandbox) sandbox="${2:?--sandbox needs a path}"; shift 2 ;;
     --output) output="${2:?--output needs a directory}"; shift 2 ;;
     --fast) fast=true; shift ;;
     --print-version) print_version=true; shift ;;
@@ -60,9 +67,12 @@ export TZ=UTC LC_ALL=C.UTF-8
 
 if [[ -z "$binary" ]]; then
   swift build -c release --static-swift-stdlib --product timbre
+  swift build -c release --static-swift-stdlib --product timbre-sandbox
   binary="$(swift build -c release --show-bin-path)/timbre"
 fi
 [[ -x "$binary" ]] || { echo "package.sh: $binary is not an executable (build it, or drop --binary)" >&2; exit 1; }
+sandbox="${sandbox:-$(dirname "$binary")/timbre-sandbox}"
+[[ -x "$sandbox" ]] || { echo "package.sh: no timbre-sandbox at $sandbox (\`swift build --product timbre-sandbox\`, or --sandbox PATH): \`timbre demo\` needs it" >&2; exit 1; }
 printed="$("$binary" --version)"
 if [[ "$printed" != "$version" ]]; then
   echo "package.sh: $binary prints version '$printed', the source says '$version': rebuild it" >&2
@@ -104,6 +114,7 @@ artifacts=()
 if ! $fast; then
   tree="$staging/$name"
   place "$binary" 0755 "$tree/bin/timbre"
+  place "$sandbox" 0755 "$tree/lib/timbre/timbre-sandbox"
   for page in "$generated/man/"*.gz; do place "$page" 0644 "$tree/share/man/man1/${page##*/}"; done
   place "$generated/completions/bash" 0644 "$tree/share/bash-completion/completions/timbre"
   place "$generated/completions/zsh" 0644 "$tree/share/zsh/site-functions/_timbre"
@@ -120,6 +131,7 @@ fi
 deb="timbre_${version}_amd64.deb"
 root="$staging/deb"
 place "$binary" 0755 "$root/usr/bin/timbre"
+place "$sandbox" 0755 "$root/usr/lib/timbre/timbre-sandbox"
 for page in "$generated/man/"*.gz; do place "$page" 0644 "$root/usr/share/man/man1/${page##*/}"; done
 place "$generated/completions/bash" 0644 "$root/usr/share/bash-completion/completions/timbre"
 place "$generated/completions/zsh" 0644 "$root/usr/share/zsh/vendor-completions/_timbre"
@@ -153,7 +165,8 @@ Description: Spotify library client for the terminal
  Browse your Spotify playlists and their tracks from a local cache, sync
  headlessly from cron, edit playlists with undo, and keep secrets in the
  desktop keyring. Every API call goes through a libcurl transport that pins
- certificates inside the TLS handshake.
+ certificates inside the TLS handshake. "timbre demo" tries it all against
+ a bundled Spotify-compatible sandbox (/usr/lib/timbre/timbre-sandbox).
 EOF
 chmod 0644 "$root/DEBIAN/control"
 normalize "$root"

@@ -70,6 +70,7 @@ public struct AppContext: Sendable {
     /// `warnings` defaults to the console's stderr; the interface passes its message list instead.
     public func vault(insecureStorage: Bool = false, warnings: (@Sendable (String) -> Void)? = nil) -> CredentialVault {
         if replayDirectory != nil { return replayVault(warnings: warnings) }
+        if DemoCommand.isDemo(self) { return demoVault(warnings: warnings) }
         return CredentialVault(
             profile: profile, refreshTier: config.refreshTokenTier,
             environment: EnvironmentSecretStore(environment: environment),
@@ -77,10 +78,12 @@ public struct AppContext: Sendable {
             insecureStorage: insecureStorage, warnings: warnings ?? console.warnings)
     }
 
-    /// Secrets in this run's memory only (the demo's): no keyring, no file, nothing left behind.
-    func memoryVault() -> CredentialVault {
+    /// The demo profile's secrets: a sandbox account's, in the profile's credentials file (0600)
+    /// where every `timbre --profile demo …` finds them; never the keyring, no environment token.
+    func demoVault(warnings: (@Sendable (String) -> Void)? = nil) -> CredentialVault {
         CredentialVault(profile: profile, refreshTier: .high, environment: nil, keyring: MemorySecretStore(),
-                        file: MemorySecretStore(), insecureStorage: false, warnings: console.warnings)
+                        file: FileSecretStore(path: paths.credentials, warn: { _ in }), insecureStorage: true,
+                        warnings: warnings ?? console.warnings)
     }
 
     public func clientID(redirectPort: Int) throws -> String {

@@ -60,7 +60,7 @@ public struct InvalidReference: UserFacingError, Equatable {
     public let input: String
     public var message: String { "'\(TerminalText.preview(input, limit: 80))' is not a playlist reference" }
     public var hint: String? {
-        "use a playlist ID (22 letters and digits), spotify:playlist:ID, https://open.spotify.com/playlist/ID, or `liked`"
+        "use a playlist's name (or the start of it) as `timbre playlists` lists it, its ID (22 letters and digits), spotify:playlist:ID, https://open.spotify.com/playlist/ID, or `liked`; a playlist new on Spotify needs `timbre sync` first"
     }
     public var exitStatus: ExitStatus { .usage }
 }

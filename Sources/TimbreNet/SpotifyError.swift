@@ -76,7 +76,13 @@ public enum SpotifyError: UserFacingError, Equatable {
         case .rateLimited: return "try again later (`timbre sync` resumes where the cache left off), or raise rate_limit_budget in config.toml"
         case .quotaExceeded: return "wait for the quota to reset (usually within a day), or use a client_id of your own in config.toml"
         case .serverUnavailable: return "Spotify may be having trouble; try again in a few minutes"
-        default: return nil
+        case .api(404, _, _): return "sync, or check the id with `timbre playlists` (Spotify answers 404 for what is gone, and for its own playlists)"
+        case .api(400, let message, _) where message.lowercased().contains("non-existing id"):
+            return "check the track and episode ids you gave (`timbre search` prints a track's URI)"
+        case .api(let status, _, _) where status >= 500: return "Spotify may be having trouble; try again in a few minutes"
+        case .api: return "check the ids and values you gave; `timbre doctor` checks the setup"
+        case .accounts: return "run `timbre login` again; if it keeps failing, `timbre doctor` checks the client id and the connection"
+        case .unexpected: return "something between timbre and Spotify (a proxy, a captive portal) may have answered; `timbre doctor` checks the connection"
         }
     }
 

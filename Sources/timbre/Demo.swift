@@ -11,9 +11,12 @@ extension Root {
                 127.0.0.1), signs in to it through the real OAuth PKCE flow over the pinned TLS \
                 transport using the sandbox's freshly generated certificate pins, syncs its medium \
                 library (60 playlists, 6,000 items, 800 liked songs), then opens the interface. \
-                Everything lives in the profile "demo" (its own config, cache and log; secrets in \
-                memory only), reset at each start: your own login, keyring and cache are never \
-                touched. Afterwards `timbre --profile demo playlists` still reads the demo's cache.
+                Everything lives in the profile "demo" (its own config, cache and log; the sandbox \
+                account's session in its credentials file, never the keyring), reset once the new \
+                sandbox is up: your own login, keyring and cache are never touched. While it runs, \
+                `timbre --profile demo playlists` (or any command) in another terminal works against \
+                its sandbox; afterwards the demo's cache stays readable until the next demo. The \
+                sandbox is timbre-sandbox beside timbre, or ../lib/timbre/timbre-sandbox as installed.
                 """)
 
         @Option(help: "Library size: small, medium or large (500 playlists, 200,000 items).")

@@ -40,10 +40,10 @@ extension Root {
             static let configuration = CommandConfiguration(
                 abstract: "Append SRC's entries to DST; DST `new:NAME` creates it first (local files are left out: the API cannot add them).")
 
-            @Argument(help: "The source: a playlist, or liked.")
+            @Argument(help: "The source: a playlist (name, ID, URI or link), or liked.", completion: .playlists)
             var source: String
 
-            @Argument(help: "The destination playlist, or new:NAME.")
+            @Argument(help: "The destination playlist (name, ID, URI or link), or new:NAME.", completion: .playlists)
             var destination: String
 
             @Flag(help: "Leave out entries DST has already (and repeats within SRC).")
@@ -66,7 +66,7 @@ extension Root {
                     added date). --dry-run lists each duplicate and what it repeats.
                     """)
 
-            @Argument(help: "The playlist: ID, spotify:playlist:ID or link.")
+            @Argument(help: "The playlist: its name (or the start of it), ID, spotify:playlist:ID or link.", completion: .playlists)
             var ref: String
 
             @Flag(help: "Also count the same song under another id (remasters, re-releases) as a duplicate.")
@@ -87,7 +87,7 @@ extension Root {
                 abstract: "Save a random order on Spotify: every entry stays (journalled; `timbre undo` restores the old order).",
                 discussion: "ceil(n/100) requests: the first 100 replace the list, the rest follow; a playlist with local files is reordered by moves instead, which keeps them.")
 
-            @Argument(help: "The playlist: ID, spotify:playlist:ID or link.")
+            @Argument(help: "The playlist: its name (or the start of it), ID, spotify:playlist:ID or link.", completion: .playlists)
             var ref: String
 
             @Flag(help: "Apply even if the playlist changed on Spotify since it was synced.")
@@ -104,10 +104,10 @@ extension Root {
             static let configuration = CommandConfiguration(
                 abstract: "Save an order by title, artist, album, year, duration or added date (stable; journalled; `timbre undo` restores the old order).")
 
-            @Argument(help: "The playlist: ID, spotify:playlist:ID or link.")
+            @Argument(help: "The playlist: its name (or the start of it), ID, spotify:playlist:ID or link.", completion: .playlists)
             var ref: String
 
-            @Option(help: "title, artist, album, year (release date), duration or added.")
+            @Option(help: "title, artist, album, year (release date), duration or added.", completion: .sortFields)
             var by: String
 
             @Flag(help: "Descending.")
@@ -151,7 +151,7 @@ extension Root {
             static let configuration = CommandConfiguration(
                 abstract: "Change a playlist's name, description, visibility or collaboration (`timbre undo` puts the old values back).")
 
-            @Argument(help: "The playlist: ID, spotify:playlist:ID or link.")
+            @Argument(help: "The playlist: its name (or the start of it), ID, spotify:playlist:ID or link.", completion: .playlists)
             var ref: String
 
             @Option(help: "The new name.")
@@ -182,7 +182,7 @@ extension Root {
                 abstract: "Delete playlists: unfollow them (Spotify's only delete); `timbre undo` follows them again.",
                 discussion: "Asks first on a terminal; without one, needs --yes (else exit 2).")
 
-            @Argument(help: "The playlists: IDs, spotify:playlist:IDs or links.")
+            @Argument(help: "The playlists: names, IDs, spotify:playlist:IDs or links.", completion: .playlists)
             var refs: [String]
 
             @Flag(help: "Do not ask.")
@@ -199,7 +199,7 @@ extension Root {
             static let configuration = CommandConfiguration(
                 abstract: "Insert tracks or episodes (URIs, open.spotify.com links, or - for one a line on stdin).")
 
-            @Argument(help: "The playlist: ID, spotify:playlist:ID or link.")
+            @Argument(help: "The playlist: its name (or the start of it), ID, spotify:playlist:ID or link.", completion: .playlists)
             var ref: String
 
             @Argument(help: "spotify:track:ID, spotify:episode:ID, a link, or - to read them from stdin.")
@@ -228,7 +228,7 @@ extension Root {
                     added date). Positions are those `timbre tracks REF` shows.
                     """)
 
-            @Argument(help: "The playlist: ID, spotify:playlist:ID or link.")
+            @Argument(help: "The playlist: its name (or the start of it), ID, spotify:playlist:ID or link.", completion: .playlists)
             var ref: String
 
             @Option(name: .customLong("position"), help: "N or N-M (0-based, inclusive). Repeatable.")
@@ -252,7 +252,7 @@ extension Root {
             static let configuration = CommandConfiguration(
                 abstract: "Move entries N-M so that the first ends at position P.")
 
-            @Argument(help: "The playlist: ID, spotify:playlist:ID or link.")
+            @Argument(help: "The playlist: its name (or the start of it), ID, spotify:playlist:ID or link.", completion: .playlists)
             var ref: String
 
             @Option(help: "N or N-M (0-based, inclusive).")
@@ -418,7 +418,7 @@ extension Root {
         static let configuration = CommandConfiguration(
             abstract: "Offline: tracks found in more than one of the named playlists (default: every cached playlist), with their positions.")
 
-        @Argument(help: "Playlists (IDs, URIs, links, or liked); none: all.")
+        @Argument(help: "Playlists (names, IDs, URIs, links, or liked); none: all.", completion: .playlists)
         var refs: [String] = []
 
         @Flag(help: "Print a JSON array.")
@@ -435,7 +435,7 @@ extension Root {
         static let configuration = CommandConfiguration(
             abstract: "Offline: entries, total and average duration, distinct artists and albums, share liked, years, top artists and albums, entries per decade.")
 
-        @Argument(help: "The playlist: ID, spotify:playlist:ID, link, or liked.")
+        @Argument(help: "The playlist: its name (or the start of it), ID, spotify:playlist:ID, link, or liked.", completion: .playlists)
         var ref: String
 
         @Flag(help: "Print one JSON object.")
@@ -459,7 +459,7 @@ extension Root {
                 characters are dropped.
                 """)
 
-        @Argument(help: "The playlist: ID, spotify:playlist:ID, link, or liked.")
+        @Argument(help: "The playlist: its name (or the start of it), ID, spotify:playlist:ID, link, or liked.", completion: .playlists)
         var ref: String
 
         @Option(name: .shortAndLong, help: "Write to this file instead of stdout.")
@@ -488,7 +488,7 @@ extension Root {
         @Argument(help: "The file, or - for stdin.")
         var file: String
 
-        @Option(help: "Add to this playlist.")
+        @Option(help: "Add to this playlist (name, ID, URI or link).", completion: .playlists)
         var into: String?
 
         @Option(help: "Create a playlist with this name and add to it.")
@@ -520,28 +520,28 @@ extension Root {
 
         struct Rename: Runnable {
             static let configuration = CommandConfiguration(abstract: "Rename a folder.")
-            @Argument(help: "The folder.") var name: String
+            @Argument(help: "The folder.", completion: .folders) var name: String
             @Argument(help: "Its new name.") var new: String
             func run(_ invocation: Invocation) async throws -> ExitStatus { try await FolderCommand(action: .rename(name, to: new)).run(invocation) }
         }
 
         struct Delete: Runnable {
             static let configuration = CommandConfiguration(abstract: "Delete a folder (its playlists stay in your library).")
-            @Argument(help: "The folder.") var name: String
+            @Argument(help: "The folder.", completion: .folders) var name: String
             func run(_ invocation: Invocation) async throws -> ExitStatus { try await FolderCommand(action: .delete(name)).run(invocation) }
         }
 
         struct Add: Runnable {
             static let configuration = CommandConfiguration(abstract: "Put playlists in a folder (out of any other).")
-            @Argument(help: "The folder.") var name: String
-            @Argument(help: "Playlists: IDs, URIs or links.") var refs: [String]
+            @Argument(help: "The folder.", completion: .folders) var name: String
+            @Argument(help: "Playlists: names, IDs, URIs or links.", completion: .playlists) var refs: [String]
             func run(_ invocation: Invocation) async throws -> ExitStatus { try await FolderCommand(action: .add(name, refs: refs)).run(invocation) }
         }
 
         struct Remove: Runnable {
             static let configuration = CommandConfiguration(abstract: "Take playlists out of a folder.")
-            @Argument(help: "The folder.") var name: String
-            @Argument(help: "Playlists: IDs, URIs or links.") var refs: [String]
+            @Argument(help: "The folder.", completion: .folders) var name: String
+            @Argument(help: "Playlists: names, IDs, URIs or links.", completion: .playlists) var refs: [String]
             func run(_ invocation: Invocation) async throws -> ExitStatus { try await FolderCommand(action: .remove(name, refs: refs)).run(invocation) }
         }
 

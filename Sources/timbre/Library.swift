@@ -20,12 +20,13 @@ extension Root {
         static let configuration = CommandConfiguration(
             abstract: "List a cached playlist's items (offline).",
             discussion: """
-                REF is a playlist ID (22 letters and digits), spotify:playlist:ID, \
-                https://open.spotify.com/playlist/ID, or `liked` for Liked Songs. Items whose track \
+                REF is a cached playlist's name (any case) or the start of one that fits only it, its ID \
+                (22 letters and digits), spotify:playlist:ID, https://open.spotify.com/playlist/ID, or `liked` \
+                for Liked Songs; a prefix that fits several playlists lists them (exit 2). Items whose track \
                 Spotify returns as null are left out, so positions may have gaps.
                 """)
 
-        @Argument(help: "The playlist: ID, spotify:playlist:ID, open.spotify.com link, or liked.")
+        @Argument(help: "The playlist: its name (or the start of it), ID, spotify:playlist:ID, open.spotify.com link, or liked.", completion: .playlists)
         var ref: String
 
         @Flag(help: "Print a JSON array.")

@@ -72,7 +72,7 @@ struct Root: Runnable {
         do {
             command = try parseAsRoot(arguments)
         } catch {
-            return parseFailure(error, console)
+            return parseFailure(error, console, arguments: arguments)
         }
         guard let runnable = command as? any Runnable else {
             // `--help`, `help sync`, a group named alone (`timbre auth`): the parser's own commands,
@@ -92,8 +92,9 @@ struct Root: Runnable {
             console.report(error)
             return error.exitStatus.rawValue
         } catch let error as any UserFacingError {
-            console.report(error)
-            return error.exitStatus.rawValue
+            let shown = DemoCommand.explained(error, environment: invocation.environment)
+            console.report(shown)
+            return shown.exitStatus.rawValue
         } catch {
             console.writeError(Redactor.redact("timbre: \(error)\n"))
             return ExitStatus.failure.rawValue
@@ -101,20 +102,53 @@ struct Root: Runnable {
     }
 
     /// `--help` and `--version` exit 0 with their text on stdout; everything else ArgumentParser
-    /// refuses is a usage error: exit 2, the message and the usage on stderr.
-    private static func parseFailure(_ error: any Error, _ console: Console) -> Int32 {
-        let text = withGlobalOptions(fullMessage(for: error))
+    /// refuses is a usage error in timbre's one form (`Console.report`): exit 2, the sentence, and
+    /// a hint that names the command's `--help`, where its usage and examples are.
+    private static func parseFailure(_ error: any Error, _ console: Console, arguments: [String] = []) -> Int32 {
         if exitCode(for: error) == .success {
+            let message = fullMessage(for: error)
+            // The description the man pages are generated from carries the examples too.
+            let text = message.hasPrefix("{") ? Examples.addingToDump(message) : withGlobalOptions(message)
             if !text.isEmpty { console.line(text) }
             return ExitStatus.success.rawValue
         }
-        console.writeError(text + "\n")
+        console.report(usageError(for: error, arguments: arguments))
         return ExitStatus.usage.rawValue
     }
 
-    /// A command's help, with the options `Root.run` handles for every command.
+    /// What ArgumentParser refused, as timbre says it: its message as a sentence, the option's own
+    /// help and the command's `--help` as the hint.
+    static func usageError(for error: any Error, arguments: [String]) -> UsageError {
+        // A negative position reads as an option to the parser ("Missing value"): say what is wrong.
+        for (index, argument) in arguments.enumerated() where ["--position", "--to"].contains(argument) || argument.hasPrefix("--position=") || argument.hasPrefix("--to=") {
+            let value = argument.contains("=") ? String(argument.drop { $0 != "=" }.dropFirst())
+                : arguments.indices.contains(index + 1) ? arguments[index + 1] : ""
+            if value.hasPrefix("-"), let number = Int(value.split(separator: "-").first.map(String.init) ?? ""), number >= 0 {
+                let option = argument.split(separator: "=").first.map(String.init) ?? argument
+                return UsageError(message: "positions count from 1: '\(option) \(TerminalText.preview(value, limit: 20))' names none",
+                                  hint: "`timbre tracks REF` shows each entry's position")
+            }
+        }
+        let lines = fullMessage(for: error).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var message = Self.message(for: error).trimmingCharacters(in: .whitespacesAndNewlines)
+        if message.isEmpty { message = "that is not a timbre command line" }
+        message = message.prefix(1).lowercased() + message.dropFirst()
+        // "  See 'timbre playlist add --help' for more information."
+        let command = lines.lazy.compactMap { line -> String? in
+            guard let start = line.range(of: "See '"), let end = line.range(of: "' for more", range: start.upperBound..<line.endIndex) else { return nil }
+            return String(line[start.upperBound..<end.lowerBound])
+        }.first ?? "timbre --help"
+        var hint = "`\(command)` shows the usage, every option and examples"
+        if let help = lines.first(where: { $0.hasPrefix("Help:") }) {
+            hint = help.dropFirst("Help:".count).trimmingCharacters(in: .whitespaces) + "; " + hint
+        }
+        return UsageError(message: message, hint: hint)
+    }
+
+    /// A command's help, with the options `Root.run` handles for every command, and its examples last.
     private static func withGlobalOptions(_ text: String) -> String {
         guard text.hasPrefix("OVERVIEW:") || text.hasPrefix("USAGE:") else { return text }
-        return text.trimmingCharacters(in: .newlines) + "\n\n" + GlobalOptions.help
+        let examples = Examples.path(ofHelp: text).flatMap(Examples.section(for:)).map { "\n\n" + $0 } ?? ""
+        return text.trimmingCharacters(in: .newlines) + "\n\n" + GlobalOptions.help + examples
     }
 }

@@ -27,7 +27,7 @@ import TimbreTestSupport
                 #expect(!FileManager.default.fileExists(atPath: "\(home)/\(place)/\(profile)/config.toml"))
             }
         }
-        // Secrets were in memory only.
+        // Never in the keyring: the sandbox session is in the demo profile's credentials file.
         #expect(try await LibSecretStore().read(.refreshToken, profile: "demo") == nil)
         // Afterwards the demo's cache is a profile like any other, offline.
         let playlists = await cli.invoke(["--profile", "demo", "playlists", "--json"])

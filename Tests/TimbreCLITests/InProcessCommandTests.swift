@@ -42,18 +42,43 @@ import TimbreTestSupport
         }
     }
 
-    @Test func usageErrorsExitTwoWithTheParsersHelp() async throws {
+    @Test func usageErrorsExitTwoInTimbresForm() async throws {
         try await withCLI { cli in
             let unknown = await cli.invoke(["frobnicate"])
             #expect(unknown.status == 2)
             #expect(unknown.stdout.isEmpty)
-            #expect(unknown.stderr.contains("Usage: timbre"))
+            // timbre's one error form: the sentence, then where the usage is.
+            #expect(unknown.stderr == "timbre: unexpected argument 'frobnicate'\n  hint: `timbre --help` shows the usage, every option and examples\n")
             let library = await cli.invoke(["demo", "--library", "huge", "--no-interface"])
             #expect(library.status == 2)
             #expect(library.stderr.contains("'small', 'medium' or 'large'"))
             let both = await cli.invoke(["tracks", "liked", "--csv", "--json"])
             #expect(both.status == 2)
             #expect(both.stderr.contains("cannot be used together"))
+        }
+    }
+
+    /// Whatever refuses the line — the parser or timbre — the user reads one form: `timbre:` and a
+    /// sentence, a hint naming what to do; exit 2; nothing on stdout.
+    @Test func parserErrorsTakeTimbresForm() async throws {
+        try await withCLI { cli in
+            let id = "37i9dQZF1DXcBWIGoYBM5M"
+            for arguments in [["playlist", "add", id, "spotify:track:4uLU6hMCjMI75M1A2tKUQC", "--position", "-1"],
+                              ["playlist", "move", id, "--position", "2", "--to", "-1"]] {
+                let result = await cli.invoke(arguments)
+                #expect(result.status == 2, "\(arguments)")
+                #expect(result.stdout.isEmpty)
+                #expect(result.stderr.hasPrefix("timbre: positions count from 1: '--"), "\(arguments): \(result.stderr)")
+                #expect(result.stderr.contains("\n  hint: "))
+            }
+            let missing = await cli.invoke(["tracks"])
+            #expect(missing.status == 2)
+            #expect(missing.stderr.hasPrefix("timbre: missing expected argument '<ref>'\n  hint: "), "\(missing.stderr)")
+            #expect(missing.stderr.contains("`timbre tracks --help` shows the usage, every option and examples"))
+            let flag = await cli.invoke(["doctor", "--colour"])
+            #expect(flag.status == 2)
+            #expect(flag.stderr.hasPrefix("timbre: unknown option '--colour'"), "\(flag.stderr)")
+            #expect(!flag.stderr.contains("Error:") && !flag.stderr.contains("Usage:"))
         }
     }
 

@@ -56,4 +56,61 @@ import TimbreTestSupport
             #expect((sync["abstract"] as? String)?.isEmpty == false, "a man page needs each command's abstract")
         }
     }
+
+    /// Every command (every leaf of the tree, and the root) with its path and its description,
+    /// from the dump the man pages are generated from.
+    private func commands(_ cli: TimbreCLI) async throws -> [(path: String, discussion: String)] {
+        let dump = await cli.invoke(["--experimental-dump-help"])
+        return try Self.leaves(dump.stdout)
+    }
+
+    private static func leaves(_ json: String) throws -> [(path: String, discussion: String)] {
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        var leaves: [(String, String)] = []
+        func walk(_ command: [String: Any], _ path: [String]) {
+            let subcommands = (command["subcommands"] as? [[String: Any]] ?? []).filter { $0["commandName"] as? String != "help" }
+            if subcommands.isEmpty || path.isEmpty { leaves.append((path.joined(separator: " "), command["discussion"] as? String ?? "")) }
+            for sub in subcommands { walk(sub, path + [sub["commandName"] as? String ?? ""]) }
+        }
+        walk(try #require(object["command"] as? [String: Any]), [])
+        return leaves
+    }
+
+    /// gh's help ends with examples; so does timbre's, for every command, and the man pages
+    /// (generated from the dumped description) carry them.
+    @Test func everyCommandsHelpEndsWithExamplesThatTheManPagesCarry() async throws {
+        let cli = try TimbreCLI()
+        defer { cli.remove() }
+        let leaves = try await commands(cli)
+        #expect(leaves.count > 30)
+        for (path, discussion) in leaves {
+            let examples = discussion.components(separatedBy: "Examples:\n").last?.split(separator: "\n") ?? []
+            #expect(discussion.contains("Examples:\n") && examples.count >= 2 && examples.allSatisfy { $0.hasPrefix("  $ ") },
+                    "timbre \(path): \(discussion)")
+            let help = await cli.invoke((path.isEmpty ? [] : path.split(separator: " ").map(String.init)) + ["--help"])
+            #expect(help.status == 0)
+            let tail = help.stdout.components(separatedBy: "\nEXAMPLES:\n").last ?? ""
+            #expect(help.stdout.contains("\nEXAMPLES:\n  $ ") && !tail.contains("OPTIONS:"), "timbre \(path) --help ends with its examples")
+        }
+    }
+
+    /// README's command table names every command `--help` lists.
+    @Test func theReadmeTableNamesEveryCommand() async throws {
+        let cli = try TimbreCLI()
+        defer { cli.remove() }
+        let readme = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../README.md").standardizedFileURL, encoding: .utf8)
+        let table = readme.split(separator: "\n").filter { $0.hasPrefix("| `timbre") }.joined(separator: "\n")
+        let paths = try await commands(cli).map(\.path).filter { !$0.isEmpty }
+        for path in paths {
+            // `pins show` is `timbre pins FILE|URL`; verbs of a group may share a row: `folder create\|rename\|…`.
+            let words = path.split(separator: " ").map(String.init)
+            let named = path == "pins show" ? "`timbre pins" : "`timbre \(path)"
+            var found = table.contains(named + " ") || table.contains(named + "`")
+            if !found, words.count == 2 {
+                found = table.contains("`timbre \(words[0]) ") && (table.contains("\\|\(words[1])") || table.contains("\(words[1])\\|"))
+            }
+            #expect(found, "README's table lacks timbre \(path)")
+        }
+    }
 }

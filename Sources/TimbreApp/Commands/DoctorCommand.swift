@@ -1,10 +1,15 @@
 import TimbreCore
 
-/// `timbre doctor`: one line per check; exit 1 when any check fails.
+/// `timbre doctor`: one line per check (`--json`: `{"checks": [{"name", "level", "detail", "fix"}]}`);
+/// exit 1 when any check fails.
 public struct DoctorCommand: Sendable {
     public var online: Bool
+    public var json: Bool
 
-    public init(online: Bool) { self.online = online }
+    public init(online: Bool, json: Bool = false) {
+        self.online = online
+        self.json = json
+    }
 
     public func run(_ invocation: Invocation) async throws -> ExitStatus {
         let console = invocation.console
@@ -13,13 +18,22 @@ public struct DoctorCommand: Sendable {
             context = try invocation.context()
         } catch let error as ConfigError {
             // Nothing else can be checked without the configuration: say what is wrong with it.
-            console.line(Self.format(DoctorCheck(.fail, "config", "\(error.message) — fix: \(error.hint ?? "correct the file")"), width: 0, console: console))
+            let check = DoctorCheck(.fail, "config", "\(error.message) — fix: \(error.hint ?? "correct the file")")
+            if json { console.json(Self.json([check])) } else { console.line(Self.format(check, width: 0, console: console)) }
             return .failure
         }
         let results = await Doctor(context: context).checks(online: online)
+        if json {
+            console.json(Self.json(results))
+            return results.contains { $0.level == .fail } ? .failure : .success
+        }
         let width = results.map(\.name.count).max() ?? 8
         console.lines(results.map { Self.format($0, width: width, console: console) })
         return results.contains { $0.level == .fail } ? .failure : .success
+    }
+
+    static func json(_ checks: [DoctorCheck]) -> JSONValue {
+        .object([("checks", .array(checks.map(\.json)))])
     }
 
     /// `ok    name  text`: the level coloured on a terminal, the text made safe to show.

@@ -18,7 +18,7 @@ public struct DuplicatesCommand: Sendable {
     }
 
     public func run(_ invocation: Invocation) async throws -> ExitStatus {
-        let wanted = try refs.map { try PlaylistRef.parse($0) }
+        let wanted = try refs.map { try invocation.playlistRef($0) }
         let context = try invocation.context()
         guard let cache = try context.existingCache() else {
             if json { context.console.json(.array([])) }

@@ -32,7 +32,7 @@ public struct PlaylistEditCommand: Sendable {
 
     public func run(_ invocation: Invocation) async throws -> ExitStatus {
         // Every reference is checked before anything is read or written.
-        guard case .playlist(let id) = try PlaylistRef.parse(ref) else {
+        guard case .playlist(let id) = try invocation.playlistRef(ref) else {
             throw UsageError(message: "Liked Songs are changed with `timbre like` and `timbre unlike`, not `timbre playlist`")
         }
         var what = try request()
@@ -120,7 +120,15 @@ public struct UndoCommand: Sendable {
     public func run(_ invocation: Invocation) async throws -> ExitStatus {
         let context = try invocation.context()
         let editor = try await context.editor()
-        let outcome = try await redo ? editor.redo(force: force) : editor.undo(force: force)
+        let outcome: EditOutcome
+        do {
+            outcome = try await redo ? editor.redo(force: force) : editor.undo(force: force)
+        } catch let nothing as NothingToUndo where nothing == .noEdit || nothing == .noUndoneEdit {
+            // Nothing to do is an answer, not a failure: a sentence, exit 0.
+            if json { context.console.json(.object([("done", .bool(false)), ("message", .string(nothing.message))])) }
+            context.console.say("\(nothing.message.prefix(1).uppercased())\(nothing.message.dropFirst()); nothing was changed.")
+            return .success
+        }
         EditReport.show(outcome, json: json, console: context.console)
         return .success
     }
@@ -279,7 +287,7 @@ public struct DeleteCommand: Sendable {
         let console = invocation.console
         var ids: [SpotifyID] = []
         for ref in refs {
-            guard case .playlist(let id) = try PlaylistRef.parse(ref) else {
+            guard case .playlist(let id) = try invocation.playlistRef(ref) else {
                 throw UsageError(message: "Liked Songs cannot be deleted", hint: "`timbre unlike` removes songs from it")
             }
             if !ids.contains(id) { ids.append(id) }
@@ -288,16 +296,28 @@ public struct DeleteCommand: Sendable {
             guard console.stdinIsTTY else {
                 throw UsageError(message: "deleting playlists needs --yes when timbre cannot ask", hint: "add --yes (or --dry-run to see what would happen)")
             }
-            console.writeError("Delete (unfollow) \(ids.count) \(ids.count == 1 ? "playlist" : "playlists")? `timbre undo` follows \(ids.count == 1 ? "it" : "them") again. [y/N] ")
+            let named = Self.names(ids, invocation)
+            console.writeError("Delete (unfollow) \(named)? `timbre undo` follows \(ids.count == 1 ? "it" : "them") again. [y/N] ")
             guard let answer = console.input.readLine()?.trimmingCharacters(in: .whitespaces).lowercased(), answer == "y" || answer == "yes" else {
-                console.say("Nothing deleted.")
-                return .failure
+                // Declining is an answer: exit 0, and what would have happened.
+                console.say("Nothing deleted. \(named) \(ids.count == 1 ? "stays" : "stay") in your library.")
+                return .success
             }
         }
         let context = try invocation.context()
         let outcome = try await context.editor().library(ids.map { "spotify:playlist:\($0.rawValue)" }, save: false, op: "delete", dryRun: dryRun)
         EditReport.show(outcome, json: json, console: context.console)
         return .success
+    }
+}
+
+extension DeleteCommand {
+    /// “Name” (or the id, for a playlist the cache does not have), for up to three; a count beyond.
+    static func names(_ ids: [SpotifyID], _ invocation: Invocation) -> String {
+        let cached = Dictionary(((try? invocation.cachedPlaylistNames()) ?? []).map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+        let shown = ids.prefix(3).map { id in cached[id].map { "“\(TerminalText.preview($0, limit: 60))”" } ?? "playlist \(id)" }
+        if ids.count <= 3 { return shown.joined(separator: ", ") }
+        return "\(ids.count) playlists (\(shown.joined(separator: ", ")), …)"
     }
 }
 
@@ -355,7 +375,7 @@ public struct DetailsCommand: Sendable {
     }
 
     public func run(_ invocation: Invocation) async throws -> ExitStatus {
-        guard case .playlist(let id) = try PlaylistRef.parse(ref) else { throw UsageError(message: "Liked Songs have no details to change") }
+        guard case .playlist(let id) = try invocation.playlistRef(ref) else { throw UsageError(message: "Liked Songs have no details to change") }
         guard !details.isEmpty else { throw UsageError(message: "nothing to change", hint: "give --name, --description, --public/--private or --collaborative/--no-collaborative") }
         if let name = details.name, name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { throw UsageError(message: "a playlist name cannot be empty") }
         let context = try invocation.context()
@@ -382,13 +402,13 @@ public struct CopyCommand: Sendable {
     }
 
     public func run(_ invocation: Invocation) async throws -> ExitStatus {
-        let from = try PlaylistRef.parse(source)
+        let from = try invocation.playlistRef(source)
         let newName = destination.hasPrefix("new:") ? String(destination.dropFirst(4)).trimmingCharacters(in: .whitespaces) : nil
         var to: SpotifyID?
         if let newName {
             guard !newName.isEmpty else { throw UsageError(message: "new:NAME needs a name") }
         } else {
-            guard case .playlist(let id) = try PlaylistRef.parse(destination) else {
+            guard case .playlist(let id) = try invocation.playlistRef(destination) else {
                 throw UsageError(message: "copy into Liked Songs with `timbre like`, not `playlist copy`")
             }
             to = id

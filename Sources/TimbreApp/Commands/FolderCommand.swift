@@ -33,9 +33,9 @@ public struct FolderCommand: Sendable {
         case .delete(let name):
             try folders.delete(name)
         case .add(let name, let refs):
-            try folders.add(try Self.ids(refs), to: name)
+            try folders.add(try Self.ids(refs, invocation), to: name)
         case .remove(let name, let refs):
-            try folders.remove(try Self.ids(refs), from: name)
+            try folders.remove(try Self.ids(refs, invocation), from: name)
         case .list(let json):
             let all = try folders.list()
             let names = try invocation.context().existingCache().map { cache in
@@ -58,10 +58,10 @@ public struct FolderCommand: Sendable {
         return .success
     }
 
-    static func ids(_ refs: [String]) throws -> [String] {
+    static func ids(_ refs: [String], _ invocation: Invocation) throws -> [String] {
         guard !refs.isEmpty else { throw UsageError(message: "name at least one playlist") }
         return try refs.map { ref in
-            guard case .playlist(let id) = try PlaylistRef.parse(ref) else { throw UsageError(message: "Liked Songs cannot go in a folder") }
+            guard case .playlist(let id) = try invocation.playlistRef(ref) else { throw UsageError(message: "Liked Songs cannot go in a folder") }
             return id.rawValue
         }
     }

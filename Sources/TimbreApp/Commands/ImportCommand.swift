@@ -41,7 +41,7 @@ public struct ImportCommand: Sendable {
         guard (into == nil) != (name == nil) else { throw UsageError(message: "give --into REF or --name NAME") }
         var target: SpotifyID?
         if let into {
-            guard case .playlist(let id) = try PlaylistRef.parse(into) else { throw UsageError(message: "import into Liked Songs with `timbre like -`") }
+            guard case .playlist(let id) = try invocation.playlistRef(into) else { throw UsageError(message: "import into Liked Songs with `timbre like -`") }
             target = id
         }
         if let name, name.trimmingCharacters(in: .whitespaces).isEmpty { throw UsageError(message: "--name needs a name") }

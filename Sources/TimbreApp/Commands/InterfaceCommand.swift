@@ -19,10 +19,12 @@ public struct InterfaceCommand: Sendable {
         return .success
     }
 
-    /// Opens the interface on `context`'s cache; `vault` overrides the profile's (the demo's lives in memory).
-    func open(_ context: AppContext, vault: CredentialVault? = nil) async throws {
+    /// Opens the interface on `context`'s cache; `vault` overrides the profile's (the demo's
+    /// vault, signed in already); `greeting` is the first screen's message.
+    func open(_ context: AppContext, vault: CredentialVault? = nil, greeting: String? = nil) async throws {
         // Once curses owns the terminal nothing may print under it: warnings go to the interface.
         let inbox = MessageInbox()
+        if let greeting { inbox.post(greeting) }
         // The first frame must not wait for a whole-file check: the background sync verifies first.
         let cache = try LibraryCache.open(path: context.paths.cache, verify: false, warn: { inbox.post($0) })
         let vault = vault ?? context.vault(warnings: { inbox.post($0) })

@@ -51,7 +51,7 @@ public struct TracksCommand: Sendable {
     }
 
     public func run(_ invocation: Invocation) async throws -> ExitStatus {
-        let reference = try PlaylistRef.parse(ref)
+        let reference = try invocation.playlistRef(ref)
         let context = try invocation.context()
         let console = context.console
         guard let cache = try context.existingCache(), let items = try cache.entries(of: reference) else {

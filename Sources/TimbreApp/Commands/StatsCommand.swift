@@ -13,7 +13,7 @@ public struct StatsCommand: Sendable {
     }
 
     public func run(_ invocation: Invocation) async throws -> ExitStatus {
-        let reference = try PlaylistRef.parse(ref)
+        let reference = try invocation.playlistRef(ref)
         let context = try invocation.context()
         let stats = try Self.figures(of: reference, context: context)
         if json {
@@ -114,7 +114,7 @@ public struct ExportCommand: Sendable {
     ]
 
     public func run(_ invocation: Invocation) async throws -> ExitStatus {
-        let reference = try PlaylistRef.parse(ref)
+        let reference = try invocation.playlistRef(ref)
         let context = try invocation.context()
         let entries = try context.cachedEntries(of: reference).entries
         guard let output, output != "-" else {

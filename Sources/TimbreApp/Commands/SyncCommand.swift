@@ -20,7 +20,7 @@ public struct SyncCommand: Sendable {
 
     /// Exit 0, or 3 when some playlists failed (the rest are stored).
     public func run(_ invocation: Invocation) async throws -> ExitStatus {
-        let options = try selection()
+        let options = try selection(invocation)
         let context = try invocation.context()
         let console = context.console
         let vault = context.vault()
@@ -41,11 +41,11 @@ public struct SyncCommand: Sendable {
     }
 
     /// Every reference is checked before any request is sent.
-    func selection() throws -> SyncOptions {
+    func selection(_ invocation: Invocation) throws -> SyncOptions {
         var selected: [SpotifyID] = []
         var wantsLiked = liked
         for text in playlists {
-            switch try PlaylistRef.parse(text) {
+            switch try invocation.playlistRef(text) {
             case .liked: wantsLiked = true
             case .playlist(let id): if !selected.contains(id) { selected.append(id) }
             }

@@ -14,19 +14,33 @@ struct DemoSandbox {
     let leafPin: String
 
     struct Missing: UserFacingError {
-        let path: String
-        var message: String { "the sandbox binary is missing (looked for \(path))" }
-        var hint: String? { "build it with `swift build` (it is the timbre-sandbox product, installed next to timbre)" }
+        let paths: [String]
+        var message: String { "the sandbox binary is missing (looked for \(paths.joined(separator: " and ")))" }
+        var hint: String? {
+            "the timbre package ships it as lib/timbre/timbre-sandbox beside bin/ (reinstall it); in a checkout, `swift build` builds it next to timbre"
+        }
         var exitStatus: ExitStatus { .failure }
+    }
+
+    /// Where the sandbox may be, relative to the running `timbre`: beside it (a `swift build`
+    /// folder), or `../lib/timbre/` (the .deb's /usr/lib/timbre, the tarball's lib/timbre).
+    static func candidates(besides executable: URL) -> [URL] {
+        let folder = executable.deletingLastPathComponent()
+        return [folder.appendingPathComponent("timbre-sandbox"),
+                folder.deletingLastPathComponent().appendingPathComponent("lib/timbre/timbre-sandbox").standardizedFileURL]
     }
 
     static func start(stateDirectory: URL, library: String, environment: [String: String], timeout: Duration = announcementTimeout) throws -> DemoSandbox {
         let own = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
-        let binary = own.deletingLastPathComponent().appendingPathComponent("timbre-sandbox")
-        guard FileManager.default.isExecutableFile(atPath: binary.path) else { throw Missing(path: binary.path) }
-                let process = Process()
+        let candidates = candidates(besides: own)
+        guard let binary = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
+            throw Missing(paths: candidates.map(\.path))
+        }
+        let process = Process()
         process.executableURL = binary
-        process.arguments = ["serve", "--state-dir", stateDirectory.path, "--port", "0", "--library", library]
+        // Refresh tokens stay as they are: the demo and `timbre --profile demo …` in another
+        // terminal share one session file, and a rotation by one would sign the other out.
+        process.arguments = ["serve", "--state-dir", stateDirectory.path, "--port", "0", "--library", library, "--refresh-rotation", "same"]
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice

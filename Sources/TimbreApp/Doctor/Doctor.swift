@@ -38,6 +38,9 @@ public struct Doctor: Sendable {
 
     /// The Secret Service answers; with TIMBRE_REFRESH_TOKEN set a missing keyring is only a warning.
     func keyring() async -> DoctorCheck {
+        if DemoCommand.isDemo(context) {
+            return DoctorCheck(.ok, "keyring", "not used: the demo profile keeps its sandbox session in \(context.paths.credentials) (0600)")
+        }
         do {
             _ = try await LibSecretStore().read(.clientID, profile: "timbre-doctor-probe")
             return DoctorCheck(.ok, "keyring", "Secret Service reachable and unlocked")
@@ -50,7 +53,10 @@ public struct Doctor: Sendable {
     func signIn() async -> DoctorCheck {
         let vault = context.vault()
         do {
-            guard let found = try await vault.refreshToken() else { return DoctorCheck(.warn, "sign-in", "not signed in — fix: `timbre login`") }
+            guard let found = try await vault.refreshToken() else {
+                let fix = DemoCommand.isDemo(context) ? "`timbre demo` signs in to a new sandbox" : "`timbre login`"
+                return DoctorCheck(.warn, "sign-in", "not signed in — fix: \(fix)")
+            }
             return DoctorCheck(.ok, "sign-in", "signed in (secret in \(found.1.rawValue))")
         } catch {
             return DoctorCheck(.warn, "sign-in", "cannot tell: \(Self.describe(error))")

@@ -43,7 +43,18 @@ public struct EditLost: UserFacingError, Equatable {
 /// Nothing to undo or redo, or the playlist moved on since.
 public struct NothingToUndo: UserFacingError, Equatable {
     public var message: String
+    public var hint: String? {
+        switch self {
+        case .noEdit: return "`timbre history` lists the edits made with this profile"
+        case .noUndoneEdit: return "redo applies an edit `timbre undo` reverted, until a new edit is made"
+        default: return "`timbre history` shows the edit; `timbre sync` then `timbre tracks REF` show the playlist as it is"
+        }
+    }
     public var exitStatus: ExitStatus { .failure }
+
+    /// The journal has no edit to undo, or no undone edit to redo: `timbre undo`/`redo` say so and exit 0.
+    public static let noEdit = NothingToUndo(message: "there is no edit to undo")
+    public static let noUndoneEdit = NothingToUndo(message: "there is no undone edit to redo")
 }
 
 /// An edit that would leave the playlist as it is. `apply` answers it with an outcome that sent

@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+import TimbreTestSupport
+
+/// While `timbre demo` runs (the real binary in tmux), `timbre --profile demo …` in another
+/// terminal works against the demo's sandbox: reads, edits, and the edit in the demo's interface
+/// after `U`. Asserts the sandbox's state through the CLI's `api` (the demo's sandbox has no
+/// test handle).
+@Suite(.serialized, .tags(.integration), .integrationTier) struct DemoCLITmuxTests {
+    typealias Tmux = TUITmuxTests.Tmux
+
+    @Test func theCLIWorksAgainstTheRunningDemoAndItsInterfaceSeesTheEdit() async throws {
+        let cli = try TimbreCLI()
+        let tmux = Tmux()
+        try await withCleanup({ tmux.kill(); cli.remove() }) {
+            let bin = try SandboxProcess.binaryDirectory().appendingPathComponent("timbre").path
+            var env = ["LANG=C.UTF-8", "TERM=tmux-256color"]
+            for key in ["XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "HOME", "PATH"] {
+                if let value = cli.environment[key] { env.append("\(key)=\(value)") }
+            }
+            let marker = cli.home.appendingPathComponent("exit-status").path
+            let command = "env " + env.map { "'\($0)'" }.joined(separator: " ") + " '\(bin)' demo --library small; echo $? > '\(marker)'; sleep 60"
+            _ = try tmux.run(["new-session", "-d", "-x", "150", "-y", "36", command])
+            // The first screen says the CLI works on this sandbox.
+            _ = try await tmux.waitFor("try `timbre --profile demo playlists` in another terminal", timeout: .seconds(90))
+
+            // Reads: the demo's cache; the session file is the user's alone.
+            let playlists = try await cli.run(["--profile", "demo", "playlists", "--json"])
+            #expect(playlists.status == 0, "\(playlists.stderr)")
+            let listed = (try? JSONSerialization.jsonObject(with: Data(playlists.stdout.utf8)) as? [[String: Any]]) ?? []
+            #expect(listed.count > 1)
+            let credentials = try #require(try await cli.run(["--profile", "demo", "paths", "--json"]).stdout
+                .data(using: .utf8).flatMap { try JSONSerialization.jsonObject(with: $0) as? [String: String] }?["credentials"])
+            let mode = try FileManager.default.attributesOfItem(atPath: credentials)[.posixPermissions] as? Int
+            #expect(mode == 0o600)
+            // Online: the catalogue, then an edit of a new playlist, on the demo's sandbox.
+            let search = try await cli.run(["--profile", "demo", "search", "a", "--json", "--limit", "1"])
+            #expect(search.status == 0, "\(search.stderr)")
+            let track = try #require(((try? JSONSerialization.jsonObject(with: Data(search.stdout.utf8))) as? [[String: Any]])?.first?["uri"] as? String)
+            let created = try await cli.run(["--profile", "demo", "playlist", "create", "From The Other Terminal"])
+            #expect(created.status == 0, "\(created.stderr)")
+            let id = created.stdout.trimmingCharacters(in: .newlines)
+            let added = try await cli.run(["--profile", "demo", "playlist", "add", "From The Other", track])
+            #expect(added.status == 0, "\(added.stderr)")
+            let items = try await cli.run(["--profile", "demo", "api", "playlists/\(id)/items"])
+            #expect(items.status == 0 && items.stdout.contains(track), "the sandbox holds the edit: \(items.stdout) \(items.stderr)")
+            let doctor = try await cli.run(["--profile", "demo", "doctor", "--json"])
+            #expect(!doctor.stdout.contains("\"fail\""), "\(doctor.stdout)")
+            #expect(doctor.stdout.contains("the demo profile keeps its sandbox session"))
+
+            // The demo's interface, after U, lists the playlist the other terminal made.
+            try tmux.keys("U")
+            _ = try await tmux.waitFor("From The Other Terminal")
+            try tmux.keys("q")
+            let deadline = ContinuousClock.now + .seconds(20)
+            while !FileManager.default.fileExists(atPath: marker), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
+            #expect((try? String(contentsOfFile: marker, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+            // After the demo its cache stays readable, until the next demo.
+            #expect(try await cli.run(["--profile", "demo", "tracks", "from the other", "--json"]).stdout.contains(track))
+        }
+    }
+}
