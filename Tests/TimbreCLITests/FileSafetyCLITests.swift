@@ -22,6 +22,12 @@ struct FileSafetyCLITests {
         return path
     }
 
+    /// A refresh token, and a profile of its own: no access token another test left in the
+    /// keyring can spare the token request these tests expect.
+    static var signedIn: [String: String] {
+        ["TIMBRE_REFRESH_TOKEN": "not-a-real-token", "TIMBRE_PROFILE": "sec-\(UUID().uuidString.prefix(8).lowercased())"]
+    }
+
     /// Config that needs no server: the requests these tests provoke are refused before any is sent.
     static let offlineConfig = """
         client_id = "abc"
@@ -165,7 +171,7 @@ struct FileSafetyCLITests {
     // MARK: 4. The recording folder
 
     @Test func aRecordingFolderOthersCanWriteIsRefusedBeforeAnythingIsSent() async throws {
-        let cli = try TimbreCLI(extraEnvironment: ["TIMBRE_REFRESH_TOKEN": "not-a-real-token"])
+        let cli = try TimbreCLI(extraEnvironment: Self.signedIn)
         let folder = try scratch()
         try await withCleanup({ cli.remove(); try? FileManager.default.removeItem(atPath: folder) }) {
             try cli.writeConfig(Self.offlineConfig)
@@ -180,7 +186,7 @@ struct FileSafetyCLITests {
 
     @Test(.enabled(if: isRoot, "needs root: only root can give a folder to another uid"))
     func aRecordingFolderOfAnotherUserIsRefused() async throws {
-        let cli = try TimbreCLI(extraEnvironment: ["TIMBRE_REFRESH_TOKEN": "not-a-real-token"])
+        let cli = try TimbreCLI(extraEnvironment: Self.signedIn)
         let folder = try scratch()
         try await withCleanup({ cli.remove(); try? FileManager.default.removeItem(atPath: folder) }) {
             try cli.writeConfig(Self.offlineConfig)
@@ -196,7 +202,7 @@ struct FileSafetyCLITests {
     // MARK: 5. A file name that would overflow the next number
 
     @Test func aHugeNumberInTheRecordingFolderIsIgnoredNotACrash() async throws {
-        let cli = try TimbreCLI(extraEnvironment: ["TIMBRE_REFRESH_TOKEN": "not-a-real-token"])
+        let cli = try TimbreCLI(extraEnvironment: Self.signedIn)
         let folder = try scratch()
         try await withCleanup({ cli.remove(); try? FileManager.default.removeItem(atPath: folder) }) {
             try cli.writeConfig(Self.offlineConfig)
@@ -204,7 +210,7 @@ struct FileSafetyCLITests {
             try Data("{}".utf8).write(to: URL(fileURLWithPath: folder + "/9223372036854775807-x.json"))
             let result = try await cli.run(["api", "me"], environment: ["TIMBRE_RECORD": folder])
             // 127.0.0.1 has no pin: refused (exit 5) — and that refusal recorded as exchange 1.
-            #expect(result.status == 5, "exit \(result.status) (132 = the overflow trap): \(result.stderr)")
+            #expect(result.status == 5, "status \(result.status) (a death by SIGILL, 4, is the overflow trap): \(result.stderr.prefix(300))")
             let names = try FileManager.default.contentsOfDirectory(atPath: folder)
             #expect(names.contains { $0.hasPrefix("0001-") }, "\(names)")
         }

@@ -264,11 +264,6 @@ import TimbreTestSupport
                 await s.cli.invoke(["pins", "update", "--file", s.keys + "/v\(version).json", "--signature", s.keys + "/v\(version).json.sig"])
             }
             #expect(await update(5).status == 0)
-            let floor = s.cli.home.appendingPathComponent("data/timbre/remote-pins.floor").path
-            #expect(try String(contentsOfFile: floor, encoding: .utf8) == "5\n")
-            var info = stat()
-            #expect(stat(floor, &info) == 0 && info.st_mode & 0o777 == 0o600)
-
             try Data("not json".utf8).write(to: URL(fileURLWithPath: s.appliedSet))
             let damaged = await update(4)
             #expect(damaged.status == 5, "\(damaged.stderr)")
@@ -277,6 +272,11 @@ import TimbreTestSupport
             let deleted = await update(4)
             #expect(deleted.status == 5, "\(deleted.stderr)")
             #expect(deleted.stderr.contains("its version 4 is not newer than the applied version 5"), "\(deleted.stderr)")
+
+            let floor = s.cli.home.appendingPathComponent("data/timbre/remote-pins.floor").path
+            #expect((try? String(contentsOfFile: floor, encoding: .utf8)) == "5\n")
+            var info = stat()
+            #expect(stat(floor, &info) == 0 && info.st_mode & 0o777 == 0o600)
 
             // A damaged floor refuses every document until it is fixed, with the fix.
             try Data("five".utf8).write(to: URL(fileURLWithPath: floor))

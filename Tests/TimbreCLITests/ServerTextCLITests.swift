@@ -28,7 +28,7 @@ struct ServerTextCLITests {
     // MARK: 6. Proxy credentials
 
     @Test func proxyCredentialsNeverReachStderrTheLogOrDoctor() async throws {
-        let cli = try TimbreCLI(extraEnvironment: ["TIMBRE_REFRESH_TOKEN": "not-a-real-token"])
+        let cli = try TimbreCLI(extraEnvironment: ["TIMBRE_REFRESH_TOKEN": "not-a-real-token", "TIMBRE_PROFILE": "proxy-\(UUID().uuidString.prefix(8).lowercased())"])
         try await withCleanup({ cli.remove() }) {
             try cli.writeConfig("client_id = \"abc\"\n")
             // libcurl refuses these proxy URLs before connecting, quoting them whole.
