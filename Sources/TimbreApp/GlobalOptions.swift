@@ -1,3 +1,4 @@
+import Foundation
 import TimbreCore
 import TimbreNet
 
@@ -15,20 +16,38 @@ public enum GlobalOptions {
 
     /// The arguments without the global options, and the invocation they describe: `--profile`
     /// wins over `TIMBRE_PROFILE` (and `timbre demo` over both). Everything after `--` is left alone.
-    public static func apply(_ arguments: [String], to invocation: Invocation) throws -> ([String], Invocation) {
-        let (rest, environment) = try apply(arguments, environment: invocation.environment)
+    public static func apply(_ arguments: [String], to invocation: Invocation,
+                             shape: @Sendable () -> CommandShape? = { nil }) throws -> ([String], Invocation) {
+        let (rest, environment) = try apply(arguments, environment: invocation.environment, shape: shape)
         return (rest, Invocation(console: invocation.console, environment: environment))
     }
 
-    public static func apply(_ arguments: [String], environment: [String: String]) throws -> ([String], [String: String]) {
+    /// `shape` tells which options of which command take a value (asked only when `--profile`
+    /// appears at all): a word that is another option's value (`--description "--profile=work"`)
+    /// is that value, never a global option.
+    public static func apply(_ arguments: [String], environment: [String: String],
+                             shape: @Sendable () -> CommandShape? = { nil }) throws -> ([String], [String: String]) {
         var rest: [String] = []
         var flag: String?
+        var node = arguments.contains(where: { $0 == "--profile" || $0.hasPrefix("--profile=") }) ? shape() : nil
+        var positional = false
         var index = arguments.startIndex
         while index < arguments.endIndex {
             let argument = arguments[index]
             if argument == "--" {
                 rest += arguments[index...]
                 break
+            }
+            if let current = node, !argument.hasPrefix("-") {
+                // A subcommand's name (before any positional argument) moves to its options.
+                if !positional, let child = current.subcommands[argument] { node = child } else { positional = true }
+            } else if let current = node, argument.hasPrefix("-"), !argument.contains("="), current.valueOptions.contains(argument) {
+                // An option that takes a value: the next word is that value, whatever it looks like.
+                rest.append(argument)
+                let next = arguments.index(after: index)
+                if next < arguments.endIndex { rest.append(arguments[next]) }
+                index = min(arguments.index(after: next), arguments.endIndex)
+                continue
             }
             if argument == "--profile" {
                 let next = arguments.index(after: index)
@@ -61,5 +80,42 @@ public enum GlobalOptions {
         // A replay folder that cannot answer anything is said at once, not as a failed request.
         if let replay = ExchangeLog.directory(environment, "TIMBRE_REPLAY") { try ReplayTransport.checkFolder(replay) }
         return (rest, environment)
+    }
+}
+
+/// Which options of a command take a value, and its subcommands: enough of the command line's
+/// grammar for `GlobalOptions` to tell an option from another option's value.
+public struct CommandShape: Sendable, Equatable {
+    /// `--description`, `-o`: the spellings of the options that take a value.
+    public var valueOptions: Set<String>
+    public var subcommands: [String: CommandShape]
+
+    public init(valueOptions: Set<String> = [], subcommands: [String: CommandShape] = [:]) {
+        self.valueOptions = valueOptions
+        self.subcommands = subcommands
+    }
+
+    /// From ArgumentParser's description of the commands (`_dumpHelp()`, ToolInfo v0 JSON).
+    public init?(toolInfo json: String) {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any],
+              let command = object["command"] as? [String: Any] else { return nil }
+        self.init(command: command)
+    }
+
+    init(command: [String: Any]) {
+        var options = Set<String>()
+        for argument in command["arguments"] as? [[String: Any]] ?? [] where argument["kind"] as? String == "option" {
+            for name in argument["names"] as? [[String: Any]] ?? [] {
+                guard let text = name["name"] as? String, let kind = name["kind"] as? String else { continue }
+                options.insert((kind == "long" ? "--" : "-") + text)
+            }
+        }
+        var children: [String: CommandShape] = [:]
+        for child in command["subcommands"] as? [[String: Any]] ?? [] {
+            let shape = CommandShape(command: child)
+            for name in [child["commandName"] as? String].compactMap({ $0 }) + (child["aliases"] as? [String] ?? []) { children[name] = shape }
+        }
+        valueOptions = options
+        subcommands = children
     }
 }

@@ -9,7 +9,7 @@
 ///
 /// Only text cells go through it; numbers timbre writes itself (positions, durations) don't.
 public enum CSVCell {
-    static let formulaLeaders: Set<Character> = ["=", "+", "-", "@", "\t", "\r"]
+    static let formulaLeaders: Set<Unicode.Scalar> = ["=", "+", "-", "@", "\t", "\r"]
 
     /// The cell as it goes into the file, quoted when needed.
     public static func encode(_ text: String) -> String {
@@ -33,9 +33,12 @@ public enum CSVCell {
         return String(field.dropFirst())
     }
 
-    /// `'`* then a formula leader.
+    /// `'`* then a formula leader — decided on the first Unicode scalar, not the first
+    /// `Character`: `=` with a combining mark (U+0301), a joiner (U+200D) or an enclosing mark
+    /// (U+20DD) after it, and a leading CRLF, are one `Character` that is not `=`, `-` or CR, yet
+    /// a spreadsheet reads the `=` all the same.
     static func needsNeutralising(_ text: String) -> Bool {
-        guard let first = text.first(where: { $0 != "'" }) else { return false }
+        guard let first = text.unicodeScalars.first(where: { $0 != "'" }) else { return false }
         return formulaLeaders.contains(first)
     }
 

@@ -97,14 +97,8 @@ public struct Config: Sendable, Equatable {
     /// environment overrides.
     public static func load(paths: Paths, environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigError) -> Config {
         var config: Config
-        if FileManager.default.fileExists(atPath: paths.config) {
-            try FilePermissions.requireSafeConfig(paths.config)
-            let text: String
-            do {
-                text = try String(contentsOfFile: paths.config, encoding: .utf8)
-            } catch {
-                throw ConfigError(path: paths.config, detail: "cannot be read: \(error.localizedDescription)")
-            }
+        // What is checked is the file actually opened, links followed, and every folder on the way.
+        if let text = try FilePermissions.readTrustedConfig(paths.config) {
             config = try parse(text, path: paths.config)
         } else {
             config = Config()

@@ -41,7 +41,8 @@ public final class LogSink: Sendable {
         let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { throw LogError(path: path, errno: errno) }
         var info = stat()
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+        // Not a regular file, or someone else's (only root can meet one here): not appended to.
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == geteuid() else {
             close(fd)
             throw LogError(path: path, errno: EINVAL)
         }

@@ -26,8 +26,19 @@ public enum Redactor {
         }
     }()
 
+    /// The userinfo of a URL (`http://user:password@proxy`, `http://TOKEN@proxy`), up to the
+    /// authority's last `@`: all of it, the user name included — a proxy credential may be given
+    /// as the user name alone.
+    private static let userinfo = try? NSRegularExpression(pattern: #"(?i)\b([a-z][a-z0-9+.\-]*://)[^\s/?#'"<>@]*(?:@[^\s/?#'"<>@]*)*@"#)
+
+    /// `text` with every URL's userinfo replaced by `***` (and nothing else changed).
+    public static func maskUserinfo(_ text: String) -> String {
+        guard text.contains("@"), let userinfo else { return text }
+        return userinfo.stringByReplacingMatches(in: text, range: NSRange(text.startIndex..., in: text), withTemplate: "$1***@")
+    }
+
     public static func redact(_ text: String) -> String {
-        var result = text
+        var result = maskUserinfo(text)
         for (regex, template) in patterns {
             let range = NSRange(result.startIndex..., in: result)
             result = regex.stringByReplacingMatches(in: result, range: range, withTemplate: template)

@@ -25,10 +25,11 @@ public final class Folders: Sendable {
         self.path = path
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty { try CacheError.createFolder(directory) }
+        try LibraryCache.requireOwnFiles(path, sideFiles: ["-wal", "-shm", "-journal"])
         do {
             queue = try DatabaseQueue(path: path)
             try UserDataSchema.migrator.migrate(queue)
-            for file in [path, path + "-journal"] { chmod(file, 0o600) }
+            for file in [path, path + "-journal"] { FilePermissions.makePrivate(file) }
         } catch {
             throw CacheError.cannotOpen(path: path, detail: "\(error)")
         }

@@ -34,6 +34,7 @@ public final class LibraryCache: Sendable {
     public static func open(path: String, verify: Bool = true, warn: @escaping @Sendable (String) -> Void) throws -> LibraryCache {
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty { try CacheError.createFolder(directory) }
+        try requireOwnFiles(path, sideFiles: ["-wal", "-shm"])
         do {
             let pool = try openPool(path)
             if try !verify || integrityOK(pool) { return LibraryCache(path: path, pool: pool, warn: warn) }
@@ -68,8 +69,14 @@ public final class LibraryCache: Sendable {
         try CacheSchema.migrator.migrate(pool)
         // SQLite made -wal and -shm with the umask's mode before this chmod; later opens copy the
         // main file's mode, but this process keeps using the ones it has.
-        for file in [path, path + "-wal", path + "-shm"] { chmod(file, 0o600) }
+        for file in [path, path + "-wal", path + "-shm"] { FilePermissions.makePrivate(file) }
         return pool
+    }
+
+    /// The database and its side files are this user's own regular files or absent: SQLite would
+    /// follow a link and write its tables (and this chmod) into another file.
+    static func requireOwnFiles(_ path: String, sideFiles: [String]) throws {
+        for file in [path] + sideFiles.map({ path + $0 }) { try FilePermissions.requireOwnFile(file) }
     }
 
     private static func integrityOK(_ pool: DatabasePool) throws -> Bool {

@@ -243,8 +243,9 @@ final class CurlTransfer: @unchecked Sendable {
         let detail: String = {
             let buffer = String(cString: errorBuffer)
             let text = buffer.isEmpty ? (curl_easy_strerror(code).map { String(cString: $0) } ?? "curl error \(code.rawValue)") : buffer
-            guard let proxy = settings.proxy else { return text }
-            return "\(text); through the proxy \(proxy.redacted) from \(proxy.variable)"
+            // libcurl quotes a URL it rejects whole, credentials included.
+            guard let proxy = settings.proxy else { return Redactor.maskUserinfo(text) }
+            return "\(proxy.masking(text)); through the proxy \(proxy.redacted) from \(proxy.variable)"
         }()
         switch code {
         case CURLE_PEER_FAILED_VERIFICATION:

@@ -55,16 +55,34 @@ public struct ProxySettings: Sendable, Equatable {
         return "\(variable) names an https:// proxy (\(TerminalText.preview(redacted))), which timbre does not support: use its http:// address — the connection to the server is still TLS end to end through the proxy's tunnel, with the pins checked on the server's certificate"
     }
 
-    /// The proxy without its credentials, for doctor and messages (`http://user:***@host:port`).
+    /// The proxy without its credentials, for doctor and messages (`http://***@host:port`): the
+    /// whole userinfo goes, the user name too — `http://TOKEN@proxy` carries its secret there.
     public var redacted: String {
-        guard let schemeEnd = url.range(of: "://") else {
-            guard let at = url.lastIndex(of: "@"), let colon = url[..<at].firstIndex(of: ":") else { return url }
-            return url[..<colon] + ":***" + url[at...]
+        if url.range(of: "://") != nil { return Redactor.maskUserinfo(url) }
+        // `user:password@host:port` (http:// implied): everything before the last `@`.
+        guard let at = url.lastIndex(of: "@") else { return url }
+        return "***" + url[at...]
+    }
+
+    /// `text` (libcurl's error message, which may quote the proxy's URL) without the proxy's
+    /// credentials, however it quotes them.
+    public func masking(_ text: String) -> String {
+        var text = text.replacingOccurrences(of: url, with: redacted)
+        if let userinfo = credentials {
+            // Short ones would blank unrelated words; the URL itself was replaced above.
+            for form in Set([userinfo, userinfo.removingPercentEncoding ?? userinfo]) where form.count >= 6 {
+                text = text.replacingOccurrences(of: form, with: "***")
+            }
         }
-        let rest = url[schemeEnd.upperBound...]
-        guard let at = rest.lastIndex(of: "@") else { return url }
-        guard let userEnd = rest[..<at].firstIndex(of: ":") else { return url }
-        return String(url[..<schemeEnd.upperBound]) + rest[..<userEnd] + ":***" + rest[at...]
+        return Redactor.maskUserinfo(text)
+    }
+
+    /// The userinfo as given (before the authority's last `@`), if any.
+    var credentials: String? {
+        let rest = url.range(of: "://").map { url[$0.upperBound...] } ?? url[...]
+        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        guard let at = authority.lastIndex(of: "@") else { return nil }
+        return String(authority[..<at])
     }
 
     /// One line for doctor: what is used, from where, and what bypasses it.

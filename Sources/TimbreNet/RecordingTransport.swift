@@ -40,13 +40,33 @@ public final class RecordingTransport: HTTPTransport {
     }
 
     private func prepare() throws -> Int {
+        let names: [String]
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
-            return (names.compactMap { Int($0.prefix { $0.isNumber }) }.max() ?? 0) + 1
         } catch {
             throw RecordingError(directory: directory.path, detail: error.localizedDescription)
         }
+        // Another user who can write (or owns) the folder could swap the exchange files a replay
+        // or a bug report is made from: only a folder of this user's alone is recorded into.
+        if let refusal = FilePermissions.requirePrivateFolder(directory.path) {
+            throw RecordingError(directory: directory.path, detail: refusal.problem, fix: refusal.fix)
+        }
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        } catch {
+            throw RecordingError(directory: directory.path, detail: error.localizedDescription)
+        }
+        return (names.compactMap(Self.sequence(of:)).max() ?? 0) + 1
+    }
+
+    /// The leading number of an exchange file's name (`0007-GET-….json`); nil for any other name,
+    /// and for a number of more than nine digits, which timbre never writes (one near `Int.max`
+    /// would overflow the next number).
+    static func sequence(of name: String) -> Int? {
+        guard name.hasSuffix(".json") else { return nil }
+        let digits = name.utf8.prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+        guard !digits.isEmpty, digits.count <= 9 else { return nil }
+        return Int(String(decoding: digits, as: UTF8.self))
     }
 
     private func write(_ exchange: RecordedExchange) throws {
@@ -63,7 +83,18 @@ public final class RecordingTransport: HTTPTransport {
 public struct RecordingError: UserFacingError {
     public let directory: String
     public let detail: String
+    public var fix: String?
+
+    public init(directory: String, detail: String, fix: String? = nil) {
+        self.directory = directory
+        self.detail = detail
+        self.fix = fix
+    }
+
     public var message: String { "cannot write the recording to \(directory): \(TerminalText.preview(detail))" }
-    public var hint: String? { "set TIMBRE_RECORD to a folder you can write, or unset it" }
+    public var hint: String? {
+        guard let fix else { return "set TIMBRE_RECORD to a folder you can write, or unset it" }
+        return "\(fix), or set TIMBRE_RECORD to a folder of your own (nothing was sent)"
+    }
     public var exitStatus: ExitStatus { .failure }
 }

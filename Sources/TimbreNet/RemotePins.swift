@@ -138,6 +138,8 @@ public enum RemotePinError: UserFacingError, Equatable {
     case removesHosts([String])
     /// The document or its signature could not be read (HTTP status, missing file).
     case unreadable(String)
+    /// The rollback floor (`remote-pins.floor`) is there but unreadable: no version can be known to be newer.
+    case floorDamaged(path: String)
 
     public var message: String {
         switch self {
@@ -164,6 +166,8 @@ public enum RemotePinError: UserFacingError, Equatable {
         case .expired(let when): return "it expired at \(when)"
         case .removesHosts(let hosts):
             return "it would remove every pin of \(hosts.joined(separator: ", ")), which the applied set pins (allow_host_removal = true in [tls.remote] permits that)"
+        case .floorDamaged(let path):
+            return "the highest version applied so far (\(path)) is unreadable, so no document can be shown to be newer (no rollback)"
         }
     }
 
@@ -173,6 +177,7 @@ public enum RemotePinError: UserFacingError, Equatable {
         case .keyUnusable: return "check public_key in [tls.remote], or TIMBRE_PINS_HMAC_KEY / the keyring item for hmac = true"
         case .notNewer: return "`timbre pins status` shows the applied version; the signer must publish a higher one"
         case .expired: return "ask the signer for a fresh document"
+        case .floorDamaged(let path): return "write the last version you applied into it (`echo N > \(path)`), or remove it to accept any version above the stored set's"
         default: return nil
         }
     }
@@ -255,7 +260,26 @@ public struct RemotePinStore: Sendable {
         return (try? RemotePinDocument.parse(stored.document))?.version
     }
 
+    /// The rollback floor: the highest version ever applied, one number in a file of its own
+    /// beside the set (`remote-pins.floor`, 0600), written before the set. A damaged or deleted
+    /// set cannot lower it; a damaged floor refuses every document until it is fixed.
+    public var floorPath: String { (path as NSString).deletingLastPathComponent + "/remote-pins.floor" }
+
+    /// The version a document must be above: the floor's and the stored set's, whichever is higher.
+    public func versionFloor() throws(RemotePinError) -> Int? {
+        let stored = storedVersion()
+        var info = stat()
+        guard lstat(floorPath, &info) == 0 else { return stored }
+        guard let data = BoundedRead.file(floorPath, limit: 64).data,
+              let floor = Int(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)), floor >= 1
+        else { throw .floorDamaged(path: floorPath) }
+        return max(floor, stored ?? 0)
+    }
+
     public func save(_ applied: AppliedRemotePins) throws {
+        var floor = applied.parsed.version
+        if let known = try? versionFloor() { floor = max(floor, known) }
+        try PrivateFile.write(Data("\(floor)\n".utf8), to: floorPath)
         let value: JSONValue = .object([
             ("format", .int(1)),
             ("document", .string(Data(applied.document).base64EncodedString())),
@@ -308,7 +332,7 @@ public struct RemotePinUpdater: Sendable {
         let applied: AppliedRemotePins
         do {
             applied = try RemotePinCheck.evaluate(document: document, signature: signature, key: key, source: source, current: current,
-                                                  versionFloor: store.storedVersion(), allowHostRemoval: allowHostRemoval, now: now)
+                                                  versionFloor: try store.versionFloor(), allowHostRemoval: allowHostRemoval, now: now)
         } catch {
             observer.record(.remoteRefused(source: source, reason: error.reason))
             throw error

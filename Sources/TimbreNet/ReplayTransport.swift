@@ -24,6 +24,10 @@ public final class ReplayTransport: HTTPTransport {
         self.directory = directory
     }
 
+    /// The largest exchange file read: a response body is at most 64 MB (the transport's limit),
+    /// which as base64 or JSON-escaped text in the file stays well under this.
+    public static let maxFileBytes = 256 << 20
+
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         try Task.checkCancellation()
         let key = RecordedExchange.key(of: request)
@@ -75,7 +79,11 @@ public final class ReplayTransport: HTTPTransport {
         var exchanges: [RecordedExchange] = []
         for name in names {
             let path = directory.appendingPathComponent(name).path
-            guard let data = FileManager.default.contents(atPath: path), let exchange = RecordedExchange.parse(data) else {
+            let read = BoundedRead.file(path, limit: Self.maxFileBytes)
+            if read.tooLarge {
+                throw ReplayError.unreadable(directory: directory.path, detail: "\(name) is over \(Self.maxFileBytes >> 20) MB, more than any recorded exchange")
+            }
+            guard let data = read.data, let exchange = RecordedExchange.parse(data) else {
                 throw ReplayError.unreadable(directory: directory.path, detail: "\(name) is not a recorded exchange")
             }
             exchanges.append(exchange)

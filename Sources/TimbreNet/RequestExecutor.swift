@@ -132,8 +132,10 @@ public final class RequestExecutor: Sendable {
         return kind != .refused && kind != .dns && kind != .tls
     }
 
-    /// Host and path for logs and messages: the query may hold codes and is left out.
-    static func path(_ url: URL) -> String { url.path.isEmpty ? "/" : url.path }
+    /// Host and path for logs and messages: the query may hold codes and is left out. The path is
+    /// percent-decoded and may come from the server (a `next` link): its control bytes are made
+    /// visible here, before any message or log line holds them.
+    static func path(_ url: URL) -> String { url.path.isEmpty ? "/" : TerminalText.sanitize(url.path) }
 
     static func describe(_ url: URL) -> String {
         Redactor.redact(url.absoluteString)

@@ -47,7 +47,7 @@ public enum SpotifyError: UserFacingError, Equatable {
     public var message: String {
         switch self {
         case .api(let status, let message, let path):
-            return "Spotify answered \(status) for \(path): \(TerminalText.preview(message))"
+            return "Spotify answered \(status) for \(TerminalText.sanitize(path)): \(TerminalText.preview(message))"
         case .accounts(let status, let code, let description):
             if code == "invalid_grant" {
                 return "your Spotify session has expired (refresh tokens last 6 months) — run `timbre login`"
@@ -55,16 +55,16 @@ public enum SpotifyError: UserFacingError, Equatable {
             let detail = description.map { ": \(TerminalText.preview($0))" } ?? ""
             return "Spotify sign-in failed (\(status) \(TerminalText.preview(code))\(detail))"
         case .unexpected(let status, let preview, let path):
-            return "Spotify answered \(status) for \(path) with an unexpected body: \(preview)"
+            return "Spotify answered \(status) for \(TerminalText.sanitize(path)) with an unexpected body: \(TerminalText.sanitize(preview))"
         case .rateLimited(let seconds, let waited, let budget, let path):
             if waited == 0, seconds > budget {
-                return "Spotify is rate-limiting timbre (\(path)) and asks to wait \(Self.duration(seconds)), longer than rate_limit_budget (\(budget) s)"
+                return "Spotify is rate-limiting timbre (\(TerminalText.sanitize(path))) and asks to wait \(Self.duration(seconds)), longer than rate_limit_budget (\(budget) s)"
             }
-            return "Spotify is rate-limiting timbre (\(path)): after \(waited) s of waiting it asks for \(Self.duration(seconds)) more, past rate_limit_budget (\(budget) s)"
+            return "Spotify is rate-limiting timbre (\(TerminalText.sanitize(path))): after \(waited) s of waiting it asks for \(Self.duration(seconds)) more, past rate_limit_budget (\(budget) s)"
         case .quotaExceeded(let path):
-            return "Spotify says this app's request quota is used up (QUOTA_EXCEEDED, \(path))"
+            return "Spotify says this app's request quota is used up (QUOTA_EXCEEDED, \(TerminalText.sanitize(path)))"
         case .serverUnavailable(let status, let attempts, let path):
-            return "Spotify kept answering \(status) for \(path) (\(attempts) attempts)"
+            return "Spotify kept answering \(status) for \(TerminalText.sanitize(path)) (\(attempts) attempts)"
         }
     }
 

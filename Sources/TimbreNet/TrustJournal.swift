@@ -131,7 +131,12 @@ public final class TrustJournal: TrustObserver {
         let fd = Glibc.open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         if fd >= 0 {
             var info = stat()
-            if fstat(fd, &info) == 0, info.st_mode & 0o077 != 0 { _ = fchmod(fd, 0o600) }
+            // Not a regular file of this user's (only root can meet someone else's): not written.
+            guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == geteuid() else {
+                close(fd)
+                return -1
+            }
+            if info.st_mode & 0o077 != 0 { _ = fchmod(fd, 0o600) }
         }
         return fd
     }

@@ -334,8 +334,9 @@ extension Root {
             commandName: "api",
             abstract: "Call the Spotify Web API directly, through the pinned, signed-in transport (like `gh api`).",
             discussion: """
-                PATH is relative to api_url (`me/playlists?limit=5`). The answer's JSON goes to stdout as \
-                Spotify sent it; with --paginate every page follows on its own line. A write (-X POST, PUT, \
+                PATH is relative to api_url (`me/playlists?limit=5`) and must stay below it (`../x` is refused, nothing sent). \
+                The answer's JSON goes to stdout as Spotify sent it (on a terminal with control bytes made \
+                visible, unless --raw); with --paginate every page follows on its own line. A write (-X POST, PUT, \
                 DELETE) is sent once: timbre never resends one whose answer was lost. Raw calls are not \
                 journalled and `timbre undo` does not revert them.
                 """)
@@ -352,8 +353,11 @@ extension Root {
         @Flag(help: "Follow `next` links: every page, one per line.")
         var paginate = false
 
+        @Flag(help: "Print bodies byte for byte on a terminal too (by default a terminal gets control bytes made visible).")
+        var raw = false
+
         func run(_ invocation: Invocation) async throws -> ExitStatus {
-            try await APICommand(method: method, path: path, input: input, paginate: paginate).run(invocation)
+            try await APICommand(method: method, path: path, input: input, paginate: paginate, raw: raw).run(invocation)
         }
     }
 }

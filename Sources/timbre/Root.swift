@@ -45,7 +45,7 @@ struct Root: Runnable {
         let environment = ProcessInfo.processInfo.environment
         // The log of the profile the arguments name. A bad name gets no log: `run` refuses it
         // before anything could write one.
-        if let (_, profiled) = try? GlobalOptions.apply(Array(CommandLine.arguments.dropFirst()), environment: environment) {
+        if let (_, profiled) = try? GlobalOptions.apply(Array(CommandLine.arguments.dropFirst()), environment: environment, shape: shape) {
             TimbreLogging.bootstrap(paths: Paths.resolve(environment: profiled), environment: profiled)
         }
         let invocation = Invocation(console: .standard(environment: environment), environment: environment)
@@ -59,8 +59,15 @@ struct Root: Runnable {
         let console = started.console
         // The global options (`--profile`) first: every path, the log and the secrets follow them.
         let arguments: [String], invocation: Invocation
+        var replay: ReplayState?
+        defer { replay?.discard() }
         do {
-            (arguments, invocation) = try GlobalOptions.apply(given, to: started)
+            (arguments, invocation) = try GlobalOptions.apply(given, to: started, shape: shape)
+            // A replay works on a throwaway copy of the profile's state (README "Reporting a bug").
+            if let (replayed, state) = try ReplayState.prepare(invocation) {
+                replay = state
+                return await run(parsing: arguments, replayed)
+            }
         } catch let error as any UserFacingError {
             console.report(error)
             return error.exitStatus.rawValue
@@ -68,6 +75,15 @@ struct Root: Runnable {
             console.writeError(Redactor.redact("timbre: \(error)\n"))
             return ExitStatus.usage.rawValue
         }
+        return await run(parsing: arguments, invocation)
+    }
+
+    /// Which options take a value, from the parser's own description of every command: so
+    /// `--profile` is only taken where an option can stand.
+    @Sendable static func shape() -> CommandShape? { CommandShape(toolInfo: _dumpHelp()) }
+
+    private static func run(parsing arguments: [String], _ invocation: Invocation) async -> Int32 {
+        let console = invocation.console
         let command: any ParsableCommand
         do {
             command = try parseAsRoot(arguments)

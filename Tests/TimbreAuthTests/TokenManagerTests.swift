@@ -188,6 +188,19 @@ private struct EmptyStore: SecretStore {
         #expect(fake.state.current.hosts == ["api.test", "API.test"], "no request left for another origin")
     }
 
+    /// Issue #31, item 10: dot segments (plain or percent-encoded) are removed before the check,
+    /// and "below api_url" is by whole segments.
+    @Test func pathsAreNormalisedAndMustStayBelowAPIURL() throws {
+        let api = try #require(URL(string: "https://api.test/v1"))
+        for (path, expected) in [("me/./playlists?limit=5", "https://api.test/v1/me/playlists?limit=5"), ("me/../me", "https://api.test/v1/me"),
+                                 ("https://api.test/v1/me/%2E/x", "https://api.test/v1/me/x"), ("https://api.test/v1", "https://api.test/v1")] {
+            #expect(try AuthorizedClient.resolve(path, apiURL: api).absoluteString == expected, "\(path)")
+        }
+        for path in ["../x", "me/../../x", "me/%2e%2e/%2E%2E/x", "..", "https://api.test/v1evil", "https://api.test/v1/../x", "https://api.test/"] {
+            #expect(throws: TransportError.self, "\(path)") { try AuthorizedClient.resolve(path, apiURL: api) }
+        }
+    }
+
     @Test func invalidGrantAsksTheUserToSignInAgain() async throws {
         let fake = FakeSpotify()
         fake.state.withLock { $0.revoked = true }

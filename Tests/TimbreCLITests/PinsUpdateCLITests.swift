@@ -249,6 +249,48 @@ import TimbreTestSupport
         }
     }
 
+    /// Issue #31, item 10: the highest version applied is kept apart from the set
+    /// (remote-pins.floor), so a damaged or deleted set cannot reopen the way to an older document.
+    @Test func aDamagedOrDeletedAppliedSetCannotLowerTheRollbackFloor() async throws {
+        let s = try await setUp()
+        try await withCleanup({ await s.cleanUp() }) {
+            try makeECDSAKey(s)
+            try s.configure(remote: "public_key = \"\(s.keys)/signer.pem\"")
+            let root = s.sandbox.info.pins.root
+            for version in [4, 5, 6] {
+                _ = try signECDSA(s, document(version: version, [("127.0.0.1", [root], "root")]), name: "v\(version).json")
+            }
+            func update(_ version: Int) async -> CLIResult {
+                await s.cli.invoke(["pins", "update", "--file", s.keys + "/v\(version).json", "--signature", s.keys + "/v\(version).json.sig"])
+            }
+            #expect(await update(5).status == 0)
+            try Data("not json".utf8).write(to: URL(fileURLWithPath: s.appliedSet))
+            let damaged = await update(4)
+            #expect(damaged.status == 5, "\(damaged.stderr)")
+            #expect(damaged.stderr.contains("its version 4 is not newer than the applied version 5"), "\(damaged.stderr)")
+            try FileManager.default.removeItem(atPath: s.appliedSet)
+            let deleted = await update(4)
+            #expect(deleted.status == 5, "\(deleted.stderr)")
+            #expect(deleted.stderr.contains("its version 4 is not newer than the applied version 5"), "\(deleted.stderr)")
+
+            let floor = s.cli.home.appendingPathComponent("data/timbre/remote-pins.floor").path
+            #expect((try? String(contentsOfFile: floor, encoding: .utf8)) == "5\n")
+            var info = stat()
+            #expect(stat(floor, &info) == 0 && info.st_mode & 0o777 == 0o600)
+
+            // A damaged floor refuses every document until it is fixed, with the fix.
+            try Data("five".utf8).write(to: URL(fileURLWithPath: floor))
+            let unknown = await update(6)
+            #expect(unknown.status == 5, "\(unknown.stderr)")
+            #expect(unknown.stderr.contains("\(floor)) is unreadable"), "\(unknown.stderr)")
+            #expect(unknown.stderr.contains("echo N > \(floor)"), "\(unknown.stderr)")
+            try Data("5\n".utf8).write(to: URL(fileURLWithPath: floor))
+            #expect(await update(4).status == 5)
+            #expect(await update(6).status == 0)
+            #expect(try String(contentsOfFile: floor, encoding: .utf8) == "6\n")
+        }
+    }
+
     @Test func ed25519AndHMACSignaturesFromTheOpensslCommandsAreAccepted() async throws {
         let s = try await setUp()
         try await withCleanup({ await s.cleanUp() }) {

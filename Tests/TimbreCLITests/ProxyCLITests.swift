@@ -111,7 +111,7 @@ final class ConnectProxy: @unchecked Sendable {
                 "\(none.stdout)")
         let set = await cli.invoke(["doctor"], environment: ["ALL_PROXY": "http://me:hunter2@proxy.example:3128", "no_proxy": "internal.example"])
         let line = set.stdout.split(separator: "\n").first { $0.contains("proxy") }.map(String.init) ?? ""
-        #expect(line.contains("http://me:***@proxy.example:3128 (from ALL_PROXY); no_proxy=internal.example connect directly"), "\(line)")
+        #expect(line.contains("http://***@proxy.example:3128 (from ALL_PROXY); no_proxy=internal.example connect directly"), "\(line)")
         #expect(!set.stdout.contains("hunter2"))
     }
 }

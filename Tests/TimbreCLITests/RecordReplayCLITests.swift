@@ -85,7 +85,11 @@ import TimbreTestSupport
             #expect(replayedRequests > 0 && replayedRequests <= requests, "\(replayedRequests) of \(requests)")
             // Playlists are synced concurrently: the same warnings, perhaps in another order.
             #expect((replayReport["warnings"] as? [String])?.sorted() == (firstReport["warnings"] as? [String])?.sorted())
-            #expect(await cacheContents(cli, profile: replayed) == original)
+            // The replay worked on a throwaway copy of the profile's state, and said so: the
+            // replayed profile's own cache was never written.
+            #expect(replay.stderr.contains("works on a throwaway copy of the profile's cache and journal"), "\(replay.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: cli.home.appendingPathComponent("cache/timbre/profiles/\(replayed)/library.sqlite").path))
+            #expect(await cacheContents(cli, profile: replayed).isEmpty)
             #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == files, "a replay records nothing")
 
             // No secret in the recording: not the refresh token, not the access token, no bearer
@@ -103,6 +107,35 @@ import TimbreTestSupport
             #expect(missing.status == 1, "\(missing.stderr)")
             #expect(missing.stderr.contains("the recording in \(dir.path) has no answer for GET /v1/me/following?type=artist"), "\(missing.stderr)")
             #expect(missing.stdout.isEmpty)
+        }
+    }
+
+    /// Issue #31, item 3: a replayed edit lands in a throwaway copy of the profile's state, never
+    /// in its journal or cache — so a later live `timbre undo` cannot turn it into a real write.
+    @Test func aReplayedEditNeverReachesTheProfilesJournalOrCache() async throws {
+        let sandbox = try await SandboxProcess.start(library: .small, extraArguments: ["--refresh-rotation", "same"])
+        // A profile of its own: the keyring's access token of another test's profile would not do here.
+        let profile = "edit-\(UUID().uuidString.prefix(8).lowercased())"
+        let cli = try TimbreCLI(extraEnvironment: ["TIMBRE_REFRESH_TOKEN": try await sandbox.mintRefreshToken(), "TIMBRE_PROFILE": profile])
+        let dir = cli.home.appendingPathComponent("recording")
+        try await withCleanup({
+            _ = await cli.invoke(["logout"])
+            await sandbox.stop()
+            cli.remove()
+        }) {
+            try cli.configure(for: sandbox)
+            let live = await cli.invoke(["playlist", "create", "Recorded mix"], environment: ["TIMBRE_RECORD": dir.path])
+            #expect(live.status == 0, "\(live.stderr)")
+            let history = await cli.invoke(["history", "--json"])
+            #expect((json(history.stdout) as? [Any])?.count == 1, "\(history.stdout)")
+            let playlists = await cli.invoke(["playlists", "--json"]).stdout
+            await sandbox.stop()
+
+            let replayed = await cli.invoke(["playlist", "create", "Recorded mix"], environment: ["TIMBRE_REPLAY": dir.path])
+            #expect(replayed.status == 0, "\(replayed.stderr) \((try? FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()) ?? [])")
+            #expect(replayed.stderr.contains("throwaway copy"), "\(replayed.stderr)")
+            #expect(await cli.invoke(["history", "--json"]).stdout == history.stdout, "the replayed edit reached the journal")
+            #expect(await cli.invoke(["playlists", "--json"]).stdout == playlists, "the replayed edit reached the cache")
         }
     }
 }

@@ -24,6 +24,25 @@ import Testing
         #expect(try String(contentsOfFile: victim, encoding: .utf8) == "untouched\n")
     }
 
+    /// Issue #31, item 2: every file timbre writes in place must be the user's own.
+    @Test(.enabled(if: getuid() == 0, "needs root: only root can give a file to another uid"))
+    func filesOfAnotherUserAreNeitherLoggedToNorWritten() throws {
+        let dir = try tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let log = dir + "/timbre.log", database = dir + "/library.sqlite"
+        for path in [log, database] {
+            try "theirs\n".write(toFile: path, atomically: true, encoding: .utf8)
+            chmod(path, 0o666)
+            #expect(chown(path, 65534, 65534) == 0)
+        }
+        #expect(throws: LogError.self) { _ = try LogSink(path: log) }
+        #expect(throws: UnsafeFileError.self) { try FilePermissions.requireOwnFile(database) }
+        FilePermissions.makePrivate(database)
+        var info = stat()
+        #expect(stat(database, &info) == 0 && info.st_mode & 0o777 == 0o666, "chmod of another user's file")
+        #expect(try String(contentsOfFile: log, encoding: .utf8) == "theirs\n")
+    }
+
     @Test func logMetadataFromTheServerIsSanitised() throws {
         let dir = try tempDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }

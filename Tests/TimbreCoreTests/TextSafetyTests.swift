@@ -38,6 +38,20 @@ import Testing
         #expect(CSVCell.encode("\u{1B}=1+1") == "\"'=1+1\"")
     }
 
+    /// Issue #31, item 8: the first Unicode scalar decides, not the first `Character`.
+    @Test(arguments: ["=\u{301}1+1", "=\u{200D}1+1", "-\u{20DD}2", "\r\n=1+1", "+\u{301}x", "@\u{200D}a", "'=\u{301}x", "\t\u{301}x"])
+    func aLeaderJoinedToAMarkIsStillAFormula(_ text: String) {
+        let cell = CSVCell.encode(text)
+        #expect(cell.unicodeScalars.starts(with: "\"'".unicodeScalars), "\(cell.debugDescription)")
+        #expect(CSVCell.decode(String(cell.dropFirst().dropLast())) == text)
+    }
+
+    @Test func userinfoIsMaskedInAnyURLInAnyText() {
+        #expect(Redactor.maskUserinfo("in 'http://TOKEN@proxy:3128' and socks5h://u:p@ss@h:1/x") == "in 'http://***@proxy:3128' and socks5h://***@h:1/x")
+        #expect(Redactor.maskUserinfo("https://api.spotify.com/v1/me and a@b.example") == "https://api.spotify.com/v1/me and a@b.example")
+        #expect(Redactor.redact("Unsupported proxy syntax in 'http://TOKENSECRET:pw@pro xy:3128'") == "Unsupported proxy syntax in 'http://***@pro xy:3128'")
+    }
+
     @Test func decodeUndoesExactlyTheNeutralising() {
         for text in ["=1+1", "+x", "-2", "@a", "\tt", "\rr", "'=already quoted", "''=two", "'plain quote", "it's", "", "'", "normal"] {
             let cell = CSVCell.encode(text)

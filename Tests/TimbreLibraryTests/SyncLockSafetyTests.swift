@@ -14,4 +14,17 @@ import Testing
         }
         #expect(try String(contentsOfFile: victim, encoding: .utf8) == "precious\n")
     }
+
+    /// Issue #31, item 2: another user's lock file is neither truncated nor written.
+    @Test(.enabled(if: getuid() == 0, "needs root: only root can give a file to another uid"))
+    func anotherUsersLockIsRefusedAndKept() async throws {
+        let dir = try TempDir()
+        let lock = dir.path("library.sqlite.lock")
+        try "theirs\n".write(toFile: lock, atomically: true, encoding: .utf8)
+        #expect(chown(lock, 65534, 65534) == 0)
+        await #expect(throws: SyncLockError.self) {
+            _ = try await SyncLock.acquire(cachePath: dir.path("library.sqlite"), wait: .zero)
+        }
+        #expect(try String(contentsOfFile: lock, encoding: .utf8) == "theirs\n")
+    }
 }

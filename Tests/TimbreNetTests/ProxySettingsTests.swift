@@ -30,17 +30,28 @@ import Testing
 
     @Test(arguments: [
         ("http://proxy:3128", "http://proxy:3128"),
-        ("http://me:secret@proxy:3128", "http://me:***@proxy:3128"),
-        ("socks5h://me@proxy:1080", "socks5h://me@proxy:1080"),
-        ("me:p@ss@proxy:3128", "me:***@proxy:3128"),
+        ("http://me:secret@proxy:3128", "http://***@proxy:3128"),
+        // A token given as the user name alone is a credential too (issue #31, item 6).
+        ("socks5h://TOKEN@proxy:1080", "socks5h://***@proxy:1080"),
+        ("http://me:p@ss@proxy:3128/", "http://***@proxy:3128/"),
+        ("me:p@ss@proxy:3128", "***@proxy:3128"),
+        ("TOKEN@proxy:3128", "***@proxy:3128"),
     ])
     func credentialsAreHidden(_ url: String, _ shown: String) {
         #expect(ProxySettings(url: url, variable: "https_proxy").redacted == shown)
     }
 
+    @Test func libcurlsErrorTextLosesTheCredentialsHoweverItQuotesThem() {
+        let proxy = ProxySettings(url: "http://TOKENSECRET:PASSWORD99@pro xy:3128", variable: "https_proxy")
+        let masked = proxy.masking("Unsupported proxy syntax in 'http://TOKENSECRET:PASSWORD99@pro xy:3128' (user TOKENSECRET:PASSWORD99)")
+        #expect(masked == "Unsupported proxy syntax in 'http://***@pro xy:3128' (user ***)")
+        let schemeless = ProxySettings(url: "TOKENSECRET@proxy:99999", variable: "https_proxy")
+        #expect(schemeless.masking("Unsupported proxy syntax in 'TOKENSECRET@proxy:99999'") == "Unsupported proxy syntax in '***@proxy:99999'")
+    }
+
     @Test func anHTTPSProxyIsRefusedWithWhatToUseInstead() {
         #expect(ProxySettings(url: "http://p:3128", variable: "https_proxy").refusal == nil)
         let refusal = ProxySettings(url: "HTTPS://u:pw@p:3128", variable: "HTTPS_PROXY").refusal ?? ""
-        #expect(refusal.hasPrefix("HTTPS_PROXY names an https:// proxy (HTTPS://u:***@p:3128), which timbre does not support: use its http:// address"))
+        #expect(refusal.hasPrefix("HTTPS_PROXY names an https:// proxy (HTTPS://***@p:3128), which timbre does not support: use its http:// address"))
     }
 }

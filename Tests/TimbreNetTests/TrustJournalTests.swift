@@ -19,6 +19,18 @@ import TimbreTestSupport
         String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self).split(separator: "\n").map(String.init)
     }
 
+    /// Issue #31, item 2: another user's trust.jsonl is not appended to.
+    @Test(.enabled(if: getuid() == 0, "needs root: only root can give a file to another uid"))
+    func anotherUsersJournalIsNotWritten() throws {
+        let path = Self.scratch()
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try "theirs\n".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(chown(path, 65534, 65534) == 0)
+        TrustJournal(path: path, clock: { Self.at }).record(.pinMatched(host: "api.spotify.com", pin: Self.root, position: .root, isPrimary: true))
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "theirs\n")
+    }
+
     @Test func eachDecisionIsOneLineInTheContractsShape() throws {
         let path = Self.scratch()
         defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }

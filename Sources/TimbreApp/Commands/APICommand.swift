@@ -11,12 +11,15 @@ public struct APICommand: Sendable {
     public var path: String
     public var input: String?
     public var paginate: Bool
+    /// Bodies byte for byte even on a terminal (`--raw`); a pipe always gets them so.
+    public var raw: Bool
 
-    public init(method: String?, path: String, input: String?, paginate: Bool) {
+    public init(method: String?, path: String, input: String?, paginate: Bool, raw: Bool = false) {
         self.method = method
         self.path = path
         self.input = input
         self.paginate = paginate
+        self.raw = raw
     }
 
     public func run(_ invocation: Invocation) async throws -> ExitStatus {
@@ -28,16 +31,19 @@ public struct APICommand: Sendable {
             throw UsageError(message: "'\(TerminalText.preview(path))' is not a Web API path", hint: "for example `timbre api me/playlists?limit=5`")
         }
         let context = try invocation.context()
+        // Checked before signing in and before anything is sent: a path that leaves api_url (an
+        // origin of its own, `../x`, `/v1evil`) is refused as the client would refuse it (exit 1).
+        _ = try AuthorizedClient.resolve(relative, apiURL: context.config.apiURL)
         let vault = context.vault()
         guard try await vault.refreshToken() != nil else { throw AuthError.notSignedIn }
         let api = try context.spotify(vault: vault)
         // A write is sent once: when its answer is lost, say so rather than send it again.
         var response = try await api.send(method, relative, json: body, reconciles: method != .get)
-        Self.show(response.body, on: context.console)
+        Self.show(response.body, on: context.console, raw: raw)
         var pages = 1
         while paginate, let next = Self.next(in: response.body), pages < 10_000 {
             response = try await api.get(next)
-            Self.show(response.body, on: context.console)
+            Self.show(response.body, on: context.console, raw: raw)
             pages += 1
         }
         return .success
@@ -86,10 +92,18 @@ public struct APICommand: Sendable {
         return nil
     }
 
-    /// The body as Spotify sent it, one answer per line.
-    static func show(_ body: Data, on console: Console) {
+    /// The body, one answer per line: as Spotify sent it into a pipe (or with `--raw`); on a
+    /// terminal with its control bytes made visible (newlines and tabs kept), so a server's ESC
+    /// or BEL is shown, never obeyed. JSON itself never holds a raw control byte.
+    static func show(_ body: Data, on console: Console, raw: Bool = false) {
         guard !body.isEmpty else { return }
         let text = String(decoding: body, as: UTF8.self).trimmingCharacters(in: .newlines)
-        console.line(text)
+        guard console.stdoutIsTTY, !raw else {
+            console.line(text)
+            return
+        }
+        console.line(text.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { $0.split(separator: "\t", omittingEmptySubsequences: false).map { TerminalText.sanitize(String($0)) }.joined(separator: "\t") }
+            .joined(separator: "\n"))
     }
 }

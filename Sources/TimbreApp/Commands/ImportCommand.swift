@@ -140,11 +140,18 @@ public struct ImportCommand: Sendable {
     func read(_ stdin: any ConsoleInput) throws -> String {
         let data: Data
         if file == "-" {
-            data = stdin.readAll()
+            data = try Self.readStdin(stdin)
         } else {
             data = try Self.contents(of: file)
         }
         return try Self.text(data)
+    }
+
+    /// stdin, read no further than the size limit: an endless or huge input is refused after
+    /// 64 MB, not after all of it is in memory.
+    static func readStdin(_ stdin: any ConsoleInput) throws -> Data {
+        guard let data = stdin.readAll(limit: maxBytes) else { throw UsageError(message: "the input is over 64 MB: not a playlist") }
+        return data
     }
 
     static func contents(of file: String) throws -> Data {

@@ -60,9 +60,9 @@ public struct PinsUpdateCommand: Sendable {
         let signature = try await transport.send(HTTPRequest(url: signatureURL, timeout: .seconds(30)))
         switch signature.status {
         case 200:
-            return Fetched(document: Array(document.body), signature: String(decoding: signature.body, as: UTF8.self), source: url.absoluteString)
+            return Fetched(document: Array(document.body), signature: String(decoding: signature.body, as: UTF8.self), source: Redactor.maskUserinfo(url.absoluteString))
         case 404, 410:
-            return Fetched(document: Array(document.body), signature: nil, source: url.absoluteString)
+            return Fetched(document: Array(document.body), signature: nil, source: Redactor.maskUserinfo(url.absoluteString))
         default:
             throw RemotePinError.unreadable("could not fetch the signature \(signatureURL.absoluteString): HTTP \(signature.status); the current pin set stays in place")
         }

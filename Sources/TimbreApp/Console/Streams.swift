@@ -7,6 +7,16 @@ public protocol ConsoleInput: Sendable {
     func readLine() -> String?
     /// Everything left.
     func readAll() -> Data
+    /// Everything left when it is at most `limit` bytes; nil once more arrives (what is left
+    /// unread stays unread).
+    func readAll(limit: Int) -> Data?
+}
+
+extension ConsoleInput {
+    public func readAll(limit: Int) -> Data? {
+        let data = readAll()
+        return data.count > limit ? nil : data
+    }
 }
 
 /// Where a command writes.
@@ -18,6 +28,7 @@ public protocol ConsoleOutput: Sendable {
 struct StandardInput: ConsoleInput {
     func readLine() -> String? { Swift.readLine(strippingNewline: true) }
     func readAll() -> Data { FileHandle.standardInput.readDataToEndOfFile() }
+    func readAll(limit: Int) -> Data? { BoundedRead.descriptor(STDIN_FILENO, limit: limit) }
 }
 
 /// A file descriptor, written in full with short writes retried. A reader that went away

@@ -52,16 +52,60 @@ public struct AuthorizedClient: Sendable {
     }
 
     func resolve(_ path: String) throws -> URL {
+        try Self.resolve(path, apiURL: apiURL)
+    }
+
+    /// The URL `path` names — relative to api_url, or absolute — with its dot segments removed
+    /// (`.`/`..`, percent-encoded ones too), refused unless it stays on api_url's origin and inside
+    /// its path: `../x`, `/v1/../x` and `/v1evil` all leave `/v1`.
+    public static func resolve(_ path: String, apiURL: URL) throws -> URL {
+        let given: URL
         if path.hasPrefix("https://") || path.hasPrefix("http://") {
             guard let absolute = URL(string: path) else { throw TransportError.invalidRequest("bad URL from the API: \(TerminalText.preview(path))") }
-            guard Self.sameOrigin(absolute, apiURL), absolute.path.hasPrefix(apiURL.path) else {
-                throw TransportError.invalidRequest(
-                    "the API pointed timbre at \(TerminalText.preview(Redactor.redact(absolute.absoluteString), limit: 80)), outside api_url (\(apiURL.absoluteString)); the access token is only sent to api_url")
-            }
-            return absolute
+            guard sameOrigin(absolute, apiURL) else { throw outside(absolute, apiURL) }
+            given = absolute
+        } else {
+            guard let relative = URL(string: apiURL.absoluteString + "/" + path) else { throw TransportError.invalidRequest("bad path \(TerminalText.preview(path))") }
+            given = relative
         }
-        guard let relative = URL(string: apiURL.absoluteString + "/" + path) else { throw TransportError.invalidRequest("bad path \(TerminalText.preview(path))") }
-        return relative
+        guard var parts = URLComponents(url: given, resolvingAgainstBaseURL: false),
+              let normalised = removingDotSegments(parts.percentEncodedPath),
+              isInside(normalised, base: URLComponents(url: apiURL, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? "")
+        else { throw outside(given, apiURL) }
+        parts.percentEncodedPath = normalised
+        guard let url = parts.url else { throw TransportError.invalidRequest("bad path \(TerminalText.preview(path))") }
+        return url
+    }
+
+    private static func outside(_ url: URL, _ apiURL: URL) -> TransportError {
+        .invalidRequest("\(TerminalText.preview(Redactor.redact(url.absoluteString), limit: 80)) is outside api_url (\(apiURL.absoluteString)); the access token is only sent to api_url")
+    }
+
+    /// RFC 3986's remove_dot_segments, with `%2E` counted as `.`; nil when `..` climbs above the root.
+    static func removingDotSegments(_ path: String) -> String? {
+        var kept: [Substring] = []
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        for (index, segment) in segments.enumerated() {
+            let last = index == segments.count - 1
+            switch segment.replacingOccurrences(of: "%2e", with: ".", options: .caseInsensitive) {
+            case ".":
+                if last { kept.append("") }
+            case "..":
+                // The leading "" (the path's first "/") is never removed.
+                guard kept.count > 1 else { return nil }
+                kept.removeLast()
+                if last { kept.append("") }
+            default:
+                kept.append(segment)
+            }
+        }
+        return kept.joined(separator: "/")
+    }
+
+    /// `path` is `base` or below it, segment by segment (`/v1evil` is not below `/v1`).
+    static func isInside(_ path: String, base: String) -> Bool {
+        let root = base.hasSuffix("/") ? String(base.dropLast()) : base
+        return root.isEmpty || path == root || path.hasPrefix(root + "/")
     }
 
     /// Scheme, host and port equal (a missing port is the scheme's default).

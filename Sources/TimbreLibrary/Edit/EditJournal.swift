@@ -70,13 +70,14 @@ public final class EditJournal: Sendable {
         self.path = path
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty { try CacheError.createFolder(directory) }
+        try LibraryCache.requireOwnFiles(path, sideFiles: ["-wal", "-shm", "-journal"])
         do {
             var configuration = Configuration()
             configuration.busyMode = .timeout(10)
             configuration.label = "timbre.journal"
             queue = try DatabaseQueue(path: path, configuration: configuration)
             try UserDataSchema.migrator.migrate(queue)
-            for file in [path, path + "-wal", path + "-shm", path + "-journal"] { chmod(file, 0o600) }
+            for file in [path, path + "-wal", path + "-shm", path + "-journal"] { FilePermissions.makePrivate(file) }
         } catch {
             throw CacheError.cannotOpen(path: path, detail: "\(error)")
         }
