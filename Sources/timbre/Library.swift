@@ -22,7 +22,8 @@ extension Root {
             discussion: """
                 REF is a playlist ID (22 letters and digits), spotify:playlist:ID, \
                 https://open.spotify.com/playlist/ID, or `liked` for Liked Songs. Items whose track \
-                Spotify returns as null are left out, so positions may have gaps.
+                Spotify returns as null are left out, so positions may have gaps. Positions count \
+                from 1 (text, --csv and --json alike: what `--position` takes); timbre 0.1 counted from 0.
                 """)
 
         @Argument(help: "The playlist: ID, spotify:playlist:ID, open.spotify.com link, or liked.")
