@@ -272,7 +272,7 @@ extension TUIState {
     /// An order change waits for a person's choice (`OrderCost.question`): y moves (dates kept),
     /// r rewrites, any other key sends nothing.
     public mutating func askOrder(_ cost: OrderCost) {
-        question = Question(text: cost.question, effects: [.answerOrder(.moves)], rewrite: [.answerOrder(.rewrite)],
+        question = Question(text: cost.question, effects: [.answerOrder(.moves)], rewrite: cost.canRewrite ? [.answerOrder(.rewrite)] : nil,
                             otherwise: [.answerOrder(.cancel)])
         mode = .confirm
     }

@@ -14,10 +14,20 @@ extension SyncCLITests {
         try await s.sandbox.playlistInfo(id).items.map { "\($0.uri ?? "") @ \($0.addedAt ?? "null")" }
     }
 
-    /// The user's own playlist with the most entries, grown (with copies of its tracks, dated now)
-    /// to at least `minimum`, so that an order change is long enough to be asked about.
+    /// The user's own playlist with the most entries that holds no local file (a rewrite can
+    /// reorder it), grown (with copies of its tracks, dated now) to at least `minimum`, so that an
+    /// order change is long enough to be asked about.
     func longOwnPlaylist(_ s: Setup, minimum: Int) async throws -> (id: String, entries: [String]) {
-        let (id, entries) = try await ownPlaylist(s)
+        let model = try await s.sandbox.library()
+        var best: (String, [String])?
+        for playlist in (model["playlists"] as? [[String: Any]] ?? []) where (playlist["owner_id"] as? String) == s.sandbox.info.userID {
+            guard let id = playlist["id"] as? String else { continue }
+            let entries = try await s.sandbox.entries(of: id)
+            if entries.allSatisfy({ $0.hasPrefix("spotify:track:") || $0.hasPrefix("spotify:episode:") }), entries.count > (best?.1.count ?? 1) {
+                best = (id, entries)
+            }
+        }
+        let (id, entries) = try #require(best, "the small library has an own playlist without local files")
         let tracks = entries.filter { $0.hasPrefix("spotify:track:") }
         guard entries.count < minimum, !tracks.isEmpty else { return (id, entries) }
         let more = (0..<(minimum - entries.count)).map { tracks[$0 % tracks.count] }

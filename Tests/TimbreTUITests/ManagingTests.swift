@@ -184,6 +184,12 @@ import TimbreLibrary
         s.apply(.mark)
         _ = s.apply(.remove)
         #expect(s.handle(.character("r")) == [] && s.marks == [0])
+        // A list with local files cannot be rewritten: y / n only, and r cancels.
+        var locals = cost
+        locals.canRewrite = false
+        s.askOrder(locals)
+        #expect(s.question?.text.hasSuffix("(y/n)") == true)
+        #expect(s.handle(.character("r")) == [.answerOrder(.cancel)])
         // Few moves: no question.
         #expect(!OrderCost(op: "shuffle", playlistName: "x", key: nil, entries: 21, moves: 20, rewriteWrites: 1, canRewrite: true).needsAsking)
     }

@@ -67,7 +67,7 @@ public struct PlaylistEditCommand: Sendable {
         console.writeError(TerminalText.sanitize(cost.question) + " ")
         switch console.input.readLine()?.trimmingCharacters(in: .whitespaces).lowercased() {
         case "y", "yes": return .moves
-        case "r", "rewrite": return .rewrite
+        case "r", "rewrite": return cost.canRewrite ? .rewrite : .cancel
         default: return .cancel
         }
     }

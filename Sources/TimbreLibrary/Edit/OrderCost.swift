@@ -33,7 +33,7 @@ public struct OrderCost: Sendable, Equatable {
     /// Writes a second Spotify takes from one client over a long edit, for the estimate.
     public static let writesPerSecond = 10
 
-    public var needsAsking: Bool { moves > Self.askAbove && canRewrite }
+    public var needsAsking: Bool { moves > Self.askAbove }
 
     /// "≈ 4 min" / "≈ 30 s" for `writes` at Spotify's pace.
     public static func duration(of writes: Int) -> String {
@@ -57,8 +57,9 @@ public struct OrderCost: Sendable, Equatable {
     public var question: String {
         let name = TerminalText.preview(playlistName, limit: 40)
         let what = op == "sort" ? "Sort “\(name)”\(key.map { " by \($0)" } ?? "")" : "Shuffle “\(name)”"
-        return "\(what): \(Self.grouped(moves)) \(moves == 1 ? "move" : "moves"), \(Self.duration(of: moves)) at Spotify's pace, dates kept"
-            + " — or r to rewrite in \(Self.grouped(rewriteWrites)) \(rewriteWrites == 1 ? "write" : "writes") (every date becomes today). (y/r/n)"
+        let moves = "\(what): \(Self.grouped(self.moves)) \(self.moves == 1 ? "move" : "moves"), \(Self.duration(of: self.moves)) at Spotify's pace, dates kept"
+        guard canRewrite else { return moves + " (it holds local files, which a rewrite would lose). (y/n)" }
+        return moves + " — or r to rewrite in \(Self.grouped(rewriteWrites)) \(rewriteWrites == 1 ? "write" : "writes") (every date becomes today). (y/r/n)"
     }
 }
 
