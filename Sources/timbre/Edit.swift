@@ -91,7 +91,8 @@ extension Root {
             of entries out of place; at most n − 1). --rewrite makes it in ⌈n/100⌉ requests instead (the \
             first 100 replace the list, the rest follow) and every date becomes today. On a terminal, an \
             order change of more than 20 moves asks first — y: moves, r: rewrite, n: nothing is sent; --yes \
-            skips the question; without a terminal timbre uses moves. --dry-run prints both counts \
+            skips the question; without a terminal timbre uses moves (config.toml `reorder = "rewrite"` makes \
+            --rewrite the default). --dry-run prints both counts \
             (--json: "moves" and "rewrite_writes"). `timbre undo` restores the old order with moves; after \
             a rewrite the old dates cannot come back. A playlist with local files is always reordered by moves.
             """

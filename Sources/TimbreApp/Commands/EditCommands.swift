@@ -50,6 +50,8 @@ public struct PlaylistEditCommand: Sendable {
             // Albums become their tracks only now: that takes requests.
             what = .add(uris: try await Self.uris(of: refs, catalog: editor.catalog), position: position)
         }
+        // config.toml's `reorder = "rewrite"` makes the rewrite the default, as if --rewrite were given.
+        let rewrite = self.rewrite || context.config.reorderByRewrite
         var request = EditRequest(playlist: id, what: what, force: force, dryRun: dryRun, rewrite: rewrite)
         if request.isOrderChange, !rewrite, !yes, !dryRun, invocation.console.stdinIsTTY {
             // A person at a terminal chooses before a long order change; a script (no terminal)
