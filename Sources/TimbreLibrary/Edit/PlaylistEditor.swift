@@ -157,7 +157,10 @@ public struct EditOutcome: Sendable {
             done += dryRun ? "; \(readded) kept \(readded == 1 ? "copy" : "copies") of the same tracks would be put back with today's added date"
                 : "; \(readded) kept \(readded == 1 ? "copy" : "copies") of the same tracks \(readded == 1 ? "was" : "were") put back with today's added date"
         }
-        if rewrote { done += dryRun ? "; every entry would get today's added date" : "; every entry now has today's added date" }
+        if rewrote {
+            done += dryRun ? "; every entry would get today's added date" + (orderCost.map { " (range moves instead: \(OrderCost.grouped($0.moves)), dates kept)" } ?? "")
+                : "; every entry now has today's added date"
+        }
         if datesLost { done += "; the added dates the rewrite reset cannot come back (Spotify sets them when an entry is added)" }
         if let orderCost, !rewrote, moved > 0 {
             done += dryRun ? " by \(OrderCost.grouped(self.writes.count)) range \(self.writes.count == 1 ? "move" : "moves"), added dates kept (a rewrite: \(OrderCost.grouped(orderCost.rewriteWrites)) \(orderCost.rewriteWrites == 1 ? "write" : "writes"), every date reset)"
