@@ -64,6 +64,9 @@ public final class TUIApp: @unchecked Sendable {
     private var quitRequested = false
     /// The edit waiting for the question on screen (y / r / n), if any.
     private var pendingOrder: OrderAnswer?
+    /// Set (under the mailbox's lock) once the interface has quit: a question an edit asks after
+    /// that is answered "no" at once, so the edit ends and quitting never waits on it.
+    private let closing = Locked(false)
 
     /// `inbox` brings warnings from background work (the keyring, the token manager, the cache)
     /// to the status line and `:messages`; `stderrLog` is where fd 2 points while the interface
@@ -102,9 +105,12 @@ public final class TUIApp: @unchecked Sendable {
         syncTask?.cancel()
         // An edit waiting for an answer gets "no" (nothing is sent), so it can end.
         pendingOrder?.resume(.cancel)
-        for case .orderQuestion(_, let answer) in mailbox.withLock({ events -> [Event] in defer { events = [] }; return events }) {
-            answer.resume(.cancel)
+        let left = mailbox.withLock { events -> [Event] in
+            closing.withLock { $0 = true }
+            defer { events = [] }
+            return events
         }
+        for case .orderQuestion(_, let answer) in left { answer.resume(.cancel) }
         // An edit under way is finished, not abandoned (the journal would finish it next time,
         // but a user who quits right after `d` expects it done); the queued ones are dropped.
         await edits.drain()
@@ -164,7 +170,7 @@ public final class TUIApp: @unchecked Sendable {
             state.setMessage("not signed in: `timbre login` first; nothing was sent")
             return
         }
-        let mailbox = self.mailbox
+        let (mailbox, closing) = (self.mailbox, self.closing)
         let waiting = edits.enqueue { queued in
             mailbox.withLock { $0.append(.editStarted(edit.label, queued: queued)) }
             do {
@@ -174,7 +180,13 @@ public final class TUIApp: @unchecked Sendable {
                     // Short ones need no question (as on the command line).
                     guard cost.needsAsking else { return .moves }
                     return await withCheckedContinuation { continuation in
-                        mailbox.withLock { $0.append(.orderQuestion(cost, OrderAnswer(continuation))) }
+                        let answer = OrderAnswer(continuation)
+                        let asked = mailbox.withLock { events -> Bool in
+                            guard !closing.current else { return false }
+                            events.append(.orderQuestion(cost, answer))
+                            return true
+                        }
+                        if !asked { answer.resume(.cancel) }
                     }
                 })
                 mailbox.withLock { $0.append(.editFinished(edit, report)) }
