@@ -366,10 +366,16 @@ class Double:
         playlist = json.loads(proc.stdout)["id"]
         self.names[playlist] = name
         self.model[playlist] = []
-        for start in range(0, len(uris), 150):
-            chunk = uris[start:start + 150]
-            self.timbre_run(["playlist", "add", playlist] + chunk)
-            self.model[playlist] = self.model[playlist] + chunk
+        # in two adds a second apart, so that entries carry different added_at values: a shuffle or
+        # sort that reset them (a rewrite where moves were due) is then seen
+        half = max(1, len(uris) // 2)
+        for part, (low, high) in enumerate(((0, half), (half, len(uris)))):
+            if part and low < high:
+                time.sleep(1.1)
+            for start in range(low, high, 150):
+                chunk = uris[start:min(start + 150, high)]
+                self.timbre_run(["playlist", "add", playlist] + chunk)
+                self.model[playlist] = self.model[playlist] + chunk
         self.expect(f"create + add {len(uris)} entries", playlist, self.model[playlist])
         self.learn(uris)
         return playlist
