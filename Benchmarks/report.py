@@ -254,10 +254,12 @@ Dedupe keeps every untouched entry's added date: it removes every copy of the du
 puts the first copies back where they were, one add per run of them, so 499 duplicates scattered over
 10,000 entries cost 504 writes where rewriting the playlist would cost 100 — and reset the added date
 of all 10,000 entries, which timbre will not do to a user's playlist. Importing 1,000 rows that carry
-URIs costs 10 writes and no search. A shuffle or sort replaces the first 100 entries and adds the rest
-(ceil(n/100) writes; every entry gets a new added date); a playlist holding local files or entries
-Spotify cannot name is reordered by moves instead (one per entry out of place), because the API
-cannot add those back. Reads are not in the table: an edit reads the playlist's details and entries
+URIs costs 10 writes and no search. A shuffle or sort moves ranges of entries by default, which keeps
+every entry's added date: only the entries outside a longest increasing subsequence of the new order
+move, in runs (a random order of n entries keeps about 2√n in place, so close to n writes); with
+`--rewrite` it replaces the first 100 entries and adds the rest (ceil(n/100) writes; every entry gets
+a new added date). A playlist holding local files or entries Spotify cannot name is always reordered
+by moves, because the API cannot add those back. Reads are not in the table: an edit reads the playlist's details and entries
 before writing (ceil(n/100) + 2 requests for n entries, to plan on what Spotify holds and check the
 snapshot) and once more after (the cache is written from what Spotify answers). A lost answer costs
 one more such read instead of a resend. An undo reads the playlist once before its writes and once after.

@@ -13,7 +13,8 @@ commands — add, remove by position and by URI, move, dedupe exact and fuzzy (e
 one compares what the sandbox holds (`GET /__sandbox/playlists/{id}`) with what its own model,
 written from the words of /work/shared/CONTRACT.md ("Round 2: editing the library"), says must be
 there. A second phase does the same on a few hundred entries from the medium library (more than
-one request's worth of every write).
+one request's worth of every write). Round 3's changes are followed: positions count from 1 in
+every argument and report, and shuffle/sort keep every entry's `added_at` unless `--rewrite`.
 
 Where the contract leaves a choice open (how a sort breaks ties, how titles are collated beyond
 case and accents, which version suffixes fuzzy matching drops beyond the named ones, whether
@@ -365,10 +366,16 @@ class Double:
         playlist = json.loads(proc.stdout)["id"]
         self.names[playlist] = name
         self.model[playlist] = []
-        for start in range(0, len(uris), 150):
-            chunk = uris[start:start + 150]
-            self.timbre_run(["playlist", "add", playlist] + chunk)
-            self.model[playlist] = self.model[playlist] + chunk
+        # in two adds a second apart, so that entries carry different added_at values: a shuffle or
+        # sort that reset them (a rewrite where moves were due) is then seen
+        half = max(1, len(uris) // 2)
+        for part, (low, high) in enumerate(((0, half), (half, len(uris)))):
+            if part and low < high:
+                time.sleep(1.1)
+            for start in range(low, high, 150):
+                chunk = uris[start:min(start + 150, high)]
+                self.timbre_run(["playlist", "add", playlist] + chunk)
+                self.model[playlist] = self.model[playlist] + chunk
         self.expect(f"create + add {len(uris)} entries", playlist, self.model[playlist])
         self.learn(uris)
         return playlist
@@ -403,7 +410,8 @@ class Double:
         else:
             argv += items
         if position is not None:
-            argv += ["--position", str(position)]
+            # positions count from 1 (Round 3): the model's index i is entry i + 1
+            argv += ["--position", str(position + 1)]
         self.timbre_run(argv, stdin)
         after = m_add(before, items, position)
         self.expect(self.show(argv), playlist, after)
@@ -423,7 +431,7 @@ class Double:
                 if any(p in positions for p in range(first, last + 1)):
                     continue
                 positions.update(range(first, last + 1))
-                argv += ["--position", str(first) if first == last else f"{first}-{last}"]
+                argv += ["--position", str(first + 1) if first == last else f"{first + 1}-{last + 1}"]
         if mode != "position":
             repeated = [u for u, n in collections.Counter(before).items() if n > 1]
             for _ in range(self.rng.choice((1, 1, 2))):
@@ -450,7 +458,8 @@ class Double:
         first = self.rng.randrange(len(before))
         last = min(len(before) - 1, first + self.rng.choice((0, 0, 1, 3, 7)))
         to = self.rng.randint(0, len(before) - (last - first + 1))
-        argv = ["playlist", "move", playlist, "--position", str(first) if first == last else f"{first}-{last}", "--to", str(to)]
+        argv = ["playlist", "move", playlist, "--position", str(first + 1) if first == last else f"{first + 1}-{last + 1}",
+                "--to", str(to + 1)]
         after = m_move(before, first, last, to)
         self.timbre_run(argv, noop_ok=after == before)
         self.expect(self.show(argv), playlist, after)
@@ -470,7 +479,8 @@ class Double:
         report = {"duplicates": []} if proc.noop else json.loads(proc.stdout)
         if self.server_uris(playlist) != before:
             self.fail(self.show(argv + ["--dry-run"]), before, self.server_uris(playlist), what="entries after a dry run")
-        found = {d["position"]: d for d in report.get("duplicates", [])}
+        # the report counts from 1 (Round 3); the model indexes from 0
+        found = {d["position"] - 1: dict(d, duplicate_of=d.get("duplicate_of", 0) - 1) for d in report.get("duplicates", [])}
         matching = [r for r in readings if set(found) == set(r[2])]
         if not matching:
             label, kept, dup = readings[0]
@@ -500,12 +510,53 @@ class Double:
         self.model[playlist] = after
         self.edited(playlist, before, after)
 
+    def order_change(self, playlist, argv, noop_ok, may_rewrite=True):
+        """shuffle/sort (Round 3): `--dry-run --json` names both costs and writes nothing; by default
+        every entry keeps its added_at (range moves); `--rewrite` (now and then) gives every entry a
+        new one. Returns the list the sandbox holds after the real run."""
+        before = self.model[playlist]
+        n = len(before)
+        proc = self.timbre_run(argv + ["--dry-run", "--json"], noop_ok=noop_ok)
+        if not getattr(proc, "noop", False):
+            report = json.loads(proc.stdout)
+            if report.get("rewrite_writes") != -(-n // 100):
+                self.fail(self.show(argv + ["--dry-run", "--json"]), [f"rewrite_writes {-(-n // 100)}"],
+                          [f"rewrite_writes {report.get('rewrite_writes')!r}"], what="dry-run costs")
+            if not isinstance(report.get("moves"), int) or not 0 <= report["moves"] <= max(0, n - 1):
+                self.fail(self.show(argv + ["--dry-run", "--json"]), [f"0 <= moves <= {max(0, n - 1)}"],
+                          [f"moves {report.get('moves')!r}"], what="dry-run costs")
+        if self.server_uris(playlist) != before:
+            self.fail(self.show(argv + ["--dry-run"]), before, self.server_uris(playlist), what="entries after a dry run")
+        dates_before = collections.defaultdict(list)
+        for item in self.server_items(playlist):
+            dates_before[item.get("uri") or ""].append(item.get("added_at") or "")
+        rewrite = may_rewrite and self.rng.random() < 0.2
+        run = argv + (["--rewrite"] if rewrite else [])
+        self.timbre_run(run, noop_ok=noop_ok)
+        items = self.server_items(playlist)
+        actual = [i.get("uri") or "" for i in items]
+        self.same_multiset(run, before, actual)
+        if actual != before:
+            dates_after = collections.defaultdict(list)
+            for item in items:
+                dates_after[item.get("uri") or ""].append(item.get("added_at") or "")
+            if not rewrite:
+                # each URI's copies keep their dates (which copy has which is not the model's to say)
+                changed = sorted(u for u in dates_after if sorted(dates_after[u]) != sorted(dates_before.get(u, [])))
+                if changed:
+                    self.fail(self.show(run), [f"{u} added_at {sorted(dates_before.get(u, []))}" for u in changed[:3]],
+                              [f"{u} added_at {sorted(dates_after[u])}" for u in changed[:3]], what="added_at (kept by default)")
+            else:
+                newest = max((d for ds in dates_before.values() for d in ds if d), default="")
+                stale = [u for u, ds in dates_after.items() if any(d and d < newest for d in ds)]
+                if stale:
+                    self.fail(self.show(run), [f"every added_at >= {newest}"], [f"{u} {sorted(dates_after[u])}" for u in stale[:3]],
+                              what="added_at after --rewrite")
+        return run, actual
+
     def op_shuffle(self, playlist, pool):
         before = self.model[playlist]
-        argv = ["playlist", "shuffle", playlist]
-        self.timbre_run(argv, noop_ok=len(set(before)) < 2)
-        actual = self.server_uris(playlist)
-        self.same_multiset(argv, before, actual)
+        argv, actual = self.order_change(playlist, ["playlist", "shuffle", playlist], noop_ok=len(set(before)) < 2)
         if len(before) > 4 and actual == before:
             self.note("shuffle left a list of more than 4 entries in its old order (allowed, unlikely)")
         self.model[playlist] = actual
@@ -521,9 +572,9 @@ class Double:
         if by == "added":
             for item in self.server_items(playlist):
                 added[item["uri"]].append(item.get("added_at") or "")
-        self.timbre_run(argv, noop_ok=True)  # whether the list is already in order is the check below
-        actual = self.server_uris(playlist)
-        self.same_multiset(argv, before, actual)
+        # whether the list is already in order is the check below
+        # (not --rewrite by date: the order it checks is by the dates the rewrite replaces)
+        argv, actual = self.order_change(playlist, argv, noop_ok=True, may_rewrite=by != "added")
         if by == "added":
             # each copy of a URI takes one of that URI's old dates; the list is sorted if giving
             # the copies their dates in the list's own direction is

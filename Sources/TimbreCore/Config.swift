@@ -71,6 +71,9 @@ public struct Config: Sendable, Equatable {
     public var refreshTokenTier: SecretTier
     /// `rate_limit_budget`: seconds of 429 pauses one command accepts in all.
     public var rateLimitBudget: Int = Config.defaultRateLimitBudget
+    /// `reorder = "rewrite"`: shuffle and sort rewrite the list (⌈n/100⌉ writes, every date added
+    /// reset) unless told otherwise; the default, `"moves"`, keeps every date added.
+    public var reorderByRewrite = false
     public var tls: TLSSettings
     /// `[keys]`: key → command text, read by the TUI.
     public var keys: [String: String]
@@ -157,6 +160,7 @@ private struct RawConfig: Decodable {
     var api_url: String?
     var secret_tier_refresh_token: String?
     var rate_limit_budget: Int?
+    var reorder: String?
     var tls: RawTLS?
     var keys: [String: String]?
     /// Refused wherever it appears (see `Present`).
@@ -215,6 +219,12 @@ private struct RawConfig: Decodable {
                 throw fail("rate_limit_budget = \(budget) must be a number of seconds from 0 to 86400 (default \(Config.defaultRateLimitBudget))")
             }
             config.rateLimitBudget = budget
+        }
+        if let reorder {
+            guard reorder == "moves" || reorder == "rewrite" else {
+                throw fail("reorder = \"\(reorder)\" must be \"moves\" (shuffle and sort keep every date added; the default) or \"rewrite\" (fewer requests, every date reset)")
+            }
+            config.reorderByRewrite = reorder == "rewrite"
         }
         if let tls {
             if let ca = tls.ca_file { config.tls.caFile = (ca as NSString).expandingTildeInPath }

@@ -8,7 +8,8 @@ public enum EntryKind: String, Sendable, Equatable, CaseIterable {
 
 /// One entry of a playlist (or of Liked Songs) as the cache holds it.
 public struct CachedEntry: Sendable, Equatable {
-    /// The entry's index in the playlist; entries that were skipped leave gaps.
+    /// The entry's index in the playlist (Spotify's, from 0); entries that were skipped leave
+    /// gaps. What a person or a script reads is `number`, counted from 1.
     public var position: Int
     public var kind: EntryKind
     /// nil for local files.
@@ -64,13 +65,20 @@ public struct CachedEntry: Sendable, Equatable {
         text.isEmpty ? [] : text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
     }
 
+    /// The position as `timbre tracks`, `--position` and the interface count it: from 1.
+    public var number: Int { position + 1 }
+
+    /// "#5 Crossing the Satellite — The Neon Cities": how dry runs and questions name an entry
+    /// (made inert for a terminal by whoever prints it).
+    public var label: String { "#\(number) \(name)\(artists.isEmpty ? "" : " — " + artists.joined(separator: ", "))" }
+
     /// The release year, when the cache knows the release date.
     public var year: Int? { releaseDate.flatMap { Int($0.prefix(4)) } }
 
-    /// One element of `timbre tracks --json`, keys in docs/CLI.md's order.
+    /// One element of `timbre tracks --json`, keys in docs/CLI.md's order; `position` counts from 1.
     public var json: JSONValue {
         .object([
-            ("position", .int(position)),
+            ("position", .int(number)),
             ("kind", .string(kind.rawValue)),
             ("id", .optional(id)),
             ("uri", .string(uri)),
@@ -87,7 +95,7 @@ public struct CachedEntry: Sendable, Equatable {
     /// One CSV record (no line terminator): text cells through `CSVCell` (quoted, no control
     /// characters, no formulas), the numbers timbre writes itself as they are.
     public var csvRow: String {
-        [String(position), CSVCell.encode(name), CSVCell.encode(artists.joined(separator: "; ")), CSVCell.encode(album ?? ""),
+        [String(number), CSVCell.encode(name), CSVCell.encode(artists.joined(separator: "; ")), CSVCell.encode(album ?? ""),
          String(durationMS), CSVCell.encode(addedAt ?? ""), CSVCell.encode(uri)].joined(separator: ",")
     }
 }

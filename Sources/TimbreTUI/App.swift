@@ -32,6 +32,21 @@ public final class TUIApp: @unchecked Sendable {
         case editFailed(TUIEdit, message: String)
         case catalogue([CatalogueHit], query: String)
         case catalogueFailed(String)
+        /// An edit waits for the answer to an order change's question.
+        case orderQuestion(OrderCost, OrderAnswer)
+    }
+
+    /// Where the answer to an order change's question goes: the edit waiting for it.
+    final class OrderAnswer: @unchecked Sendable {
+        private let continuation: Locked<CheckedContinuation<OrderChoice, Never>?>
+        init(_ continuation: CheckedContinuation<OrderChoice, Never>) { self.continuation = Locked(continuation) }
+        /// The first answer counts; later ones do nothing.
+        func resume(_ choice: OrderChoice) {
+            continuation.withLock { waiting in
+                waiting?.resume(returning: choice)
+                waiting = nil
+            }
+        }
     }
 
     private let source: any LibrarySource
@@ -47,6 +62,11 @@ public final class TUIApp: @unchecked Sendable {
     private let stopRequested = Locked(false)
     private var syncTask: Task<Void, Never>?
     private var quitRequested = false
+    /// The edit waiting for the question on screen (y / r / n), if any.
+    private var pendingOrder: OrderAnswer?
+    /// Set (under the mailbox's lock) once the interface has quit: a question an edit asks after
+    /// that is answered "no" at once, so the edit ends and quitting never waits on it.
+    private let closing = Locked(false)
 
     /// `inbox` brings warnings from background work (the keyring, the token manager, the cache)
     /// to the status line and `:messages`; `stderrLog` is where fd 2 points while the interface
@@ -83,6 +103,14 @@ public final class TUIApp: @unchecked Sendable {
             thread.start()
         }
         syncTask?.cancel()
+        // An edit waiting for an answer gets "no" (nothing is sent), so it can end.
+        pendingOrder?.resume(.cancel)
+        let left = mailbox.withLock { events -> [Event] in
+            closing.withLock { $0 = true }
+            defer { events = [] }
+            return events
+        }
+        for case .orderQuestion(_, let answer) in left { answer.resume(.cancel) }
         // An edit under way is finished, not abandoned (the journal would finish it next time,
         // but a user who quits right after `d` expects it done); the queued ones are dropped.
         await edits.drain()
@@ -127,6 +155,9 @@ public final class TUIApp: @unchecked Sendable {
             case .edit(let edit): startEdit(edit)
             case .catalogueSearch(let query): searchCatalogue(query)
             case .loadInfo(let playlistID): loadInfo(playlistID)
+            case .answerOrder(let choice):
+                pendingOrder?.resume(choice)
+                pendingOrder = nil
             }
         }
     }
@@ -139,13 +170,25 @@ public final class TUIApp: @unchecked Sendable {
             state.setMessage("not signed in: `timbre login` first; nothing was sent")
             return
         }
-        let mailbox = self.mailbox
+        let (mailbox, closing) = (self.mailbox, self.closing)
         let waiting = edits.enqueue { queued in
             mailbox.withLock { $0.append(.editStarted(edit.label, queued: queued)) }
             do {
-                let report = try await services.run(edit) { done, total in
+                let report = try await services.run(edit, { done, total in
                     mailbox.withLock { $0.append(.editProgress(edit.label, done: done, total: total)) }
-                }
+                }, { cost in
+                    // Short ones need no question (as on the command line).
+                    guard cost.needsAsking else { return .moves }
+                    return await withCheckedContinuation { continuation in
+                        let answer = OrderAnswer(continuation)
+                        let asked = mailbox.withLock { events -> Bool in
+                            guard !closing.current else { return false }
+                            events.append(.orderQuestion(cost, answer))
+                            return true
+                        }
+                        if !asked { answer.resume(.cancel) }
+                    }
+                })
                 mailbox.withLock { $0.append(.editFinished(edit, report)) }
             } catch {
                 var message = Self.sentence(for: error)
@@ -299,6 +342,11 @@ public final class TUIApp: @unchecked Sendable {
                 afterEdit(edit)
             case .catalogue(let hits, let query):
                 state.showCatalogueResults(hits, query: query)
+            case .orderQuestion(let cost, let answer):
+                // One question at a time: edits run one by one, so no other is waiting.
+                pendingOrder?.resume(.cancel)
+                pendingOrder = answer
+                state.askOrder(cost)
             case .catalogueFailed(let message):
                 state.addMessage("catalogue search failed: " + message)
                 state.setMessage(TerminalText.preview("catalogue search failed: " + message, limit: 300))

@@ -1,5 +1,6 @@
 import Foundation
 import TimbreCore
+import TimbreLibrary
 
 /// The one place a key or a `Command` becomes a state change plus the effects the app loop runs.
 extension TUIState {
@@ -23,6 +24,8 @@ extension TUIState {
         case catalogueSearch(String)
         /// The statistics of a playlist, then `showInfo`.
         case loadInfo(String)
+        /// The answer to an order change's y / r / n question, to the edit waiting for it.
+        case answerOrder(OrderChoice)
     }
 
     /// One event from the terminal. An overlay closes on any key; in an input mode keys type;
@@ -39,9 +42,9 @@ extension TUIState {
             mode = .normal
             return []
         case .character(let character) where mode == .confirm:
-            return answer(character == "y" || character == "Y")
+            return answer(key: character)
         case .key where mode == .confirm:
-            return answer(false)
+            return answer(key: nil)
         case .key(let key) where isTyping:
             switch key.name {
             case "Enter": return type(.enter)

@@ -102,15 +102,18 @@ public struct CatalogueHit: Sendable, Equatable {
 /// editor (TimbreApp); tests pass their own.
 public struct TUIServices: Sendable {
     /// Runs one edit to its end (journalled, written through to the cache), or throws the error
-    /// the CLI would show; tells `progress` (writes done, writes planned) as it goes.
-    public var run: @Sendable (TUIEdit, _ progress: @escaping @Sendable (Int, Int) -> Void) async throws -> TUIEditReport
+    /// the CLI would show; tells `progress` (writes done, writes planned) as it goes, and before a
+    /// shuffle or sort saves, asks `choose` (moves, rewrite or nothing) with what each costs.
+    public var run: @Sendable (TUIEdit, _ progress: @escaping @Sendable (Int, Int) -> Void,
+                               _ choose: @escaping @Sendable (OrderCost) async -> OrderChoice) async throws -> TUIEditReport
     /// Re-reads one playlist from Spotify into the cache, after a failed edit; a sentence when it could not.
     public var reread: @Sendable (String) async -> String?
     public var searchCatalogue: @Sendable (String) async throws -> [CatalogueHit]
     /// The statistics of a cached playlist, as lines (`timbre stats`'s text).
     public var statistics: @Sendable (String) throws -> [String]
 
-    public init(run: @escaping @Sendable (TUIEdit, _ progress: @escaping @Sendable (Int, Int) -> Void) async throws -> TUIEditReport,
+    public init(run: @escaping @Sendable (TUIEdit, _ progress: @escaping @Sendable (Int, Int) -> Void,
+                                          _ choose: @escaping @Sendable (OrderCost) async -> OrderChoice) async throws -> TUIEditReport,
                 reread: @escaping @Sendable (String) async -> String? = { _ in nil },
                 searchCatalogue: @escaping @Sendable (String) async throws -> [CatalogueHit] = { _ in [] },
                 statistics: @escaping @Sendable (String) throws -> [String] = { _ in [] }) {

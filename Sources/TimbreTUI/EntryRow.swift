@@ -27,6 +27,12 @@ public struct EntryRow: Sendable, Equatable {
         self.year = year
     }
 
+    /// The row's number as the interface shows it and `--position` takes it: from 1.
+    public var number: Int { position + 1 }
+
+    /// "#5 Crossing the Satellite — The Neon Cities": how questions name an entry.
+    public var label: String { "#\(number) \(title)\(artist.isEmpty ? "" : " — " + artist)" }
+
     public var duration: String {
         let seconds = durationMS / 1000
         return seconds >= 3600

@@ -92,7 +92,7 @@ extension TUIState {
         if playlist.isLiked {
             ask("Unlike \(rows.count) \(rows.count == 1 ? "song" : "songs")? (y/n)", [.edit(.like(rows.map(\.uri), save: false))])
         } else {
-            ask("Remove \(TUIEdit.count(rows.count)) from “\(name)”? (y/n)", [.edit(.entries(playlistID: playlist.id, .removePositions(rows.map(\.position))))])
+            ask("Remove \(TUIEdit.count(rows.count)) from “\(name)”? (y/n) " + Self.named(rows), [.edit(.entries(playlistID: playlist.id, .removePositions(rows.map(\.position))))])
         }
         return []
     }
@@ -119,6 +119,12 @@ extension TUIState {
         if playlist.isLiked { return [.edit(.like(addable, save: true))] }
         let position = selectedTrack.map { $0.position + (place == .after ? 1 : 0) } ?? 0
         return [.edit(.entries(playlistID: playlist.id, .add(uris: addable, position: position)))]
+    }
+
+    /// The first few entries of a question by number and name ("#5 Title — Artist, … +3 more").
+    static func named(_ rows: [EntryRow], limit: Int = 3) -> String {
+        let shown = rows.prefix(limit).map { TerminalText.preview($0.label, limit: 60) }.joined(separator: ", ")
+        return rows.count > limit ? shown + " +\(rows.count - limit) more" : shown
     }
 
     static func addable(_ uris: [String]) -> (uris: [String], locals: Int) {
@@ -246,12 +252,28 @@ extension TUIState {
 
     /// y runs what was asked; any other key cancels.
     mutating func answer(_ yes: Bool) -> [Effect] {
-        let effects = question?.effects ?? []
+        answer(key: yes ? "y" : nil)
+    }
+
+    /// y runs what was asked, r the rewrite when the question offers one; any other key cancels.
+    mutating func answer(key: Character?) -> [Effect] {
+        let asked = question
         question = nil
         mode = .normal
-        guard yes else { message = "cancelled; nothing was sent"; return [] }
-        marks = []
-        rangeAnchor = nil
-        return effects
+        if key == "y" || key == "Y" || ((key == "r" || key == "R") && asked?.rewrite != nil) {
+            marks = []
+            rangeAnchor = nil
+            return (key == "y" || key == "Y" ? asked?.effects : asked?.rewrite) ?? []
+        }
+        message = "cancelled; nothing was sent"
+        return asked?.otherwise ?? []
+    }
+
+    /// An order change waits for a person's choice (`OrderCost.question`): y moves (dates kept),
+    /// r rewrites, any other key sends nothing.
+    public mutating func askOrder(_ cost: OrderCost) {
+        question = Question(text: cost.question, effects: [.answerOrder(.moves)], rewrite: cost.canRewrite ? [.answerOrder(.rewrite)] : nil,
+                            otherwise: [.answerOrder(.cancel)])
+        mode = .confirm
     }
 }

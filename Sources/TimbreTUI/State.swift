@@ -11,7 +11,7 @@ public struct TUIState: Sendable {
     public enum Pane: Sendable { case playlists, tracks }
     public enum Mode: Sendable, Equatable {
         case normal, filterInput, promptInput, searchInput, help, searchResults, messages
-        /// A y/n question (`question`) before a destructive edit.
+        /// A y/n question (`question`) before a destructive edit, or y/r/n before a long order change.
         case confirm
         /// `a`: typing a catalogue query; then its results, to mark and add.
         case catalogueInput, catalogueResults
@@ -26,10 +26,14 @@ public struct TUIState: Sendable {
         case playlist(Int, inFolder: Bool)
     }
 
-    /// A question waiting for y or n, and what `y` does.
+    /// A question waiting for y or n (or y / r / n), and what `y` does.
     public struct Question: Sendable, Equatable {
         public var text: String
         public var effects: [Effect]
+        /// What `r` does, when the question offers it (an order change: rewrite instead of moves).
+        public var rewrite: [Effect]?
+        /// What any other key does besides cancelling (answering an edit that waits).
+        public var otherwise: [Effect] = []
     }
 
     public struct SearchHit: Sendable, Equatable {

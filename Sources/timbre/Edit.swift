@@ -2,15 +2,18 @@ import ArgumentParser
 import TimbreApp
 import TimbreCore
 
-/// `N` or `N-M` (0-based, inclusive).
+/// `N` or `N-M` (counting from 1, inclusive). Any whole number parses, 0 and negatives too: the
+/// command says that positions count from 1 (exit 2), which a parse failure could not.
 struct PositionRange: ExpressibleByArgument {
     let range: ClosedRange<Int>
 
     init?(argument: String) {
+        if let single = Int(argument) {
+            range = single...single
+            return
+        }
         let parts = argument.split(separator: "-", omittingEmptySubsequences: false)
-        guard (1...2).contains(parts.count), let low = Int(parts[0]), low >= 0 else { return nil }
-        let high = parts.count == 2 ? Int(parts[1]) : low
-        guard let high, high >= low, high - low < 10_000 else { return nil }
+        guard parts.count == 2, let low = Int(parts[0]), let high = Int(parts[1]), high >= low, high - low < 10_000 else { return nil }
         range = low...high
     }
 }
@@ -82,10 +85,22 @@ extension Root {
             }
         }
 
+        /// What shuffle and sort say about moves, `--rewrite` and the question.
+        static let orderDiscussion = """
+            Every entry keeps its "date added": the new order is made with range moves (one request per run \
+            of entries out of place; at most n − 1). --rewrite makes it in ⌈n/100⌉ requests instead (the \
+            first 100 replace the list, the rest follow) and every date becomes today. On a terminal, an \
+            order change of more than 20 moves asks first — y: moves, r: rewrite, n: nothing is sent; --yes \
+            skips the question; without a terminal timbre uses moves (config.toml `reorder = "rewrite"` makes \
+            --rewrite the default). --dry-run prints both counts \
+            (--json: "moves" and "rewrite_writes"). `timbre undo` restores the old order with moves; after \
+            a rewrite the old dates cannot come back. A playlist with local files is always reordered by moves.
+            """
+
         struct Shuffle: Runnable {
             static let configuration = CommandConfiguration(
-                abstract: "Save a random order on Spotify: every entry stays (journalled; `timbre undo` restores the old order).",
-                discussion: "ceil(n/100) requests: the first 100 replace the list, the rest follow; a playlist with local files is reordered by moves instead, which keeps them.")
+                abstract: "Save a random order on Spotify: every entry and its date added stay (journalled; `timbre undo` restores the old order).",
+                discussion: Playlist.orderDiscussion)
 
             @Argument(help: "The playlist: its name (or the start of it), ID, spotify:playlist:ID or link.", completion: .playlists)
             var ref: String
@@ -93,16 +108,24 @@ extension Root {
             @Flag(help: "Apply even if the playlist changed on Spotify since it was synced.")
             var force = false
 
+            @Flag(help: "Rewrite the list in ⌈n/100⌉ requests: fewer requests, but every entry's date added becomes today.")
+            var rewrite = false
+
+            @Flag(help: "Do not ask before a long order change (moves, unless --rewrite).")
+            var yes = false
+
             @OptionGroup var options: EditOptions
 
             func run(_ invocation: Invocation) async throws -> ExitStatus {
-                try await PlaylistEditCommand(ref: ref, action: .shuffle, force: force, dryRun: options.dryRun, json: options.json).run(invocation)
+                try await PlaylistEditCommand(ref: ref, action: .shuffle, force: force, dryRun: options.dryRun, json: options.json,
+                                              rewrite: rewrite, yes: yes).run(invocation)
             }
         }
 
         struct Sort: Runnable {
             static let configuration = CommandConfiguration(
-                abstract: "Save an order by title, artist, album, year, duration or added date (stable; journalled; `timbre undo` restores the old order).")
+                abstract: "Save an order by title, artist, album, year, duration or added date (stable; dates added kept; journalled; `timbre undo` restores the old order).",
+                discussion: Playlist.orderDiscussion)
 
             @Argument(help: "The playlist: its name (or the start of it), ID, spotify:playlist:ID or link.", completion: .playlists)
             var ref: String
@@ -116,10 +139,17 @@ extension Root {
             @Flag(help: "Apply even if the playlist changed on Spotify since it was synced.")
             var force = false
 
+            @Flag(help: "Rewrite the list in ⌈n/100⌉ requests: fewer requests, but every entry's date added becomes today.")
+            var rewrite = false
+
+            @Flag(help: "Do not ask before a long order change (moves, unless --rewrite).")
+            var yes = false
+
             @OptionGroup var options: EditOptions
 
             func run(_ invocation: Invocation) async throws -> ExitStatus {
-                try await PlaylistEditCommand(ref: ref, action: .sort(by: by, reverse: reverse), force: force, dryRun: options.dryRun, json: options.json).run(invocation)
+                try await PlaylistEditCommand(ref: ref, action: .sort(by: by, reverse: reverse), force: force, dryRun: options.dryRun, json: options.json,
+                                              rewrite: rewrite, yes: yes).run(invocation)
             }
         }
 
@@ -205,7 +235,7 @@ extension Root {
             @Argument(help: "spotify:track:ID, spotify:episode:ID, a link, or - to read them from stdin.")
             var items: [String]
 
-            @Option(help: "Insert at this position (0-based); default: the end.")
+            @Option(parsing: .unconditional, help: "Insert so that the first item becomes entry N (counting from 1, as `timbre tracks` shows); default: the end.")
             var position: Int?
 
             @Flag(help: "With --position: apply even if the playlist changed on Spotify since it was synced.")
@@ -225,13 +255,14 @@ extension Root {
                 discussion: """
                     Spotify can only remove every copy of a track; to remove one copy, timbre removes them \
                     all and puts the others back at their positions (the re-added copies get a new \
-                    added date). Positions are those `timbre tracks REF` shows.
+                    added date). Positions count from 1, as `timbre tracks REF` shows them (timbre 0.1 \
+                    counted from 0).
                     """)
 
             @Argument(help: "The playlist: its name (or the start of it), ID, spotify:playlist:ID or link.", completion: .playlists)
             var ref: String
 
-            @Option(name: .customLong("position"), help: "N or N-M (0-based, inclusive). Repeatable.")
+            @Option(name: .customLong("position"), parsing: .unconditionalSingleValue, help: "N or N-M (counting from 1, inclusive). Repeatable.")
             var positions: [PositionRange] = []
 
             @Option(name: .customLong("uri"), help: "Remove every copy of this track. Repeatable.")
@@ -250,15 +281,16 @@ extension Root {
 
         struct Move: Runnable {
             static let configuration = CommandConfiguration(
-                abstract: "Move entries N-M so that the first ends at position P.")
+                abstract: "Move entries N-M so that the first ends at position P.",
+                discussion: "Positions count from 1, as `timbre tracks REF` shows them (timbre 0.1 counted from 0).")
 
             @Argument(help: "The playlist: its name (or the start of it), ID, spotify:playlist:ID or link.", completion: .playlists)
             var ref: String
 
-            @Option(help: "N or N-M (0-based, inclusive).")
+            @Option(parsing: .unconditional, help: "N or N-M (counting from 1, inclusive).")
             var position: PositionRange
 
-            @Option(help: "Where the first moved entry ends (0-based, in the result).")
+            @Option(parsing: .unconditional, help: "Where the first moved entry ends (counting from 1, in the result).")
             var to: Int
 
             @Flag(help: "Apply even if the playlist changed on Spotify since it was synced.")
@@ -276,7 +308,11 @@ extension Root {
     struct Undo: Runnable {
         static let configuration = CommandConfiguration(
             abstract: "Revert the newest edit (removed entries go back to their positions, moved ones to their old order).",
-            discussion: "Entries put back get a new added date: Spotify sets it. Exits 6 when the playlist changed since the edit, unless --force.")
+            discussion: """
+                Entries put back get a new added date: Spotify sets it. A move, shuffle or sort is undone with moves, \
+                which keep every date; after a --rewrite the old dates cannot come back. Exits 6 when the playlist \
+                changed since the edit, unless --force.
+                """)
 
         @Flag(help: "The playlist changed since: revert the same entries, found by track and occurrence.")
         var force = false
@@ -420,7 +456,7 @@ extension Root {
 extension Root {
     struct Duplicates: Runnable {
         static let configuration = CommandConfiguration(
-            abstract: "Offline: tracks found in more than one of the named playlists (default: every cached playlist), with their positions.")
+            abstract: "Offline: tracks found in more than one of the named playlists (default: every cached playlist), with their positions (from 1).")
 
         @Argument(help: "Playlists (names, IDs, URIs, links, or liked); none: all.", completion: .playlists)
         var refs: [String] = []

@@ -23,7 +23,8 @@ extension Root {
                 REF is a cached playlist's name (any case) or the start of one that fits only it, its ID \
                 (22 letters and digits), spotify:playlist:ID, https://open.spotify.com/playlist/ID, or `liked` \
                 for Liked Songs; a prefix that fits several playlists lists them (exit 2). Items whose track \
-                Spotify returns as null are left out, so positions may have gaps.
+                Spotify returns as null are left out, so positions may have gaps. Positions count from 1 \
+                (text, --csv and --json alike: what `--position` takes); timbre 0.1 counted from 0.
                 """)
 
         @Argument(help: "The playlist: its name (or the start of it), ID, spotify:playlist:ID, open.spotify.com link, or liked.", completion: .playlists)

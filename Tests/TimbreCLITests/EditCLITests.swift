@@ -22,7 +22,7 @@ extension SyncCLITests {
         return (found.0, found.1)
     }
 
-    /// `remove --position N --uri U` together: exactly entry N, and every copy of U.
+    /// `remove --position N --uri U` together: exactly entry N (counting from 1), and every copy of U.
     @Test func removeTakesPositionsAndURIsTogether() async throws {
         let s = try await setUp("small")
         try await withCleanup({ await s.cleanUp() }) {
@@ -30,7 +30,7 @@ extension SyncCLITests {
             let (id, original) = try await ownPlaylist(s)
             let track = original[2]
             #expect(await s.cli.invoke(["playlist", "add", id, track]).status == 0)
-            let removed = await s.cli.invoke(["playlist", "remove", id, "--position", "0", "--uri", track, "--json"])
+            let removed = await s.cli.invoke(["playlist", "remove", id, "--position", "1", "--uri", track, "--json"])
             #expect(removed.status == 0, "\(removed.stderr)")
             #expect((parse(removed.stdout) as? [String: Any])?["removed"] as? Int == 1 + (original + [track]).filter { $0 == track }.count)
             var expected = original + [track]
@@ -59,7 +59,8 @@ extension SyncCLITests {
             let (id, before) = try #require(found, "the small library has a playlist with a null entry")
             let null = try #require(before.firstIndex(of: ""))
             // Move the entry after the null one to the top: the null entry moves down by one.
-            let moved = await s.cli.invoke(["playlist", "move", id, "--position", "\(null + 1)", "--to", "0"])
+            // (Positions count from 1: the entry at index null + 1 is entry null + 2.)
+            let moved = await s.cli.invoke(["playlist", "move", id, "--position", "\(null + 2)", "--to", "1"])
             #expect(moved.status == 0, "\(moved.stderr)")
             #expect(!moved.stderr.contains("changed on Spotify"), "\(moved.stderr)")
             var expected = before
@@ -75,8 +76,8 @@ extension SyncCLITests {
             let (id, original) = try await ownPlaylist(s)
             let track = original[0]
 
-            // Two more copies of the first track, at 2 and at the end: three copies.
-            #expect(await s.cli.invoke(["playlist", "add", id, track, "--position", "2"]).status == 0)
+            // Two more copies of the first track, as entry 3 (index 2) and at the end: three copies.
+            #expect(await s.cli.invoke(["playlist", "add", id, track, "--position", "3"]).status == 0)
             let added = await s.cli.invoke(["playlist", "add", id, track, "--json"])
             #expect(added.status == 0, "\(added.stderr)")
             #expect((parse(added.stdout) as? [String: Any])?["added"] as? Int == 1)
@@ -87,20 +88,19 @@ extension SyncCLITests {
 
             // Remove the middle copy only: the copies at 0 and at the end stay where they are.
             try await s.sandbox.clearRequests()
-            let removed = await s.cli.invoke(["playlist", "remove", id, "--position", "2", "--json"])
+            let removed = await s.cli.invoke(["playlist", "remove", id, "--position", "3", "--json"])
             #expect(removed.status == 0, "\(removed.stderr)")
             expected.remove(at: 2)
             #expect(try await s.sandbox.entries(of: id) == expected)
             #expect(try await s.sandbox.writeRequests().count == 3, "remove every copy, put back the runs at 0 and at the end")
 
-            // Move a range forward, then one backward.
-            #expect(await s.cli.invoke(["playlist", "move", id, "--position", "1-2", "--to", "3"]).status == 0)
+            // Move a range forward (entries 2–3 so that the first ends as entry 4), then one backward.
+            #expect(await s.cli.invoke(["playlist", "move", id, "--position", "2-3", "--to", "4"]).status == 0)
             let range = Array(expected[1...2])
             expected.removeSubrange(1...2)
             expected.insert(contentsOf: range, at: 3)
             #expect(try await s.sandbox.entries(of: id) == expected)
-            let last = expected.count - 1
-            #expect(await s.cli.invoke(["playlist", "move", id, "--position", "\(last)", "--to", "0"]).status == 0)
+            #expect(await s.cli.invoke(["playlist", "move", id, "--position", "\(expected.count)", "--to", "1"]).status == 0)
             expected.insert(expected.removeLast(), at: 0)
             #expect(try await s.sandbox.entries(of: id) == expected)
 
@@ -132,13 +132,13 @@ extension SyncCLITests {
             _ = try await s.sandbox.mutate(playlist: id, action: "remove_first")
             let changed = try await s.sandbox.entries(of: id)
             try await s.sandbox.clearRequests()
-            let conflict = await s.cli.invoke(["playlist", "remove", id, "--position", "2"])
+            let conflict = await s.cli.invoke(["playlist", "remove", id, "--position", "3"])
             #expect(conflict.status == 6, "\(conflict.stderr)")
             #expect(conflict.stderr.contains("changed on Spotify"))
             #expect(try await s.sandbox.writeRequests().isEmpty)
             #expect(try await s.sandbox.entries(of: id) == changed)
-            // --force removes the entry the user saw at 2 (now at 1).
-            let forced = await s.cli.invoke(["playlist", "remove", id, "--position", "2", "--force"])
+            // --force removes the entry the user saw as entry 3 (index 2; now at index 1).
+            let forced = await s.cli.invoke(["playlist", "remove", id, "--position", "3", "--force"])
             #expect(forced.status == 0, "\(forced.stderr)")
             var expected = changed
             let meant = original[2]
@@ -182,7 +182,7 @@ extension SyncCLITests {
 
             try await s.sandbox.clearRequests()
             #expect(await s.cli.invoke(["like", track, "--dry-run"]).status == 0)
-            #expect(await s.cli.invoke(["playlist", "remove", id, "--position", "0", "--dry-run"]).status == 0)
+            #expect(await s.cli.invoke(["playlist", "remove", id, "--position", "1", "--dry-run"]).status == 0)
             #expect(try await s.sandbox.writeRequests().isEmpty, "a dry run sends no write")
 
             #expect(await s.cli.invoke(["like", track]).status == 0)
@@ -275,7 +275,7 @@ extension SyncCLITests {
         try await withCleanup({ await s.cleanUp() }) {
             #expect(await s.cli.invoke(["sync", "--quiet"]).status == 0)
             let (id, original) = try await ownPlaylist(s)
-            let moved = await s.cli.invoke(["playlist", "move", id, "--position", "0", "--to", "1"])
+            let moved = await s.cli.invoke(["playlist", "move", id, "--position", "1", "--to", "2"])
             #expect(moved.status == 0, "\(moved.stderr)")
             #expect(try await s.sandbox.entries(of: id) == [original[1], original[0]] + original.dropFirst(2))
             #expect(try await s.sandbox.writeRequests().contains { $0.path.hasSuffix("/tracks") && $0.status == 200 })

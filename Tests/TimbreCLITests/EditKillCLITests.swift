@@ -26,9 +26,10 @@ extension SyncCLITests {
 
                 // Killed once the server has seen k of its writes (k at random below the plan's
                 // count; round 0 before any).
-                let arguments = positions.flatMap { ["--position", "\($0)"] }
+                let arguments = positions.flatMap { ["--position", "\($0 + 1)"] }
                 let dryRun = await s.cli.invoke(["playlist", "remove", id, "--dry-run"] + arguments)
-                let writes = dryRun.stdout.split(separator: "\n").filter { $0.hasPrefix("  ") }.count
+                // The plan's writes are numbered ("  1. …"); the entries it names start with "#".
+                let writes = dryRun.stdout.split(separator: "\n").filter { $0.hasPrefix("  ") && $0.dropFirst(2).first?.isNumber == true }.count
                 #expect(writes >= 2, "\(dryRun.stdout)")
                 let k = round == 0 ? 0 : Int.random(in: 1..<max(2, writes), using: &generator)
                 if try await runKilledAfter(s, writes: k, ["playlist", "remove", id] + arguments) { interrupted += 1 }

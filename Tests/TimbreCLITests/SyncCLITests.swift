@@ -46,7 +46,12 @@ import TimbreTestSupport
     private func compareItems(_ got: [[String: Any]], _ want: [[String: Any]], _ label: String) {
         #expect(got.count == want.count, "\(label): \(got.count) items, expected \(want.count)")
         for (g, w) in zip(got, want) {
-            for key in ["position", "kind", "id", "uri", "name", "artists", "album", "duration_ms", "added_at"] where !same(g[key], w[key]) {
+            // timbre counts positions from 1; the sandbox, like Spotify, from 0.
+            if !same(g["position"], (w["position"] as? Int).map { $0 + 1 }) {
+                Issue.record("\(label) position \(w["position"] ?? "?"): position = \(String(describing: g["position"])), expected one more")
+                return
+            }
+            for key in ["kind", "id", "uri", "name", "artists", "album", "duration_ms", "added_at"] where !same(g[key], w[key]) {
                 Issue.record("\(label) position \(w["position"] ?? "?"): \(key) = \(String(describing: g[key])), expected \(String(describing: w[key]))")
                 return
             }

@@ -116,6 +116,37 @@ import TimbreTestSupport
         }
     }
 
+    /// `:sort` of more than 20 moves asks first (what it costs, dates kept, or r to rewrite);
+    /// n sends nothing, y saves by moves and every entry keeps its date added on the server.
+    @Test func aLongSortAsksFirstAndKeepsEveryDateAdded() async throws {
+        try await withInterface { s in
+            let coffee = try await s.id(of: "Morning Coffee")
+            let current = try await s.sandbox.entries(of: coffee)
+            let tracks = current.filter { $0.hasPrefix("spotify:track:") }
+            if current.count < 40, !tracks.isEmpty {
+                let more = (0..<(40 - current.count)).map { tracks[$0 % tracks.count] }
+                let added = try await s.cli.run(["playlist", "add", coffee, "-"], stdin: more.joined(separator: "\n"))
+                #expect(added.status == 0, "\(added.stderr)")
+            }
+            let before = try await s.sandbox.playlistInfo(coffee).items.map { "\($0.uri ?? "") @ \($0.addedAt ?? "null")" }
+            try await s.open("Morning Coffee")
+            try await s.sandbox.clearRequests()
+            try await s.command("sort duration reverse")
+            _ = try await s.wait("dates kept")
+            try s.tmux.keys("n")
+            _ = try await s.wait("ancelled; nothing was sent")
+            #expect(try await s.sandbox.writeRequests().isEmpty)
+            try await s.command("sort duration reverse")
+            _ = try await s.wait("dates kept")
+            try s.tmux.keys("y")
+            _ = try await s.wait("added dates kept (")
+            let writes = try await s.sandbox.writeRequests()
+            #expect(writes.count > 20 && writes.allSatisfy { $0.method == "PUT" }, "moves only")
+            let after = try await s.sandbox.playlistInfo(coffee).items.map { "\($0.uri ?? "") @ \($0.addedAt ?? "null")" }
+            #expect(after.sorted() == before.sorted() && after != before, "a new order, every (entry, date added) kept")
+        }
+    }
+
     @Test func lockedPlaylistsSendNothingAndAConflictShowsItsMessage() async throws {
         try await withInterface { s in
             let coffee = try await s.id(of: "Morning Coffee")

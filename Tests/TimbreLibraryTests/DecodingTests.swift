@@ -149,9 +149,10 @@ import TimbreCore
     @Test func itemJSONAndCSVFollowTheContract() {
         let item = CachedEntry(position: 3, kind: .local, id: nil, uri: "spotify:local:A:B:T:1", name: "Say \"hi\", now\nplease",
                               artists: ["A", "B, C"], album: nil, durationMS: 1000, addedAt: nil)
-        #expect(item.json.serialized() == #"{"position":3,"kind":"local","id":null,"uri":"spotify:local:A:B:T:1","name":"Say \"hi\", now\nplease","artists":["A","B, C"],"album":null,"duration_ms":1000,"added_at":null}"#)
+        // Spotify's index 3 is the fourth entry: what timbre prints counts from 1.
+        #expect(item.json.serialized() == #"{"position":4,"kind":"local","id":null,"uri":"spotify:local:A:B:T:1","name":"Say \"hi\", now\nplease","artists":["A","B, C"],"album":null,"duration_ms":1000,"added_at":null}"#)
         #expect(CachedEntry.csvHeader == "position,name,artists,album,duration_ms,added_at,uri")
-        #expect(item.csvRow == "3,\"Say \"\"hi\"\", now\nplease\",\"A; B, C\",,1000,,spotify:local:A:B:T:1")
+        #expect(item.csvRow == "4,\"Say \"\"hi\"\", now\nplease\",\"A; B, C\",,1000,,spotify:local:A:B:T:1")
     }
 
     @Test func csvFromHostileNamesCarriesNoEscapeAndNoFormula() {
@@ -159,7 +160,7 @@ import TimbreCore
                               name: "=1+1\u{1B}[2J", artists: ["@SUM(A1)", "\u{9B}x"], album: "+cmd|' /C calc'!A0", durationMS: 5, addedAt: nil)
         let row = item.csvRow
         #expect(!row.unicodeScalars.contains { $0.value == 0x1B || (0x80...0x9F).contains($0.value) })
-        #expect(row == "0,\"'=1+1[2J\",\"'@SUM(A1); x\",\"'+cmd|' /C calc'!A0\",5,,spotify:track:4uLU6hMCjMI75M1A2tKUQC")
+        #expect(row == "1,\"'=1+1[2J\",\"'@SUM(A1); x\",\"'+cmd|' /C calc'!A0\",5,,spotify:track:4uLU6hMCjMI75M1A2tKUQC")
     }
 
     @Test func playlistJSONFollowsTheContract() {

@@ -105,6 +105,80 @@ import TimbreCore
         }
     }
 
+    /// Range moves (the default for shuffle and sort): the entries outside a longest increasing
+    /// subsequence move, so a known permutation costs exactly n − LIS writes when no run forms.
+    @Test func aNewOrderByMovesCostsNMinusTheLongestIncreasingSubsequence() throws {
+        let list = (0..<50).map { "spotify:track:r\($0)" }
+        // Reversed: the LIS is one entry, so 49 moves (no two neighbours of the target follow each other).
+        let reversed = Array(list.indices.reversed())
+        let back = try EntryEdit.reorder(order: reversed).plan(on: list)
+        #expect(back.result == list.reversed())
+        #expect(back.writes.count == 49)
+        #expect(back.writes.allSatisfy { if case .reorder = $0 { return true } else { return false } }, "nothing removed, replaced or re-added")
+        // One entry from the end to the top: LIS = 49, one move.
+        let rotated = [49] + Array(0..<49)
+        #expect(try EntryEdit.reorder(order: rotated).plan(on: list).writes == [.reorder(start: 49, insertBefore: 0, length: 1)])
+        // A known interleaving: 0 2 4 … 48 then 1 3 … 49 — LIS 26 (the evens and 49), so 24 moves.
+        let interleaved = Array(stride(from: 0, to: 50, by: 2)) + Array(stride(from: 1, to: 50, by: 2))
+        #expect(EntryEdit.longestIncreasing(interleaved).count == 26)
+        #expect(try EntryEdit.reorder(order: interleaved).plan(on: list).writes.count == 50 - 26)
+        // A run moves in one write: the last ten to the top.
+        let block = Array(40..<50) + Array(0..<40)
+        #expect(try EntryEdit.reorder(order: block).plan(on: list).writes == [.reorder(start: 40, insertBefore: 0, length: 10)])
+    }
+
+    @Test func everyGeneratedOrderByMovesIsExactAtMostNMinusLISAndUndoesByMoves() throws {
+        var rng = Seeded(state: 11)
+        for round in 0..<150 {
+            let count = Int.random(in: 2...250, using: &rng)
+            // Many copies of the same tracks: the plan works on positions, so copies are told apart.
+            let list = Self.list(count, distinct: Int.random(in: 1...20, using: &rng), &rng)
+            var order = Array(list.indices)
+            switch round % 3 {
+            case 0: order.shuffle(using: &rng)
+            case 1: // nearly sorted: a few entries moved
+                for _ in 0..<Int.random(in: 1...5, using: &rng) { order.insert(order.remove(at: Int.random(in: 0..<count, using: &rng)), at: Int.random(in: 0..<count, using: &rng)) }
+            default: // blocks swapped
+                let cut = Int.random(in: 1..<count, using: &rng)
+                order = Array(order[cut...]) + Array(order[..<cut])
+            }
+            if order == Array(list.indices) { continue }
+            let plan = try EntryEdit.reorder(order: order).plan(on: list)
+            #expect(plan.result == order.map { list[$0] }, "round \(round)")
+            #expect(plan.writes.count <= count - EntryEdit.longestIncreasing(order).count, "round \(round): at most n − LIS")
+            #expect(plan.writes.allSatisfy { if case .reorder = $0 { return true } else { return false } })
+            // Every state on the way is a permutation of the list: a stop anywhere loses nothing.
+            #expect(plan.states.allSatisfy { $0.sorted() == list.sorted() })
+            let undo = try EntryEdit.reorder(order: order).inverse(before: list).plan(on: plan.result)
+            #expect(undo.result == list, "round \(round)")
+            #expect(undo.writes.allSatisfy { if case .reorder = $0 { return true } else { return false } }, "undo moves back, dates kept")
+        }
+    }
+
+    /// An interrupted plan is found where it stopped without keeping every state.
+    @Test func lastStepFindsWhereAMoveSequenceStopped() throws {
+        let list = (0..<30).map { "spotify:track:s\($0)" }
+        var rng = Seeded(state: 3)
+        let order = Array(list.indices).shuffled(using: &rng)
+        let plan = try EntryEdit.reorder(order: order).plan(on: list)
+        let states = plan.states
+        #expect(states.count == plan.writes.count + 1 && states.first == list && states.last == plan.result)
+        for (step, state) in states.enumerated() { #expect(plan.lastStep(matching: state) == step) }
+        #expect(plan.lastStep(matching: Array(list.dropLast())) == nil)
+        #expect(plan.before == list)
+    }
+
+    /// 10,000 entries shuffled: planned by moves without keeping 10,000 lists of 10,000.
+    @Test func tenThousandEntriesPlanByMoves() throws {
+        let list = (0..<10_000).map { "spotify:track:big\($0)" }
+        var rng = Seeded(state: 99)
+        let order = Array(list.indices).shuffled(using: &rng)
+        let plan = try EntryEdit.reorder(order: order).plan(on: list)
+        #expect(plan.writes.count <= 10_000 - EntryEdit.longestIncreasing(order).count)
+        #expect(plan.writes.count > 9_000, "a random order keeps few entries in place")
+        #expect(plan.lastStep(matching: plan.result) == plan.writes.count)
+    }
+
     @Test func aPlaylistWithLocalFilesIsReorderedByMovesOnly() throws {
         let list = ["spotify:local:a:b:c:1", "spotify:track:x", "timbre:unusable:2", "spotify:track:y", "spotify:track:x"]
         let order = [4, 3, 2, 1, 0]

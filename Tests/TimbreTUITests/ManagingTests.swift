@@ -59,7 +59,8 @@ import TimbreLibrary
         s.apply(.move(.down, count: 2))
         s.apply(.mark)
         #expect(s.handle(.character("d")) == [])
-        #expect(s.mode == .confirm && s.question?.text == "Remove 2 entries from “Mine”? (y/n)")
+        // Each entry is named by its number as the interface shows it (from 1).
+        #expect(s.mode == .confirm && s.question?.text == "Remove 2 entries from “Mine”? (y/n) #1 Song 0 — Nina Simone, #4 Song 3 — Massive Attack")
         let line = Screen.render(s, rows: 20, columns: 100)[18].map(\.text).joined()
         #expect(line.contains("Remove 2 entries from “Mine”? (y/n)"))
         #expect(s.handle(.character("n")) == [])
@@ -71,7 +72,7 @@ import TimbreLibrary
         s.apply(.move(.top, count: 1))
         s.apply(.move(.down, count: 1))
         _ = s.apply(.remove)
-        #expect(s.question?.text == "Remove 1 entry from “Mine”? (y/n)")
+        #expect(s.question?.text == "Remove 1 entry from “Mine”? (y/n) #2 Song 1 — Massive Attack")
         let escape = try #require(Key("Esc"))
         #expect(s.handle(.key(escape)) == [], "any other key cancels")
     }
@@ -164,6 +165,33 @@ import TimbreLibrary
         #expect(typed("delete") == [] && s.mode == .confirm)
         #expect(s.answer(true) == [.edit(.delete(playlistID: "mine"))])
         #expect(typed("sort next") == [] && s.sortField == .title, "`sort next` still orders the view")
+    }
+
+    /// `:sort`/`:shuffle` saving more than 20 moves: the edit waits on y / r / n with both costs.
+    @Test func aLongOrderChangeAsksYesRewriteOrNo() {
+        var s = state()
+        let cost = OrderCost(op: "sort", playlistName: "Everything", key: "title", entries: 2_500, moves: 2_431, rewriteWrites: 25, canRewrite: true)
+        #expect(cost.needsAsking)
+        #expect(cost.question == "Sort “Everything” by title: 2,431 moves, ≈ 4 min at Spotify's pace, dates kept — or r to rewrite in 25 writes (every date becomes today). (y/r/n)")
+        s.askOrder(cost)
+        #expect(s.mode == .confirm && s.question?.text == cost.question)
+        #expect(s.handle(.character("r")) == [.answerOrder(.rewrite)] && s.mode == .normal)
+        s.askOrder(cost)
+        #expect(s.handle(.character("y")) == [.answerOrder(.moves)])
+        s.askOrder(cost)
+        #expect(s.handle(.character("n")) == [.answerOrder(.cancel)] && s.message == "cancelled; nothing was sent")
+        // A y/n question has no r: r cancels it.
+        s.apply(.mark)
+        _ = s.apply(.remove)
+        #expect(s.handle(.character("r")) == [] && s.marks == [0])
+        // A list with local files cannot be rewritten: y / n only, and r cancels.
+        var locals = cost
+        locals.canRewrite = false
+        s.askOrder(locals)
+        #expect(s.question?.text.hasSuffix("(y/n)") == true)
+        #expect(s.handle(.character("r")) == [.answerOrder(.cancel)])
+        // Few moves: no question.
+        #expect(!OrderCost(op: "shuffle", playlistName: "x", key: nil, entries: 21, moves: 20, rewriteWrites: 1, canRewrite: true).needsAsking)
     }
 
     @Test func fieldFiltersNarrowTheOpenPlaylistTogetherWithText() {

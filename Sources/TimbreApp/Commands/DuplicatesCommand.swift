@@ -2,7 +2,7 @@ import TimbreCore
 import TimbreLibrary
 
 /// `timbre duplicates [REF...]`: offline, the tracks found in more than one of the named (default:
-/// every cached) playlists, with where.
+/// every cached) playlists, with where (positions counted from 1, as `timbre tracks` shows them).
 public struct DuplicatesCommand: Sendable {
     public var refs: [String]
     public var json: Bool
@@ -35,7 +35,7 @@ public struct DuplicatesCommand: Sendable {
             var here: [String: [Int]] = [:]
             var first: [String: CachedEntry] = [:]
             for entry in try cache.entries(of: ref) ?? [] where !entry.uri.isEmpty {
-                here[entry.uri, default: []].append(entry.position)
+                here[entry.uri, default: []].append(entry.number)
                 if first[entry.uri] == nil { first[entry.uri] = entry }
             }
             for (uri, positions) in here.sorted(by: { $0.value[0] < $1.value[0] }) {

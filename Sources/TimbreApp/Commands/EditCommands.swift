@@ -21,13 +21,19 @@ public struct PlaylistEditCommand: Sendable {
     public var force: Bool
     public var dryRun: Bool
     public var json: Bool
+    /// Shuffle and sort: the ⌈n/100⌉-write rewrite (every added date reset) instead of range moves.
+    public var rewrite: Bool
+    /// Shuffle and sort: do not ask before a long order change.
+    public var yes: Bool
 
-    public init(ref: String, action: Action, force: Bool, dryRun: Bool, json: Bool) {
+    public init(ref: String, action: Action, force: Bool, dryRun: Bool, json: Bool, rewrite: Bool = false, yes: Bool = false) {
         self.ref = ref
         self.action = action
         self.force = force
         self.dryRun = dryRun
         self.json = json
+        self.rewrite = rewrite
+        self.yes = yes
     }
 
     public func run(_ invocation: Invocation) async throws -> ExitStatus {
@@ -44,9 +50,28 @@ public struct PlaylistEditCommand: Sendable {
             // Albums become their tracks only now: that takes requests.
             what = .add(uris: try await Self.uris(of: refs, catalog: editor.catalog), position: position)
         }
-        let outcome = try await editor.apply(EditRequest(playlist: id, what: what, force: force, dryRun: dryRun))
+        // config.toml's `reorder = "rewrite"` makes the rewrite the default, as if --rewrite were given.
+        let rewrite = self.rewrite || context.config.reorderByRewrite
+        var request = EditRequest(playlist: id, what: what, force: force, dryRun: dryRun, rewrite: rewrite)
+        if request.isOrderChange, !rewrite, !yes, !dryRun, invocation.console.stdinIsTTY {
+            // A person at a terminal chooses before a long order change; a script (no terminal)
+            // gets moves, which keep every date, so cron jobs keep working unchanged.
+            request.choose = { [console = context.console] cost in Self.ask(cost, console: console) }
+        }
+        let outcome = try await editor.apply(request)
         EditReport.show(outcome, json: json, console: context.console)
-        return .success
+        return outcome.cancelled ? .failure : .success
+    }
+
+    /// The y / r / n question before an order change of more than `OrderCost.askAbove` moves.
+    static func ask(_ cost: OrderCost, console: Console) -> OrderChoice {
+        guard cost.needsAsking else { return .moves }
+        console.writeError(TerminalText.sanitize(cost.question) + " ")
+        switch console.input.readLine()?.trimmingCharacters(in: .whitespaces).lowercased() {
+        case "y", "yes": return .moves
+        case "r", "rewrite": return cost.canRewrite ? .rewrite : .cancel
+        default: return .cancel
+        }
     }
 
     /// ITEM arguments, all checked before anything is sent; `-` reads one a line from stdin.
@@ -77,21 +102,27 @@ public struct PlaylistEditCommand: Sendable {
 
     /// The edit asked for, checked (usage errors before any request); an add's URIs are filled in
     /// by `run` once its items are read and its albums expanded.
+    /// Positions are typed counting from 1 (what `timbre tracks` shows) and become Spotify's
+    /// 0-based indices here; 0 or less is a usage error that says so.
     func request() throws -> EditRequest.What {
         switch action {
         case .add(_, let position):
-            if let position, position < 0 { throw UsageError(message: "--position must be 0 or more") }
-            return .add(uris: [], position: position)
+            if let position { try Self.checkPosition(position, option: "--position") }
+            return .add(uris: [], position: position.map { $0 - 1 })
         case .remove(let ranges, let uris):
             guard !ranges.isEmpty || !uris.isEmpty else {
                 throw UsageError(message: "give --position or --uri", hint: "--position removes exactly those entries; --uri removes every copy of a track")
             }
+            for range in ranges { try Self.checkPosition(range.lowerBound, option: "--position") }
             let parsed = try uris.map { try ItemRef.parse($0).uri }
+            let positions = ranges.flatMap { Array($0) }.map { $0 - 1 }
             if ranges.isEmpty { return .removeURIs(parsed) }
-            if parsed.isEmpty { return .removePositions(ranges.flatMap { Array($0) }) }
-            return .removeMixed(positions: ranges.flatMap { Array($0) }, uris: parsed)
+            if parsed.isEmpty { return .removePositions(positions) }
+            return .removeMixed(positions: positions, uris: parsed)
         case .move(let range, let to):
-            return .move(start: range.lowerBound, length: range.count, to: to)
+            try Self.checkPosition(range.lowerBound, option: "--position")
+            try Self.checkPosition(to, option: "--to")
+            return .move(start: range.lowerBound - 1, length: range.count, to: to - 1)
         case .shuffle:
             return .shuffle
         case .sort(let by, let reverse):
@@ -101,6 +132,15 @@ public struct PlaylistEditCommand: Sendable {
             return .sort(key, reverse: reverse)
         case .dedupe(let fuzzy):
             return .dedupe(fuzzy: fuzzy)
+        }
+    }
+}
+
+extension PlaylistEditCommand {
+    static func checkPosition(_ position: Int, option: String) throws {
+        guard position >= 1 else {
+            throw UsageError(message: "\(option) \(position): positions count from 1 (the first entry is 1, as `timbre tracks` shows)",
+                             hint: "timbre 0.1 counted from 0; add 1 to positions saved from it")
         }
     }
 }
@@ -197,21 +237,22 @@ enum EditReport {
             return
         }
         console.line(outcome.summary)
-        for duplicate in outcome.duplicates where outcome.dryRun {
-            console.line("  position \(duplicate.position) repeats \(duplicate.duplicateOf): \(duplicate.uri)")
-        }
         guard outcome.dryRun else { return }
+        // Each entry by name, as `timbre tracks` numbers it (from 1), then each write.
+        console.lines(outcome.entries.map { "  " + TerminalText.sanitize($0) })
         console.lines(outcome.writes.enumerated().map { index, write in "  \(index + 1). \(describe(write))" })
     }
 
+    /// One write for a person: positions counted from 1.
     static func describe(_ write: EntryWrite) -> String {
         switch write {
         case .add(let uris, let position):
-            return "add \(uris.count) at position \(position) (POST …/items)"
+            return "add \(uris.count) at position \(position + 1) (POST …/items)"
         case .removeEvery(let uris):
             return "remove every copy of \(uris.count) \(uris.count == 1 ? "track" : "tracks") (DELETE …/items)"
         case .reorder(let start, let insertBefore, let length):
-            return "move \(length) from position \(start) to before \(insertBefore) (PUT …/items)"
+            let range = length == 1 ? "entry \(start + 1)" : "entries \(start + 1)–\(start + length)"
+            return "move \(range) to before entry \(insertBefore + 1) (PUT …/items)"
         case .replace(let uris):
             return "replace the whole list with its first \(uris.count) (PUT …/items)"
         }

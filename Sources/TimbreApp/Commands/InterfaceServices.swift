@@ -29,7 +29,7 @@ actor InterfaceServices {
 
     nonisolated func services() -> TUIServices {
         TUIServices(
-            run: { edit, progress in try await self.run(edit, progress: progress) },
+            run: { edit, progress, choose in try await self.run(edit, progress: progress, choose: choose) },
             reread: { id in await self.reread(id) },
             searchCatalogue: { query in try await self.searchCatalogue(query) },
             statistics: { [context] id in try Self.statistics(id, context: context) })
@@ -37,7 +37,8 @@ actor InterfaceServices {
 
     static let undoKey = "u", redoKey = "C-r"
 
-    func run(_ edit: TUIEdit, progress: @escaping @Sendable (Int, Int) -> Void) async throws -> TUIEditReport {
+    func run(_ edit: TUIEdit, progress: @escaping @Sendable (Int, Int) -> Void,
+             choose: @escaping @Sendable (OrderCost) async -> OrderChoice = { _ in .moves }) async throws -> TUIEditReport {
         progressSink.withLock { $0 = progress }
         defer { progressSink.withLock { $0 = nil } }
         switch edit {
@@ -53,7 +54,8 @@ actor InterfaceServices {
         var created: String?
         switch edit {
         case .entries(let id, let what):
-            outcome = try await editor.apply(EditRequest(playlist: try Self.id(id), what: what))
+            // `:shuffle` and `:sort` ask (y / r / n) before a long order change, as the CLI does.
+            outcome = try await editor.apply(EditRequest(playlist: try Self.id(id), what: what, choose: choose))
         case .like(let uris, let save):
             outcome = try await editor.library(uris, save: save, op: save ? "like" : "unlike", dryRun: false)
         case .undo:

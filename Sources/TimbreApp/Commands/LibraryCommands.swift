@@ -67,7 +67,7 @@ public struct TracksCommand: Sendable {
                 let artists = item.artists.joined(separator: ", ")
                 let duration = ClockText.minutesSeconds(milliseconds: item.durationMS)
                 let album = item.album.map { " · \($0)" } ?? ""
-                return TerminalText.sanitize("\(String(item.position).leftPadded(to: 5))  \(item.name) — \(artists)\(album)  \(duration)")
+                return TerminalText.sanitize("\(String(item.number).leftPadded(to: 5))  \(item.name) — \(artists)\(album)  \(duration)")
             })
         }
         return .success

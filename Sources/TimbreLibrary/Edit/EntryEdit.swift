@@ -10,9 +10,16 @@ public enum EntryEdit: Equatable, Sendable, Codable {
     /// Put entries back at the positions they will have in the result (undo of a removal):
     /// `entries` sorted by position.
     case restore(entries: [PositionedURI])
-    /// A new order of the same entries (shuffle, sort): `order[i]` is the position, in the list
-    /// as it stands, of the entry that ends at `i`.
+    /// A new order of the same entries (shuffle, sort) by a rewrite: the first 100 replace the
+    /// list, the rest are added (⌈n/100⌉ writes) — every entry gets a new added date. `order[i]` is
+    /// the position, in the list as it stands, of the entry that ends at `i`. (A list with an entry
+    /// the API cannot add, a local file, is reordered by moves instead.) What `--rewrite` asks for;
+    /// also how every order change before range moves was journalled.
     case permute(order: [Int])
+    /// The same new order by range moves (`PUT …/items` with `range_start`, `insert_before`,
+    /// `range_length`), which keep every entry's added date: the entries outside a longest
+    /// increasing subsequence of `order` move, in runs. The default for shuffle and sort.
+    case reorder(order: [Int])
 
     public struct PositionedURI: Equatable, Sendable, Codable {
         public var position: Int
@@ -25,6 +32,7 @@ public enum EntryEdit: Equatable, Sendable, Codable {
 
     /// Why an edit cannot be planned on a list.
     public enum Invalid: Error, Equatable, Sendable {
+        /// A position (0-based) outside `0..<count`.
         case positionOutOfRange(Int, count: Int)
         case nothingToDo
         /// The writes, applied with Spotify's semantics, would not give the result asked for: a
@@ -35,13 +43,37 @@ public enum EntryEdit: Equatable, Sendable, Codable {
         case cannotAddBack(String)
     }
 
-    /// The writes, in order, that turn `list` into `result`.
+    /// The writes, in order, that turn `before` into `result`.
     public struct Plan: Equatable, Sendable, Codable {
         public var writes: [EntryWrite]
         public var result: [String]
-        /// The list after each write (`states[0]` = before, `states.last` = result): what an
-        /// interrupted edit is matched against to find where it stopped.
-        public var states: [[String]]
+        /// The list the plan starts from.
+        public var before: [String]
+
+        /// The list after each write (`states[0]` = before, `states.last` = result), made on
+        /// demand: a plan of 10,000 moves on 10,000 entries would otherwise keep 10⁸ URIs. For
+        /// tests and small plans; `lastStep(matching:)` finds where an edit stopped without them.
+        public var states: [[String]] {
+            var list = before
+            var states = [list]
+            for write in writes {
+                guard write.apply(to: &list) else { break }
+                states.append(list)
+            }
+            return states
+        }
+
+        /// The latest step (0 = none applied, `writes.count` = all) after which the list is
+        /// `list`: what an interrupted edit is matched against to find where it stopped.
+        public func lastStep(matching list: [String]) -> Int? {
+            var state = before
+            var found = state == list ? 0 : nil
+            for (index, write) in writes.enumerated() {
+                guard write.apply(to: &state) else { break }
+                if state.count == list.count && state == list { found = index + 1 }
+            }
+            return found
+        }
     }
 
     public func plan(on list: [String]) throws(Invalid) -> Plan {
@@ -49,7 +81,7 @@ public enum EntryEdit: Equatable, Sendable, Codable {
         let expected: [String]
         switch self {
         case .insert(let uris, let position):
-            guard (0...list.count).contains(position) else { throw .positionOutOfRange(position, count: list.count) }
+            guard (0...list.count).contains(position) else { throw .positionOutOfRange(position, count: list.count + 1) }
             guard !uris.isEmpty else { throw .nothingToDo }
             writes = Self.chunkedAdds(uris, at: position)
             expected = Array(list[..<position]) + uris + Array(list[position...])
@@ -83,22 +115,25 @@ public enum EntryEdit: Equatable, Sendable, Codable {
             writes = Self.runs(of: entries.map(\.position), in: result).flatMap { run in
                 Self.chunkedAdds(Array(result[run]), at: run.lowerBound)
             }
-        case .permute(let order):
+        case .permute(let order), .reorder(let order):
             guard order.count == list.count, Set(order).count == order.count, order.allSatisfy({ list.indices.contains($0) }) else {
                 throw .positionOutOfRange(order.first { !list.indices.contains($0) } ?? -1, count: list.count)
             }
             guard order != Array(list.indices) else { throw .nothingToDo }
             expected = order.map { list[$0] }
-            writes = Self.reordering(list, into: expected)
-        }
-        var states = [list]
-        for write in writes {
-            guard let next = write.applied(to: states[states.count - 1]) else { throw .planDisagrees }
-            states.append(next)
+            if case .reorder = self {
+                writes = Self.moves(order)
+            } else {
+                writes = Self.reordering(list, order: order, into: expected)
+            }
         }
         // The plan is only good if Spotify's semantics, applied write by write, give the result.
-        guard states.last == expected else { throw .planDisagrees }
-        return Plan(writes: writes, result: expected, states: states)
+        var state = list
+        for write in writes {
+            guard write.apply(to: &state) else { throw .planDisagrees }
+        }
+        guard state == expected else { throw .planDisagrees }
+        return Plan(writes: writes, result: expected, before: list)
     }
 
     /// The edit that takes `result` back to `list` (the journal's undo).
@@ -113,11 +148,18 @@ public enum EntryEdit: Equatable, Sendable, Codable {
         case .restore(let entries):
             return .remove(positions: entries.map(\.position))
         case .permute(let order):
-            // The entry at i came from order[i]: send it back.
-            var back = Array(repeating: 0, count: order.count)
-            for (index, origin) in order.enumerated() { back[origin] = index }
-            return .permute(order: back)
+            // The entry at i came from order[i]: send it back (the dates a rewrite reset stay reset).
+            return .permute(order: Self.inverted(order))
+        case .reorder(let order):
+            // Moves back: the dates stay what they were before the edit.
+            return .reorder(order: Self.inverted(order))
         }
+    }
+
+    static func inverted(_ order: [Int]) -> [Int] {
+        var back = Array(repeating: 0, count: order.count)
+        for (index, origin) in order.enumerated() { back[origin] = index }
+        return back
     }
 
     // MARK: Planning
@@ -143,24 +185,83 @@ public enum EntryEdit: Equatable, Sendable, Codable {
         return removals + readds
     }
 
-    /// A new order of the same entries in the fewest requests: the first 100 replace the list and
-    /// the rest are added in chunks (Timor's way: ceil(n/100) writes) — unless an entry cannot be
-    /// sent again (a local file, a null track: the API cannot add them), when only moves keep
-    /// every entry: one reorder per entry not yet in place.
-    static func reordering(_ list: [String], into target: [String]) -> [EntryWrite] {
-        if !list.contains(where: { !isResendable($0) }) {
-            let first = Array(target.prefix(EntryWrite.maxURIs))
-            return [.replace(uris: first)] + chunkedAdds(Array(target.dropFirst(first.count)), at: first.count)
-        }
-        var current = list
+    /// A new order of the same entries by a rewrite: the first 100 replace the list and the rest
+    /// are added in chunks (Timor's way: ⌈n/100⌉ writes, every added date reset) — unless an entry
+    /// cannot be sent again (a local file, a null track: the API cannot add them), when only moves
+    /// keep every entry.
+    static func reordering(_ list: [String], order: [Int], into target: [String]) -> [EntryWrite] {
+        if !list.contains(where: { !isResendable($0) }) { return rewrite(target) }
+        return moves(order)
+    }
+
+    /// The rewrite's writes for `target`: ⌈n/100⌉.
+    static func rewrite(_ target: [String]) -> [EntryWrite] {
+        let first = Array(target.prefix(EntryWrite.maxURIs))
+        return [.replace(uris: first)] + chunkedAdds(Array(target.dropFirst(first.count)), at: first.count)
+    }
+
+    /// How many writes a rewrite into a list of `count` entries takes.
+    public static func rewriteWrites(_ count: Int) -> Int { max(1, (count + EntryWrite.maxURIs - 1) / EntryWrite.maxURIs) }
+
+    /// Range moves that put the list in `order` (`order[i]`: the position now of the entry that
+    /// ends at `i`), keeping every entry's added date. The entries of a longest increasing
+    /// subsequence of `order` stay where they are relative to each other; every other entry is
+    /// placed, in the target's order, right after the entry that precedes it in the target —
+    /// several at once when the next ones in the target already follow it in the list (a run). So
+    /// at most n − LIS writes, and exactly that when no run forms. Planned on positions, not URIs:
+    /// copies of a track are told apart.
+    static func moves(_ order: [Int]) -> [EntryWrite] {
+        let count = order.count
+        var placed = [Bool](repeating: false, count: count)
+        for kept in longestIncreasing(order) { placed[order[kept]] = true }
+        var current = Array(0..<count)      // entry (its position before the edit) at each index
+        var index = Array(0..<count)        // index of each entry in `current`
         var writes: [EntryWrite] = []
-        for index in target.indices where current[index] != target[index] {
-            // The first copy of the wanted URI at or after `index` (earlier ones are placed already).
-            guard let from = current[index...].firstIndex(of: target[index]) else { continue }
-            writes.append(.reorder(start: from, insertBefore: index, length: 1))
-            current.insert(current.remove(at: from), at: index)
+        var i = 0
+        while i < count {
+            let first = order[i]
+            guard !placed[first] else { i += 1; continue }
+            // The run: the next entries of the target that are not placed and already follow in the list.
+            var end = i + 1
+            while end < count, !placed[order[end]], index[order[end]] == index[order[end - 1]] + 1 { end += 1 }
+            let start = index[first], length = end - i
+            // Right after the target's previous entry (placed already), or at the top.
+            let insertBefore = i == 0 ? 0 : index[order[i - 1]] + 1
+            if insertBefore != start {
+                writes.append(.reorder(start: start, insertBefore: insertBefore, length: length))
+                let block = Array(current[start..<start + length])
+                current.removeSubrange(start..<start + length)
+                let target = insertBefore > start ? insertBefore - length : insertBefore
+                current.insert(contentsOf: block, at: target)
+                for k in min(start, target)..<max(start + length, target + length) { index[current[k]] = k }
+            }
+            for k in i..<end { placed[order[k]] = true }
+            i = end
         }
         return writes
+    }
+
+    /// The indices into `values` of one longest strictly increasing subsequence (patience sorting,
+    /// O(n log n)).
+    static func longestIncreasing(_ values: [Int]) -> [Int] {
+        var tails: [Int] = []                // index into values of the smallest tail of each length
+        var previous = [Int](repeating: -1, count: values.count)
+        for (i, value) in values.enumerated() {
+            var low = 0, high = tails.count
+            while low < high {
+                let middle = (low + high) / 2
+                if values[tails[middle]] < value { low = middle + 1 } else { high = middle }
+            }
+            if low > 0 { previous[i] = tails[low - 1] }
+            if low == tails.count { tails.append(i) } else { tails[low] = i }
+        }
+        var result: [Int] = []
+        var k = tails.last ?? -1
+        while k >= 0 {
+            result.append(k)
+            k = previous[k]
+        }
+        return result.reversed()
     }
 
     /// Whether the API takes this URI in an add: tracks and episodes, not local files or placeholders.

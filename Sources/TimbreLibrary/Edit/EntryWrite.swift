@@ -18,30 +18,35 @@ public enum EntryWrite: Equatable, Sendable, Codable {
 
     /// `list` after Spotify applied this write; nil when Spotify would refuse it (out of range).
     public func applied(to list: [String]) -> [String]? {
+        var result = list
+        return apply(to: &result) ? result : nil
+    }
+
+    /// Applies the write to `list` in place (no copy of a long list per write, which planning
+    /// thousands of moves would otherwise make); false, and `list` unchanged, when Spotify would
+    /// refuse it (out of range).
+    public func apply(to list: inout [String]) -> Bool {
         switch self {
         case .add(let uris, let position):
-            guard (0...list.count).contains(position), uris.count <= Self.maxURIs else { return nil }
-            var result = list
-            result.insert(contentsOf: uris, at: position)
-            return result
+            guard (0...list.count).contains(position), uris.count <= Self.maxURIs else { return false }
+            list.insert(contentsOf: uris, at: position)
         case .removeEvery(let uris):
-            guard uris.count <= Self.maxURIs else { return nil }
+            guard uris.count <= Self.maxURIs else { return false }
             let gone = Set(uris)
-            return list.filter { !gone.contains($0) }
+            list.removeAll { gone.contains($0) }
         case .reorder(let start, let insertBefore, let length):
-            guard length >= 1, start >= 0, start + length <= list.count, (0...list.count).contains(insertBefore) else { return nil }
+            guard length >= 1, start >= 0, start + length <= list.count, (0...list.count).contains(insertBefore) else { return false }
             // Inside the range (or at its end) nothing moves.
-            if insertBefore >= start && insertBefore <= start + length { return list }
-            var result = list
-            let range = Array(result[start..<start + length])
-            result.removeSubrange(start..<start + length)
+            if insertBefore >= start && insertBefore <= start + length { return true }
+            let range = Array(list[start..<start + length])
+            list.removeSubrange(start..<start + length)
             let target = insertBefore > start ? insertBefore - length : insertBefore
-            result.insert(contentsOf: range, at: target)
-            return result
+            list.insert(contentsOf: range, at: target)
         case .replace(let uris):
-            guard uris.count <= Self.maxURIs else { return nil }
-            return uris
+            guard uris.count <= Self.maxURIs else { return false }
+            list = uris
         }
+        return true
     }
 
     /// Whether sending it twice would do something else than sending it once.

@@ -31,12 +31,33 @@ public struct EditRequest: Sendable {
     public var force: Bool
     /// Plan and print; send no write.
     public var dryRun: Bool
+    /// Shuffle and sort: rewrite the list (⌈n/100⌉ writes, every added date reset) instead of
+    /// range moves (one write per run of entries out of place, every added date kept).
+    public var rewrite = false
+    /// Shuffle: the random order's seed (the same seed, the same order on a list of the same
+    /// length), so that an order priced by a dry run is the order then saved; nil: any order.
+    public var seed: UInt64?
+    /// Shuffle and sort: asked, with what both ways cost, before anything is journalled or sent
+    /// (the CLI's and the interface's y/r/n question); nil: as `rewrite` says.
+    public var choose: (@Sendable (OrderCost) async -> OrderChoice)?
 
-    public init(playlist: SpotifyID, what: What, force: Bool = false, dryRun: Bool = false) {
+    public init(playlist: SpotifyID, what: What, force: Bool = false, dryRun: Bool = false, rewrite: Bool = false, seed: UInt64? = nil,
+                choose: (@Sendable (OrderCost) async -> OrderChoice)? = nil) {
         self.playlist = playlist
         self.what = what
         self.force = force
         self.dryRun = dryRun
+        self.rewrite = rewrite
+        self.seed = seed
+        self.choose = choose
+    }
+
+    /// Shuffle and sort: a new order of the same entries.
+    public var isOrderChange: Bool {
+        switch what {
+        case .shuffle, .sort: return true
+        default: return false
+        }
     }
 
     var op: String {
@@ -60,6 +81,9 @@ public struct EditRequest: Sendable {
     }
 }
 
+/// A person asked before an order change answered no.
+struct OrderCancelled: Error {}
+
 /// What an edit did (or, with --dry-run, would do).
 public struct EditOutcome: Sendable {
     public var op: String
@@ -82,8 +106,23 @@ public struct EditOutcome: Sendable {
     public var action: String?
     /// The playlist already was as asked: `action` says so, nothing was sent or journalled.
     public var unchanged = false
-    /// For `dedupe`: each copy removed, and the position of the entry it repeats.
+    /// For `shuffle` and `sort`: what moves and a rewrite cost (`--dry-run --json` shows both).
+    public var orderCost: OrderCost?
+    /// The order was rewritten (replace, then adds): every entry's added date is now today's.
+    public var rewrote = false
+    /// An undo (or redo) of a rewrite: the order comes back, the added dates it reset cannot.
+    public var datesLost = false
+    /// The person asked said no: nothing was journalled or sent.
+    public var cancelled = false
+    /// For `dedupe`: each copy removed, and the position of the entry it repeats (Spotify's
+    /// indices, from 0; `json` and `entries` count from 1).
     public var duplicates: [(position: Int, uri: String, duplicateOf: Int)] = []
+    /// The entries the edit removes or moves, named as a person reads them ("#5 Title — Artist";
+    /// dedupe adds "(repeats #2)"): what a dry run lists.
+    public var entries: [String] = []
+    /// Kept copies that Spotify's remove-every-copy took out and the edit added back: they have a
+    /// new added date (the only date change besides a rewrite).
+    public var readded = 0
 
     /// `--json` (docs/CLI.md).
     public var json: JSONValue {
@@ -91,8 +130,9 @@ public struct EditOutcome: Sendable {
             ("op", .string(op)), ("playlist", .string(playlist)), ("snapshot_id", .optional(snapshotID)),
             ("added", .int(added)), ("removed", .int(removed)), ("moved", .int(moved)), ("requests", .int(requests)),
             ("journal_id", journalID.map { .int(Int($0)) } ?? .null), ("dry_run", .bool(dryRun)),
-        ] + (op == "dedupe" ? [("duplicates", .array(duplicates.map {
-            .object([("position", .int($0.position)), ("uri", .string($0.uri)), ("duplicate_of", .int($0.duplicateOf))])
+        ] + (dryRun ? orderCost.map { [("moves", .int($0.moves)), ("rewrite_writes", .int($0.rewriteWrites))] } ?? [] : [])
+          + (op == "dedupe" ? [("duplicates", .array(duplicates.map {
+            .object([("position", .int($0.position + 1)), ("uri", .string($0.uri)), ("duplicate_of", .int($0.duplicateOf + 1))])
         }))] : []))
     }
 
@@ -112,7 +152,20 @@ public struct EditOutcome: Sendable {
         let name = TerminalText.preview(playlistName, limit: 60)
         let count = self.writes.count + libraryWrites
         let writes = "\(count) \(count == 1 ? "write" : "writes")"
-        let done = action ?? "\(what) in “\(name)”"
+        var done = action ?? "\(what) in “\(name)”"
+        if readded > 0 {
+            done += dryRun ? "; \(readded) kept \(readded == 1 ? "copy" : "copies") of the same tracks would be put back with today's added date"
+                : "; \(readded) kept \(readded == 1 ? "copy" : "copies") of the same tracks \(readded == 1 ? "was" : "were") put back with today's added date"
+        }
+        if rewrote {
+            done += dryRun ? "; every entry would get today's added date" + (orderCost.map { " (range moves instead: \(OrderCost.grouped($0.moves)), dates kept)" } ?? "")
+                : "; every entry now has today's added date"
+        }
+        if datesLost { done += "; the added dates the rewrite reset cannot come back (Spotify sets them when an entry is added)" }
+        if let orderCost, !rewrote, moved > 0 {
+            done += dryRun ? " by \(OrderCost.grouped(self.writes.count)) range \(self.writes.count == 1 ? "move" : "moves"), added dates kept (a rewrite: \(OrderCost.grouped(orderCost.rewriteWrites)) \(orderCost.rewriteWrites == 1 ? "write" : "writes"), every date reset)"
+                : ", added dates kept"
+        }
         if dryRun { return "would have \(done) (\(writes); nothing was sent)" }
         let sentence = "\(done) (\(writes))"
         switch (op, journalID) {
@@ -164,26 +217,54 @@ public final class PlaylistEditor: Sendable {
             let live = try await LivePlaylist.read(request.playlist, api: api, known: meta)
             var duplicates: (removable: [Reordering.Duplicate], skipped: Int)?
             if case .dedupe(let fuzzy) = request.what { duplicates = Self.duplicates(in: live, fuzzy: fuzzy) }
-            let edit: EntryEdit
+            var edit: EntryEdit
             let plan: EntryEdit.Plan
+            var orderCost: OrderCost?
             do {
                 edit = try resolve(request, on: live, duplicates: duplicates?.removable ?? [])
+                if case .reorder(let order) = edit {
+                    // A new order: priced both ways, and (not in a dry run) the caller may choose.
+                    let cost = Self.orderCost(order, request: request, on: live)
+                    orderCost = cost
+                    if !request.dryRun, let choose = request.choose {
+                        switch await choose(cost) {
+                        case .moves: break
+                        case .rewrite: edit = .permute(order: order)
+                        case .cancel: throw OrderCancelled()
+                        }
+                    } else if request.rewrite {
+                        edit = .permute(order: order)
+                    }
+                }
                 if case .insert(let uris, _) = edit, live.uris.count + uris.count > Self.maxEntries {
                     throw InvalidEdit(message: "“\(TerminalText.preview(live.meta.name, limit: 60))” would hold \(live.uris.count + uris.count) entries; Spotify keeps at most \(Self.maxEntries) in a playlist",
                                       hint: "nothing was written; split the items over several playlists")
                 }
                 plan = try Self.plan(edit, on: live.uris)
+            } catch is OrderCancelled {
+                var outcome = EditOutcome(op: request.op, playlist: live.meta.id, playlistName: live.meta.name, snapshotID: live.meta.snapshotID,
+                                          writes: [], dryRun: false)
+                outcome.action = "cancelled; nothing was sent"
+                outcome.unchanged = true
+                outcome.cancelled = true
+                return outcome
             } catch let nothing as NothingToChange {
                 // Already as asked (no duplicates, already in that order): done, with nothing sent.
                 var outcome = EditOutcome(op: request.op, playlist: live.meta.id, playlistName: live.meta.name, snapshotID: live.meta.snapshotID,
                                           writes: [], dryRun: request.dryRun)
                 outcome.action = nothing.message + "; nothing was sent"
                 outcome.unchanged = true
+                outcome.orderCost = orderCost ?? (request.isOrderChange ? Self.orderCost(Array(live.uris.indices), request: request, on: live) : nil)
                 return outcome
             }
             var outcome = EditOutcome(op: request.op, playlist: live.meta.id, playlistName: live.meta.name, snapshotID: live.meta.snapshotID,
                                       writes: plan.writes, dryRun: request.dryRun)
+            outcome.orderCost = orderCost
+            if case .permute = edit {
+                outcome.rewrote = plan.writes.contains { if case .replace = $0 { return true } else { return false } }
+            }
             Self.count(edit, into: &outcome)
+            outcome.entries = Self.named(edit, duplicates: duplicates?.removable ?? [], in: live)
             if let duplicates {
                 outcome.duplicates = duplicates.removable.map { ($0.position, $0.uri, $0.duplicateOf) }
                 if duplicates.skipped > 0 {
@@ -310,6 +391,7 @@ public final class PlaylistEditor: Sendable {
                                   snapshotID: final.meta.snapshotID, writes: plan.writes, journalID: entry.id, dryRun: false)
         outcome.warnings = try await store(final, expected: plan.result)
         Self.count(change, into: &outcome)
+        if case .permute = edit { outcome.datesLost = true }
         return outcome
     }
 
@@ -334,7 +416,7 @@ public final class PlaylistEditor: Sendable {
                 throw InvalidEdit(message: "the entries to move are no longer all there, next to each other", hint: "move them by hand: `timbre playlist move`")
             }
             return .move(start: found[0], length: length, to: min(to, live.count - length))
-        case .permute:
+        case .permute, .reorder:
             throw InvalidEdit(message: "the playlist changed since it was reordered; a new order would not be the one asked for",
                               hint: "shuffle or sort it again")
         case .restore(let entries):
@@ -428,7 +510,7 @@ public final class PlaylistEditor: Sendable {
                let plan = backward ? try? Self.plan(edit.inverse(before: before), on: forward.result) : forward,
                let live = try? await LivePlaylist.read(playlist, api: api) {
                 let name = TerminalText.preview(live.meta.name, limit: 60)
-                if let reached = plan.states.lastIndex(of: live.uris) {
+                if let reached = plan.lastStep(matching: live.uris) {
                     left = reached == 0 ? "“\(name)” is as it was before the edit (none of its \(plan.writes.count) writes was applied)"
                         : "“\(name)” stays as \(reached) of the edit's \(plan.writes.count) writes left it (\(live.uris.count) entries)"
                 } else {
@@ -483,7 +565,7 @@ public final class PlaylistEditor: Sendable {
     /// The step of `plan` the playlist on Spotify is at (the latest, when steps look alike).
     private func locate(_ plan: EntryEdit.Plan, playlist: SpotifyID, journalID: Int64, name: String) async throws -> Int {
         let live = try await LivePlaylist.read(playlist, api: api)
-        guard let reached = plan.states.lastIndex(of: live.uris) else {
+        guard let reached = plan.lastStep(matching: live.uris) else {
             try journal.finish(journalID, .failed)
             throw EditLost(journalID: journalID, playlist: live.meta.name.isEmpty ? name : live.meta.name)
         }
@@ -507,7 +589,7 @@ public final class PlaylistEditor: Sendable {
         if let live = try? await LivePlaylist.read(playlist, api: api) {
             shown = live.meta.name.isEmpty ? name : live.meta.name
             owner = live.meta.ownerName ?? live.meta.ownerID
-            applied = plan.states.lastIndex(of: live.uris) ?? -1
+            applied = plan.lastStep(matching: live.uris) ?? -1
             _ = try? await store(live, expected: live.uris)
         }
         let state: EditJournal.Entry.State = applied == 0 ? nothingApplied : .failed
@@ -628,7 +710,7 @@ public final class PlaylistEditor: Sendable {
         func exactly(_ positions: [Int]) throws -> [Int] {
             let mapped = try positions.map(map)
             if let bad = mapped.first(where: { live.uris.indices.contains($0) && LivePlaylist.isUnusable(live.uris[$0]) }) {
-                throw InvalidEdit(message: "the entry at position \(bad) has no track Spotify can name, so it cannot be removed", hint: nil)
+                throw InvalidEdit(message: "the entry at position \(bad + 1) has no track Spotify can name, so it cannot be removed", hint: nil)
             }
             return mapped
         }
@@ -655,9 +737,10 @@ public final class PlaylistEditor: Sendable {
         case .removeURIs(let uris):
             return .remove(positions: try everyCopy(of: uris))
         case .shuffle:
-            return .permute(order: Reordering.shuffled(live.uris.count))
+            // Planned as moves; `apply` turns it into a rewrite when that is asked for.
+            return .reorder(order: Reordering.shuffled(live.uris.count, seed: request.seed))
         case .sort(let key, let reverse):
-            return .permute(order: Reordering.sorted(Reordering.entries(of: live), by: key, reverse: reverse))
+            return .reorder(order: Reordering.sorted(Reordering.entries(of: live), by: key, reverse: reverse))
         case .dedupe:
             guard !duplicates.isEmpty else { throw NothingToChange(message: "“\(TerminalText.preview(live.meta.name, limit: 60))” has no duplicates") }
             return .remove(positions: duplicates.map(\.position))
@@ -674,11 +757,11 @@ public final class PlaylistEditor: Sendable {
     /// occurrence of it.
     static func occurrence(of position: Int, in cached: [CachedEntry], live: [String]) throws -> Int {
         guard let entry = cached.first(where: { $0.position == position }) else {
-            throw InvalidEdit(message: "there is no entry at position \(position) in the cached playlist", hint: "`timbre tracks REF` lists its entries")
+            throw InvalidEdit(message: "there is no entry at position \(position + 1) in the cached playlist", hint: "`timbre tracks REF` lists its entries")
         }
         let nth = cached.filter { $0.uri == entry.uri && $0.position < position }.count
         guard let found = follow(entry.uri, occurrence: nth, in: live) else {
-            throw InvalidEdit(message: "“\(TerminalText.preview(entry.name, limit: 60))” (position \(position)) is no longer in the playlist on Spotify", hint: nil)
+            throw InvalidEdit(message: "“\(TerminalText.preview(entry.name, limit: 60))” (position \(position + 1)) is no longer in the playlist on Spotify", hint: nil)
         }
         return found
     }
@@ -697,7 +780,8 @@ public final class PlaylistEditor: Sendable {
         do {
             return try edit.plan(on: list)
         } catch .positionOutOfRange(let position, let count) {
-            throw InvalidEdit(message: "position \(position) is outside the playlist (0–\(max(0, count - 1)))", hint: "`timbre tracks REF` lists its entries with their positions")
+            throw InvalidEdit(message: count > 0 ? "position \(position + 1) is outside the playlist (1–\(count))" : "position \(position + 1) is outside the playlist (it is empty)",
+                              hint: "positions count from 1; `timbre tracks REF` lists its entries with their positions")
         } catch .nothingToDo {
             throw NothingToChange(message: "that edit changes nothing")
         } catch .cannotAddBack(let uri) {
@@ -710,24 +794,56 @@ public final class PlaylistEditor: Sendable {
         }
     }
 
+    /// The entries a removal or a move concerns, named as `timbre tracks` shows them.
+    static func named(_ edit: EntryEdit, duplicates: [Reordering.Duplicate], in live: LivePlaylist) -> [String] {
+        let entries = Reordering.entries(of: live)
+        func label(_ position: Int) -> String {
+            guard entries.indices.contains(position), let entry = entries[position] else { return "#\(position + 1) (no track Spotify can name)" }
+            return entry.label
+        }
+        if !duplicates.isEmpty { return duplicates.map { "\(label($0.position)) (repeats #\($0.duplicateOf + 1))" } }
+        switch edit {
+        case .remove(let positions): return Set(positions).sorted().map(label)
+        case .move(let start, let length, _): return (start..<start + length).map(label)
+        case .insert, .restore, .permute, .reorder: return []
+        }
+    }
+
     static func count(_ edit: EntryEdit, into outcome: inout EditOutcome) {
         switch edit {
         case .insert(let uris, _): outcome.added = uris.count
-        case .remove(let positions): outcome.removed = Set(positions).count
+        case .remove(let positions):
+            outcome.removed = Set(positions).count
+            // Spotify removed every copy: the ones kept went back in with the adds.
+            outcome.readded = outcome.writes.reduce(0) { sum, write in
+                if case .add(let uris, _) = write { return sum + uris.count }
+                return sum
+            }
         case .move(_, let length, _): outcome.moved = length
         case .restore(let entries): outcome.added = entries.count
-        case .permute(let order): outcome.moved = order.enumerated().filter { $0.offset != $0.element }.count
+        case .permute(let order), .reorder(let order): outcome.moved = order.enumerated().filter { $0.offset != $0.element }.count
         }
+    }
+
+    /// What `order` costs on `live` by moves and by a rewrite.
+    static func orderCost(_ order: [Int], request: EditRequest, on live: LivePlaylist) -> OrderCost {
+        var key: String?
+        if case .sort(let by, let reverse) = request.what { key = by.rawValue + (reverse ? ", reversed" : "") }
+        let moves = order == Array(order.indices) ? 0 : EntryEdit.moves(order).count
+        let canRewrite = live.uris.allSatisfy(EntryEdit.isResendable)
+        return OrderCost(op: request.op, playlistName: live.meta.name, key: key, entries: order.count, moves: moves,
+                         rewriteWrites: canRewrite ? (order.count + EntryWrite.maxURIs - 1) / EntryWrite.maxURIs : moves, canRewrite: canRewrite)
     }
 
     static func describe(_ edit: EntryEdit, in name: String) -> String {
         let name = TerminalText.preview(name, limit: 60)
         switch edit {
-        case .insert(let uris, let position): return "added \(uris.count) to “\(name)” at \(position)"
+        case .insert(let uris, let position): return "added \(uris.count) to “\(name)” at \(position + 1)"
         case .remove(let positions): return "removed \(Set(positions).count) from “\(name)”"
-        case .move(let start, let length, let to): return "moved \(length) in “\(name)” from \(start) to \(to)"
+        case .move(let start, let length, let to): return "moved \(length) in “\(name)” from \(start + 1) to \(to + 1)"
         case .restore(let entries): return "put back \(entries.count) in “\(name)”"
-        case .permute(let order): return "reordered \(order.count) in “\(name)”"
+        case .permute(let order): return "rewrote the order of \(order.count) in “\(name)” (every added date reset)"
+        case .reorder(let order): return "reordered \(order.count) in “\(name)” (added dates kept)"
         }
     }
 }

@@ -14,9 +14,10 @@ public enum Reordering {
         return byPosition
     }
 
-    static func shuffled(_ count: Int) -> [Int] {
+    /// A random order of `count` entries; with a seed, always the same one for that seed and count.
+    static func shuffled(_ count: Int, seed: UInt64? = nil) -> [Int] {
         var order = Array(0..<count)
-        var generator = SystemRandomNumberGenerator()
+        var generator = SeededGenerator(state: seed ?? UInt64.random(in: .min ... .max))
         // A shuffle that changes nothing is no shuffle (two entries can come out in place).
         for _ in 0..<5 {
             order.shuffle(using: &generator)
