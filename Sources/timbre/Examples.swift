@@ -41,7 +41,7 @@ enum Examples {
         "unlike": ["timbre unlike spotify:track:4uLU6hMCjMI75M1A2tKUQC", "timbre tracks liked --json | jq -r '.[-1].uri' | timbre unlike -"],
         "undo": ["timbre undo", "timbre undo --force --json"],
         "redo": ["timbre redo", "timbre redo --json"],
-        "history": ["timbre history", "timbre history --json --limit 5"],
+        "history": ["timbre history", "timbre history --json --limit 5", "timbre history --abandon 12"],
         "api": ["timbre api me", "timbre api 'me/playlists?limit=50' --paginate", "timbre api -X PUT playlists/ID --input details.json"],
         "pins show": ["timbre pins https://api.spotify.com", "timbre pins chain.pem"],
         "pins update": ["timbre pins update", "timbre pins update --file pins.json --signature pins.json.sig"],
