@@ -58,6 +58,9 @@ extension Root {
         @Option(help: "Largest limit /playlists/{id}/items accepts.")
         var itemsLimitMax = 50
 
+        @Option(help: "Add N playlists owned by spotify that the user follows (listed in /me/playlists; 404 by id and for their items in development mode).")
+        var spotifyOwned = 0
+
         @Option(help: "Highest TLS version to speak: 1.1, 1.2 or 1.3 (1.1 also lowers the minimum to 1.0).")
         var tlsMax = "1.3"
 
@@ -70,6 +73,7 @@ extension Root {
         func validate() throws {
             guard ["1.1", "1.2", "1.3"].contains(tlsMax) else { throw ValidationError("'--tls-max' must be 1.1, 1.2 or 1.3") }
             guard (1...100).contains(itemsLimitMax) else { throw ValidationError("'--items-limit-max' must be 1...100") }
+            guard (0...1_000).contains(spotifyOwned) else { throw ValidationError("'--spotify-owned' must be 0...1000") }
             guard (0...65_535).contains(port) else { throw ValidationError("'--port' must be 0...65535") }
             if let clientCa, !FileManager.default.isReadableFile(atPath: clientCa) {
                 throw ValidationError("'--client-ca' \(clientCa) is not a readable PEM file")
@@ -94,6 +98,7 @@ extension Root {
             settings.developmentMode = !noDevMode
             settings.legacy = legacy
             settings.itemsLimitMax = itemsLimitMax
+            settings.spotifyOwned = spotifyOwned
             settings.latencyMilliseconds = latencyMs
             settings.requestLogPath = directory + "/requests.jsonl"
             settings.log = { line in StandardError.write("timbre-sandbox: " + line) }

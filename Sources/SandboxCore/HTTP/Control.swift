@@ -54,10 +54,13 @@ extension SandboxService {
             return SandboxResponse(status: 200, headers: [SandboxResponse.jsonType], body: encode(["faults": pending]))
         case ("POST", "faults"):
             guard let body = try? JSONDecoder().decode(FaultsBody.self, from: Data(request.body)) else {
-                return .apiError(400, "Expected {\"faults\":[{\"kind\":\"status|reset|malformed|empty_items|latency|apply_then_reset\",…}]}")
+                return .apiError(400, "Expected {\"faults\":[{\"kind\":\"status|reset|malformed|empty_items|latency|apply_then_reset|delete_playlist\",…}]}")
             }
             if body.faults.contains(where: { $0.kind == .emptyItems && $0.playlist == nil }) {
                 return .apiError(400, "empty_items needs \"playlist\"")
+            }
+            if body.faults.contains(where: { $0.kind == .deletePlaylist && $0.playlist == nil }) {
+                return .apiError(400, "delete_playlist needs \"playlist\"")
             }
             withState { $0.faults.append(body.faults) }
             return ok()

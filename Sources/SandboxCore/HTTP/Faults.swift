@@ -16,6 +16,10 @@ public struct Fault: Codable, Sendable, Equatable {
         /// Handle the request (a write is applied to the library), then drop the connection
         /// without sending a byte of the answer.
         case applyThenReset = "apply_then_reset"
+        /// Delete `playlist` (required) from the library, followed or not, before the matching
+        /// request is handled: a playlist that vanishes in the middle of a sync. Stacks with
+        /// other faults, like `latency`.
+        case deletePlaylist = "delete_playlist"
     }
 
     public var kind: Kind
@@ -100,6 +104,8 @@ public struct Fault: Codable, Sendable, Equatable {
 /// What the faults chose for one request.
 struct FaultDecision {
     var delayMilliseconds = 0
+    /// Playlists `delete_playlist` faults remove before the request is handled.
+    var deletions: [String] = []
     var fault: Fault?
 }
 
@@ -134,7 +140,8 @@ struct FaultQueue {
         var index = 0
         while index < pending.count {
             let fault = pending[index]
-            var applies = fault.matches(target: target, path: path, method: method) && (fault.kind == .latency || decision.fault == nil)
+            let stacks = fault.kind == .latency || fault.kind == .deletePlaylist
+            var applies = fault.matches(target: target, path: path, method: method) && (stacks || decision.fault == nil)
             if applies, let every = fault.every {
                 pending[index].seen += 1
                 applies = pending[index].seen % every == 0
@@ -155,6 +162,8 @@ struct FaultQueue {
             }
             if fault.kind == .latency {
                 decision.delayMilliseconds += fault.ms ?? 1_000
+            } else if fault.kind == .deletePlaylist {
+                if let playlist = fault.playlist { decision.deletions.append(playlist) }
             } else {
                 decision.fault = fault
             }

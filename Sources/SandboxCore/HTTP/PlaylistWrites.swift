@@ -126,6 +126,8 @@ extension SandboxService {
         return withState { s in
             guard let place = s.library.place(of: id) else { return .apiError(404, "Resource not found") }
             let playlist = s.library[place]
+            // A Spotify-owned playlist does not exist for a development-mode app (as for reads).
+            if playlist.spotifyOwned, configuration.developmentMode { return .apiError(404, "Resource not found") }
             guard playlist.editable else { return .apiError(403, refusal) }
             guard scopes.contains(Scopes.modify(playlist)) else { return Self.insufficientScope }
             do throws(EditError) {

@@ -19,6 +19,9 @@ public struct SandboxConfiguration: Sendable {
     public var developmentMode = true
     public var legacy = false
     public var itemsLimitMax = 50
+    /// Spotify-owned playlists added to the library (`--spotify-owned N`): listed in
+    /// `/me/playlists`, 404 by id and for their items in development mode.
+    public var spotifyOwned = 0
     public var latencyMilliseconds = 0
     /// Each access token answers "The access token expired" after this many API requests
     /// (nil: only its lifetime counts) — tokens that die mid-sync.
@@ -78,6 +81,7 @@ public final class SandboxService: Sendable {
         var library = Library(size: configuration.library, seed: configuration.seed)
         if let name = configuration.displayName { library.users[0].displayName = name }
         if let id = configuration.userID { library.users[0].id = id }
+        library.addSpotifyOwned(count: configuration.spotifyOwned)
         catalog = Catalog(pool: library.pool)
         state = Mutex(State(library: library))
         if let path = configuration.requestLogPath {
@@ -107,7 +111,12 @@ public final class SandboxService: Sendable {
             return handleControl(request)
         }
         let target = request.query.isEmpty ? request.path : request.path + "?" + request.query
-        let decision = withState { $0.faults.take(target: target, path: request.path, method: request.method, now: now) }
+        let decision = withState { s in
+            let decision = s.faults.take(target: target, path: request.path, method: request.method, now: now)
+            // `delete_playlist`: the playlist is gone before this request is handled.
+            for id in decision.deletions { s.library.delete(id) }
+            return decision
+        }
         var response: SandboxResponse
         switch decision.fault?.kind {
         case .status?:

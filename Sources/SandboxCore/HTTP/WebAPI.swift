@@ -73,6 +73,11 @@ extension SandboxService {
     func lookup(_ id: String, in library: Library) -> Result<Playlist, SandboxResponseError> {
         guard SpotifyID.isValid(id) else { return .failure(.init(response: .apiError(400, "Invalid base62 id"))) }
         guard let playlist = library.playlist(id: id) else { return .failure(.init(response: .apiError(404, "Resource not found"))) }
+        // Since November 2024 development-mode apps get 404 for Spotify's editorial and
+        // algorithmic playlists, by id and for their items, while `/me/playlists` lists them.
+        if playlist.spotifyOwned, configuration.developmentMode {
+            return .failure(.init(response: .apiError(404, "Resource not found")))
+        }
         return .success(playlist)
     }
 

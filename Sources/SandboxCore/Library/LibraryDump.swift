@@ -96,6 +96,7 @@ extension Library {
             ("readable_in_development_mode", .bool(playlist.readableInDevelopmentMode)),
             ("editable", .bool(playlist.editable)),
             ("followed", .bool(isFollowed(playlist.id))),
+            ("spotify_owned", .bool(playlist.spotifyOwned)),
         ]
         if includeItems {
             pairs.append(("items", .array(playlist.entries.enumerated().map { canonicalItem($1, position: $0) })))

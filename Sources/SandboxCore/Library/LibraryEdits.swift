@@ -124,6 +124,13 @@ extension Library {
         return playlist
     }
 
+    /// Deletes a playlist outright, followed or not: afterwards it answers 404 everywhere (the
+    /// `delete_playlist` fault; unlike `unfollow`, which keeps it readable by id).
+    mutating func delete(_ id: String) {
+        playlists.removeAll { $0.id == id }
+        unfollowed.removeAll { $0.id == id }
+    }
+
     /// Follows a playlist again (listed first) or keeps it where it is when followed already.
     mutating func follow(_ id: String) {
         guard case let .unfollowed(index)? = place(of: id) else { return }

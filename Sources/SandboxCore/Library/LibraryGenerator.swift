@@ -174,4 +174,30 @@ extension Library {
         for _ in 0..<8 { add(.track, normal + rng.below(pool.trackCount - normal)) }
         return entries
     }
+
+    /// The names of the Spotify-owned playlists `serve --spotify-owned N` adds (then numbered).
+    static let spotifyOwnedNames = [
+        "Discover Weekly", "Release Radar", "Daily Mix 1", "On Repeat", "Repeat Rewind", "Time Capsule",
+        "Daily Mix 2", "Chill Vibes", "Daily Mix 3", "Rock Classics",
+    ]
+
+    /// Adds `count` playlists owned by `spotify` that the user follows, at the end of
+    /// `/me/playlists`: Spotify's editorial and algorithmic playlists, which development-mode apps
+    /// see listed but cannot read (404 by id and for their items). Deterministic for (seed, count).
+    public mutating func addSpotifyOwned(count: Int) {
+        guard count > 0 else { return }
+        let names = Library.spotifyOwnedNames
+        for index in 0..<count {
+            var rng = SplitMix64(seed: seed, stream: 300, index: UInt64(index))
+            let name = index < names.count ? names[index] : "\(names[index % names.count]) (\(index / names.count + 1))"
+            var playlist = Playlist(
+                id: SpotifyID.make(seed: seed, namespace: 11, index: index), name: name,
+                description: "Made for \(me.displayName ?? me.id) by Spotify.", owner: 1, collaborative: false,
+                isPublic: false, hasImages: true, followers: 0,
+                entries: Library.ordinaryEntries(count: 20 + rng.below(31), pool: pool, rng: &rng, addedBy: [1]), version: 0
+            )
+            playlist.spotifyOwned = true
+            playlists.append(playlist)
+        }
+    }
 }

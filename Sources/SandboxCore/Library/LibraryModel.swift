@@ -61,9 +61,13 @@ public struct Playlist: Sendable, Equatable {
     public var entries: [Entry]
     /// Bumped by every change of entries; part of the snapshot id (details changes leave it).
     public var version: Int
+    /// A Spotify-owned editorial or algorithmic playlist (`serve --spotify-owned N`): listed in
+    /// `/me/playlists`, but development-mode apps get 404 for it by id and for its items (as
+    /// Spotify answers since November 2024).
+    public var spotifyOwned = false
 
     /// The signed-in user can read the items in development mode (owner or collaborator).
-    public var readableInDevelopmentMode: Bool { owner == 0 || collaborative }
+    public var readableInDevelopmentMode: Bool { (owner == 0 || collaborative) && !spotifyOwned }
 
     /// The user may change its entries and details: they own it or it is collaborative.
     public var editable: Bool { owner == 0 || collaborative }
