@@ -4,8 +4,10 @@ import TimbreNet
 
 /// What one run has learned about the server, shared by every task of the run.
 struct RunState: Sendable {
-    /// 100 until the server answers 400 "Invalid limit", then 50 for the rest of the run.
-    var itemsLimit = 100
+    /// `/items`' page size: 50, the most Spotify's description allows, from the first request (a
+    /// larger `limit` is a 400 and a wasted request). A server that still answers 400 "Invalid
+    /// limit" to a larger one brings it down to 50 for the rest of the run.
+    var itemsLimit = 50
     /// `/items` answered 404 and `/tracks` worked: use `/tracks` for the rest of the run.
     var legacy = false
 }
@@ -93,7 +95,7 @@ struct Fetcher: Sendable {
 
     static func likedPath(offset: Int, limit: Int = 50) -> String { "me/tracks?offset=\(offset)&limit=\(limit)" }
 
-    /// A playlist's entries via `/items` (or `/tracks`), `limit` 100 falling back to 50.
+    /// A playlist's entries via `/items` (or `/tracks`), 50 a page.
     func playlistEntries(_ id: String) async throws -> FetchedList {
         let (first, size) = try await itemsPage(id, offset: 0, limit: state.current.itemsLimit)
         return try await entryPages(limit: size, first: first, cap: Self.maxPlaylistEntries) { offset, limit in
