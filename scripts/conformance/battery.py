@@ -10,7 +10,8 @@ small library plus two Spotify-owned playlists (`--spotify-owned 2`). The comman
 refresh, sync, search (tracks, albums, playlists), every `playlist` verb (create, edit, add,
 remove, move, dedupe, shuffle, sort, copy, delete), like/unlike (more than 40 at once), undo and
 redo, import (URIs and a row found by search), export, and `api` (a read and a bodiless write).
-A command that fails is a mismatch too. Exit 0 only when every command did what it should and
+Two edits Spotify refuses (details of another's collaborative playlist, collaborative on a public
+one) must fail without a request. A command that fails otherwise is a mismatch too. Exit 0 only when every command did what it should and
 every request conforms.
 """
 import argparse
@@ -40,11 +41,14 @@ class Battery:
         self.recording = os.path.join(work, "recording")
         self.timbre.env["TIMBRE_RECORD"] = self.recording
 
-    def run(self, argv, ok=(0,), stdin=None):
-        """Runs timbre; a exit code outside `ok` is a failure of the battery."""
-        process = subprocess.run([self.timbre.bin] + argv, env=self.timbre.env, input=stdin, capture_output=True, text=True, timeout=300)
+    def run(self, argv, ok=(0,), stdin=None, data_home=None):
+        """Runs timbre; an exit code outside `ok` is a failure of the battery. `data_home`: a user-data
+        folder of its own (an edit journal no other command shares)."""
+        env = dict(self.timbre.env, XDG_DATA_HOME=data_home) if data_home else self.timbre.env
+        process = subprocess.run([self.timbre.bin] + argv, env=env, input=stdin, capture_output=True, text=True, timeout=300)
         shown = " ".join(argv)
-        print(f"  timbre {shown} → {process.returncode}")
+        said = process.stderr.strip().splitlines()[:1] if process.returncode else []
+        print(f"  timbre {shown[:150]} → {process.returncode}" + (f" ({said[0][:160]})" if said else ""))
         if process.returncode not in ok:
             self.failures.append(f"timbre {shown} exited {process.returncode}: {process.stderr.strip()[-400:]}")
         return process
@@ -121,6 +125,18 @@ class Battery:
         self.run(["playlist", "delete", playlist, "--yes"])
         self.run(["undo"])
         self.run(["sync"])
+
+        # Spotify's rules a client must refuse before sending (CONTRACT.md, Round 3): details of a
+        # collaborative playlist someone else owns, and collaborative on a public playlist. Any
+        # refusal passes here; a request that goes out anyway is answered 4xx and shows in the check.
+        library = self.sandbox.call("GET", "/__sandbox/library?include_items=false")["playlists"]
+        shared = next(p["id"] for p in library if p["collaborative"] and p["owner_id"] != self.sandbox.info["user_id"])
+        public = next(p["id"] for p in library if p["public"] and not p["collaborative"] and p["owner_id"] == self.sandbox.info["user_id"])
+        # Each with an edit journal of its own: a refused edit that did go out is otherwise left
+        # for the next command to finish (and refused again).
+        self.run(["playlist", "edit", public, "--collaborative"], ok=range(1, 256), data_home=os.path.join(self.work, "data-1"))
+        self.run(["playlist", "edit", shared, "--name", "Ours now"], ok=range(1, 256), data_home=os.path.join(self.work, "data-2"))
+
 
     def stop(self):
         self.sandbox.stop()
