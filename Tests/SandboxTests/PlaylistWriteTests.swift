@@ -265,14 +265,20 @@ import Testing
         #expect(object["snapshot_id"] as? String == client.snapshot(id))
         #expect(client.listedPlaylists() == [id] + listed)
 
-        let older = client.call("POST", "/v1/users/sandbox_user/playlists", json: #"{"name":"Second"}"#)
+        // The pre-2026 path answers 403 to development-mode apps; with extended quota it creates too.
+        #expect(client.call("POST", "/v1/users/sandbox_user/playlists", json: #"{"name":"Second"}"#).message == "Forbidden")
+        #expect(client.listedPlaylists() == [id] + listed)
+        let older = client.call("POST", "/v1/me/playlists", json: #"{"name":"Second"}"#)
         #expect(older.status == 201 && older.object["public"] as? Bool == true)
         let second = try #require(older.object["id"] as? String)
         #expect(client.listedPlaylists() == [second, id] + listed)
         #expect(client.call("POST", "/v1/playlists/\(id)/items", json: WriteClient.urisBody([client.trackURI(5)])).status == 201)
         #expect(client.entries(id) == [client.trackURI(5)])
 
-        let other = client.call("POST", "/v1/users/alice.k/playlists", json: #"{"name":"Hers"}"#)
+        let extended = WriteClient { $0.developmentMode = false }
+        let viaUser = extended.call("POST", "/v1/users/sandbox_user/playlists", json: #"{"name":"Old path"}"#)
+        #expect(viaUser.status == 201 && viaUser.object["name"] as? String == "Old path")
+        let other = extended.call("POST", "/v1/users/alice.k/playlists", json: #"{"name":"Hers"}"#)
         #expect(other.status == 403 && other.message == "You cannot create a playlist for another user")
         #expect(client.call("POST", "/v1/me/playlists", json: #"{"description":"no name"}"#).message == "Missing required field: name")
         #expect(client.call("POST", "/v1/me/playlists", json: #"{"name":"Both","collaborative":true}"#).message

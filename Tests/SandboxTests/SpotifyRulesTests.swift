@@ -202,4 +202,24 @@ import Testing
         #expect(extended.call("POST", "/v1/playlists/\(mine.id)/tracks", json: body).status == 201)
         #expect(extended.get("/v1/playlists/\(mine.id)/tracks?limit=100").status == 200)
     }
+
+    @Test func typeSpecificLibraryEndpointsAreGoneInDevelopmentMode() throws {
+        let client = WriteClient()
+        let mine = try client.ownPlaylist(isPublic: false, minimum: 3)
+        let id = client.library.pool.trackID(450)
+        let liked = client.liked()
+        for (method, target) in [("PUT", "/v1/me/tracks?ids=\(id)"), ("DELETE", "/v1/me/tracks?ids=\(id)"), ("GET", "/v1/me/tracks/contains?ids=\(id)"),
+                                 ("PUT", "/v1/playlists/\(mine.id)/followers"), ("DELETE", "/v1/playlists/\(mine.id)/followers"),
+                                 ("POST", "/v1/users/sandbox_user/playlists")] {
+            let answer = client.call(method, target, json: method == "POST" ? #"{"name":"x"}"# : nil)
+            #expect(answer.status == 403 && answer.message == "Forbidden", "\(method) \(target)")
+        }
+        #expect(client.liked() == liked)
+        #expect(client.listedPlaylists().count == 9)
+        // Liked Songs are still read through GET /me/tracks.
+        #expect(client.get("/v1/me/tracks?limit=5").status == 200)
+        let extended = WriteClient { $0.developmentMode = false }
+        #expect(extended.call("PUT", "/v1/me/tracks?ids=\(id)").status == 200)
+        #expect(extended.get("/v1/me/tracks/contains?ids=\(id)").json as? [Bool] == [true])
+    }
 }

@@ -7,8 +7,9 @@ import Foundation
 extension SandboxService {
     func write(_ route: APIRoute, _ request: SandboxRequest, scopes: Set<String>, now: Date) -> SandboxResponse {
         let seconds = Int64(now.timeIntervalSince1970.rounded(.down))
-        // Development-mode apps lost /playlists/{id}/tracks in 2026, writes as well as reads.
-        if case .playlistEntries(_, tracksPath: true) = route, configuration.developmentMode, !configuration.legacy {
+        // Development-mode apps lost /playlists/{id}/tracks, the type-specific library writes and
+        // POST /users/{id}/playlists in 2026 (the February 2026 migration guide).
+        if route.removedIn2026(method: request.method), configuration.developmentMode, !configuration.legacy {
             return .apiError(403, "Forbidden")
         }
         switch (route, request.method) {
