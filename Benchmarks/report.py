@@ -181,9 +181,8 @@ Medians throughout.
 
 The Python peers store the same rows as timbre's cache (playlists; per playlist its items in order:
 kind, id, uri, name, artists, album, duration, added_at) in SQLite, one transaction per playlist,
-and ask for the same `fields`. Requests per client differ slightly: timbre first asks `/items`
-for `limit=100` (the contract's probe) and falls back to 50 after the sandbox's 400; peers and the
-wire floor ask 50 directly. Two playlists are not the user's, so their items answer 403
+and ask for the same `fields`. Every client asks `/items` for 50 a page, the description's
+maximum. Two playlists are not the user's, so their items answer 403
 (development mode); every client keeps them as unavailable.
 
 `timbre-bench` (in process, same code paths as the app) memory: {memlines}.

@@ -4,8 +4,10 @@ import TimbreNet
 
 /// What one run has learned about the server, shared by every task of the run.
 struct RunState: Sendable {
-    /// 100 until the server answers 400 "Invalid limit", then 50 for the rest of the run.
-    var itemsLimit = 100
+    /// `/items`' page size: 50, the most Spotify's description allows, from the first request (a
+    /// larger `limit` is a 400 and a wasted request). A server that still answers 400 "Invalid
+    /// limit" to a larger one brings it down to 50 for the rest of the run.
+    var itemsLimit = 50
 }
 
 /// A body that is not the JSON we asked for, on every attempt.

@@ -155,8 +155,11 @@ final class CurlTransfer: @unchecked Sendable {
                 // COPYPOSTFIELDS copies, so the Data may go away after this call.
                 tcurl_set_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!))
             })
-        } else if request.method == .post {
+        } else if request.method != .get, request.method != .head {
+            // A write without a body still says `Content-Length: 0` (POST, PUT and DELETE alike):
+            // Spotify's front end answers 411 otherwise. An empty POSTFIELDS makes curl send it.
             codes.append(tcurl_set_off(easy, CURLOPT_POSTFIELDSIZE_LARGE, 0))
+            codes.append(tcurl_set_string(easy, CURLOPT_COPYPOSTFIELDS, ""))
         }
         return codes
     }

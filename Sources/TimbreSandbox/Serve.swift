@@ -61,6 +61,9 @@ extension Root {
         @Option(help: "Add N playlists owned by spotify that the user follows (listed in /me/playlists; 404 by id and for their items in development mode).")
         var spotifyOwned = 0
 
+        @Flag(help: "Take adds of track or episode ids the catalogue lacks (generated names) instead of Spotify's 400 \"Payload contains a non-existing ID\".")
+        var acceptUnknownIds = false
+
         @Option(help: "Highest TLS version to speak: 1.1, 1.2 or 1.3 (1.1 also lowers the minimum to 1.0).")
         var tlsMax = "1.3"
 
@@ -99,6 +102,7 @@ extension Root {
             settings.legacy = legacy
             settings.itemsLimitMax = itemsLimitMax
             settings.spotifyOwned = spotifyOwned
+            settings.refuseUnknownIDs = !acceptUnknownIds
             settings.latencyMilliseconds = latencyMs
             settings.requestLogPath = directory + "/requests.jsonl"
             settings.log = { line in StandardError.write("timbre-sandbox: " + line) }

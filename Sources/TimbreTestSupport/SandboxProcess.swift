@@ -57,10 +57,13 @@ public struct SandboxRequestRecord: Decodable, Sendable, Equatable {
     public var bytes: Int
     /// The request body's size (0 for reads); nil from a sandbox that predates writes.
     public var requestBytes: Int?
+    /// The request's `Content-Length` header as sent, nil when it had none.
+    public var contentLength: String?
 
     enum CodingKeys: String, CodingKey {
         case ts, method, path, query, status, auth, bytes
         case requestBytes = "request_bytes"
+        case contentLength = "content_length"
     }
 
     /// POST, PUT and DELETE: the writes.

@@ -8,7 +8,8 @@ import Testing
     static let foreignID = "4uLU6hMCjMI75M1A2tKUQC"
 
     @Test func addInsertsAtThePositionWith201AndANewSnapshot() throws {
-        let client = WriteClient()
+        // `--accept-unknown-ids`: the foreign id is taken (by default it is Spotify's 400).
+        let client = WriteClient { $0.refuseUnknownIDs = false }
         let playlist = try client.ownPlaylist(isPublic: false, minimum: 5)
         let before = client.entries(playlist.id)
         let snapshot = client.snapshot(playlist.id)
@@ -264,14 +265,20 @@ import Testing
         #expect(object["snapshot_id"] as? String == client.snapshot(id))
         #expect(client.listedPlaylists() == [id] + listed)
 
-        let older = client.call("POST", "/v1/users/sandbox_user/playlists", json: #"{"name":"Second"}"#)
+        // The pre-2026 path answers 403 to development-mode apps; with extended quota it creates too.
+        #expect(client.call("POST", "/v1/users/sandbox_user/playlists", json: #"{"name":"Second"}"#).message == "Forbidden")
+        #expect(client.listedPlaylists() == [id] + listed)
+        let older = client.call("POST", "/v1/me/playlists", json: #"{"name":"Second"}"#)
         #expect(older.status == 201 && older.object["public"] as? Bool == true)
         let second = try #require(older.object["id"] as? String)
         #expect(client.listedPlaylists() == [second, id] + listed)
         #expect(client.call("POST", "/v1/playlists/\(id)/items", json: WriteClient.urisBody([client.trackURI(5)])).status == 201)
         #expect(client.entries(id) == [client.trackURI(5)])
 
-        let other = client.call("POST", "/v1/users/alice.k/playlists", json: #"{"name":"Hers"}"#)
+        let extended = WriteClient { $0.developmentMode = false }
+        let viaUser = extended.call("POST", "/v1/users/sandbox_user/playlists", json: #"{"name":"Old path"}"#)
+        #expect(viaUser.status == 201 && viaUser.object["name"] as? String == "Old path")
+        let other = extended.call("POST", "/v1/users/alice.k/playlists", json: #"{"name":"Hers"}"#)
         #expect(other.status == 403 && other.message == "You cannot create a playlist for another user")
         #expect(client.call("POST", "/v1/me/playlists", json: #"{"description":"no name"}"#).message == "Missing required field: name")
         #expect(client.call("POST", "/v1/me/playlists", json: #"{"name":"Both","collaborative":true}"#).message
@@ -319,12 +326,13 @@ import Testing
         #expect(client.liked().first == x)
     }
 
-    @Test func theTracksPathTakesWritesInDevelopmentModeWhileItsReadsAre403() throws {
-        let client = WriteClient()
+    /// With extended quota `/tracks` still works; in development mode it is 403 (SpotifyRulesTests).
+    @Test func theTracksPathTakesWritesWithExtendedQuota() throws {
+        let client = WriteClient { $0.developmentMode = false }
         let playlist = try client.ownPlaylist(isPublic: false, minimum: 5)
         let before = client.entries(playlist.id)
         let path = "/v1/playlists/\(playlist.id)/tracks"
-        #expect(client.get(path).status == 403)
+        #expect(client.get(path).status == 200)
         #expect(client.call("POST", path, json: WriteClient.urisBody([client.trackURI(71)])).status == 201)
         #expect(client.call("PUT", path, json: #"{"range_start":\#(before.count),"insert_before":0}"#).status == 200)
         #expect(client.entries(playlist.id) == [client.trackURI(71)] + before)

@@ -58,6 +58,8 @@ struct WriteClient {
         let parts = target.split(separator: "?", maxSplits: 1).map(String.init)
         var headers = ["authorization": "Bearer \(token ?? self.token)"]
         if json != nil { headers["content-type"] = "application/json" }
+        // What every HTTP client sends with a write, a body or not (the sandbox answers 411 without).
+        if method != "GET" { headers["content-length"] = String((json ?? "").utf8.count) }
         let response = service.handle(
             SandboxRequest(method: method, path: parts[0], query: parts.count > 1 ? parts[1] : "", headers: headers, body: Array((json ?? "").utf8)),
             now: Self.now

@@ -32,6 +32,33 @@ import TimbreTestSupport
         }
     }
 
+    /// A write without a body still says `Content-Length: 0` — PUT and DELETE as well as POST —
+    /// or Spotify's front end answers 411 (spotify/web-api#859); the sandbox does the same.
+    @Test func bodilessWritesSendContentLengthZero() async throws {
+        let sandbox = try await SandboxProcess.start()
+        try await withCleanup({ await sandbox.stop() }) {
+            let (token, _) = try await sandbox.signIn()
+            let executor = try transport(sandbox, pins: [sandbox.info.pins.root], scope: "root")
+            let uri = try #require(try await sandbox.likedURIs().first)
+            try await sandbox.clearRequests()
+            let morningCoffee = "2nZzl0QOqazWKTfzBHvI16"  // small, seed 42: the user's own
+            let before = try await sandbox.entries(of: morningCoffee)
+            for method in [HTTPMethod.delete, .put, .post] {
+                // The URIs in the query, no body: an unlike, a like, an add at the end.
+                let path = method == .post ? "/playlists/\(morningCoffee)/items?uris=\(uri)" : "/me/library?uris=\(uri)"
+                let request = HTTPRequest(method: method, url: URL(string: sandbox.info.apiURL + path)!, headers: [("Authorization", "Bearer \(token)")])
+                let response = try await executor.send(request)
+                #expect(response.status == (method == .post ? 201 : 200), "\(method) \(response.status)")
+            }
+            let writes = try await sandbox.requests()
+            #expect(writes.map(\.method) == ["DELETE", "PUT", "POST"])
+            #expect(writes.map(\.contentLength) == ["0", "0", "0"])
+            #expect(writes.map(\.requestBytes) == [0, 0, 0])
+            #expect(try await sandbox.likedURIs().first == uri, "unliked, then liked again (on top)")
+            #expect(try await sandbox.entries(of: morningCoffee) == before + [uri])
+        }
+    }
+
     @Test func wrongPinReachesNoEndpoint() async throws {
         let sandbox = try await SandboxProcess.start()
         try await withCleanup({ await sandbox.stop() }) {

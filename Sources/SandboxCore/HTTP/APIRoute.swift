@@ -49,6 +49,17 @@ enum APIRoute: Equatable {
         }
     }
 
+    /// Gone for development-mode apps since 2026 (403): `/playlists/{id}/tracks`, `/me/tracks`
+    /// writes and `contains`, `/playlists/{id}/followers` and `POST /users/{id}/playlists`, replaced
+    /// by `/items`, `/me/library` and `POST /me/playlists`. (`GET /me/tracks`, Liked Songs, stays.)
+    func removedIn2026(method: String) -> Bool {
+        switch self {
+        case .playlistEntries(_, tracksPath: true), .myTracksContains, .playlistFollowers, .userPlaylists: true
+        case .myTracks: method != "GET"
+        default: false
+        }
+    }
+
     /// The methods it answers; others get 405.
     var methods: Set<String> {
         switch self {

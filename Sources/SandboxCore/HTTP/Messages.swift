@@ -18,6 +18,13 @@ public struct SandboxRequest: Sendable {
         self.body = body
     }
 
+    /// A `/v1` write (POST, PUT, DELETE) that declares no body length: neither `Content-Length`
+    /// nor `Transfer-Encoding` — what curl sends for `-X PUT` without data.
+    var lacksLength: Bool {
+        ["POST", "PUT", "DELETE"].contains(method) && (path == "/v1" || path.hasPrefix("/v1/"))
+            && headers["content-length"] == nil && headers["transfer-encoding"] == nil
+    }
+
     /// Decoded query parameters; the first occurrence of a name wins.
     public var parameters: [String: String] { FormEncoding.decode(query) }
 }

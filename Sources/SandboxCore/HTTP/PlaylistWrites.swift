@@ -7,6 +7,11 @@ import Foundation
 extension SandboxService {
     func write(_ route: APIRoute, _ request: SandboxRequest, scopes: Set<String>, now: Date) -> SandboxResponse {
         let seconds = Int64(now.timeIntervalSince1970.rounded(.down))
+        // Development-mode apps lost /playlists/{id}/tracks, the type-specific library writes and
+        // POST /users/{id}/playlists in 2026 (the February 2026 migration guide).
+        if route.removedIn2026(method: request.method), configuration.developmentMode, !configuration.legacy {
+            return .apiError(403, "Forbidden")
+        }
         switch (route, request.method) {
         case (.myPlaylists, "POST"):
             return createPlaylist(request, forUser: nil, scopes: scopes)
@@ -107,6 +112,20 @@ extension SandboxService {
         return .success(uris)
     }
 
+    /// 400 "Payload contains a non-existing ID" when a track or episode id is not in the catalogue
+    /// (the whole request is refused); nil when all exist or `refuseUnknownIDs` is off.
+    func unknownIDRefusal(_ uris: [ItemURI]) -> SandboxResponse? {
+        guard configuration.refuseUnknownIDs else { return nil }
+        let unknown = uris.contains { uri in
+            switch uri {
+            case let .track(id): catalog.trackIndex(id: id) == nil
+            case let .episode(id): catalog.episodeIndex(id: id) == nil
+            default: false
+            }
+        }
+        return unknown ? .apiError(400, "Payload contains a non-existing ID") : nil
+    }
+
     static func snapshotAnswer(_ status: Int, _ playlist: Playlist) -> SandboxResponse {
         .json(status, .object([("snapshot_id", .string(playlist.snapshotID))]))
     }
@@ -116,10 +135,10 @@ extension SandboxService {
     // MARK: Editing one playlist
 
     /// Runs `change` on the library under the lock once the playlist exists, the user may edit it
-    /// (owner or collaborative: else 403 `refusal`) and the token has the modify scope its
-    /// visibility needs. `change` validates before it changes anything.
+    /// (owner or collaborative, or only the owner with `ownerOnly`: else 403 `refusal`) and the
+    /// token has the modify scope its visibility needs. `change` validates before it changes anything.
     private func editPlaylist(
-        _ id: String, scopes: Set<String>, refusal: String,
+        _ id: String, scopes: Set<String>, refusal: String, ownerOnly: Bool = false,
         _ change: (inout Library, Library.Place) throws(EditError) -> SandboxResponse
     ) -> SandboxResponse {
         guard SpotifyID.isValid(id) else { return .apiError(400, "Invalid base62 id") }
@@ -128,7 +147,7 @@ extension SandboxService {
             let playlist = s.library[place]
             // A Spotify-owned playlist does not exist for a development-mode app (as for reads).
             if playlist.spotifyOwned, configuration.developmentMode { return .apiError(404, "Resource not found") }
-            guard playlist.editable else { return .apiError(403, refusal) }
+            guard ownerOnly ? playlist.owner == 0 : playlist.editable else { return .apiError(403, refusal) }
             guard scopes.contains(Scopes.modify(playlist)) else { return Self.insufficientScope }
             do throws(EditError) {
                 return try change(&s.library, place)
@@ -174,7 +193,8 @@ extension SandboxService {
         guard hasPlaylistScope(scopes) else { return Self.insufficientScope }
         guard let body = decodeBody(DetailsBody.self, request) else { return Self.badJSON }
         if let name = body.name, name.isEmpty { return .apiError(400, "Playlist name must not be empty") }
-        return editPlaylist(id, scopes: scopes, refusal: "You cannot change details of a playlist you don't own.") { library, place throws(EditError) in
+        // Only the owner changes details; collaborators may add, remove and move (Spotify's reference).
+        return editPlaylist(id, scopes: scopes, refusal: "You cannot change details of a playlist you don't own.", ownerOnly: true) { library, place throws(EditError) in
             var playlist = library[place]
             if let name = body.name { playlist.name = name }
             if let description = body.description { playlist.description = description }
@@ -202,6 +222,7 @@ extension SandboxService {
         case let .success(parsed): uris = parsed
         case let .failure(error): return error.response
         }
+        if let refusal = unknownIDRefusal(uris) { return refusal }
         let catalog = self.catalog
         return editPlaylist(id, scopes: scopes, refusal: "You cannot add tracks to a playlist you don't own.") { library, place throws(EditError) in
             try library.insert(uris, into: place, at: body.position, catalog: catalog, now: now)
@@ -241,6 +262,7 @@ extension SandboxService {
             case let .success(parsed): uris = parsed
             case let .failure(error): return error.response
             }
+            if let refusal = unknownIDRefusal(uris) { return refusal }
             let catalog = self.catalog
             return editPlaylist(id, scopes: scopes, refusal: "You cannot replace tracks in a playlist you don't own.") { library, place throws(EditError) in
                 library.replace(place, with: uris, catalog: catalog, now: now)

@@ -22,6 +22,13 @@ public struct SandboxConfiguration: Sendable {
     /// Spotify-owned playlists added to the library (`--spotify-owned N`): listed in
     /// `/me/playlists`, 404 by id and for their items in development mode.
     public var spotifyOwned = 0
+    /// Spotify's front end answers 411 to a `/v1` write without `Content-Length` (or a chunked
+    /// body), as for a bodiless `PUT` or `DELETE` (spotify/web-api#859).
+    public var requireContentLength = true
+    /// Adds with a track or episode id the catalogue lacks are refused whole, 400 "Payload
+    /// contains a non-existing ID", as Spotify answers; false (`--accept-unknown-ids`) takes them
+    /// with generated names instead.
+    public var refuseUnknownIDs = true
     public var latencyMilliseconds = 0
     /// Each access token answers "The access token expired" after this many API requests
     /// (nil: only its lifetime counts) — tokens that die mid-sync.
@@ -110,6 +117,15 @@ public final class SandboxService: Sendable {
         if request.path.hasPrefix("/__sandbox/") || request.path == "/__sandbox" {
             return handleControl(request)
         }
+        if configuration.requireContentLength, request.lacksLength {
+            // Google's front end, before the API sees the request: an HTML page, not the API's JSON.
+            let response = SandboxResponse(
+                status: 411, headers: [("Content-Type", "text/html; charset=UTF-8")],
+                body: Array("<!DOCTYPE html><title>Error 411 (Length Required)!!1</title><p><b>411.</b> That’s an error.<p>\(request.method) requests require a <code>Content-length</code> header. That’s all we know.".utf8)
+            )
+            record(request, response: response, now: now)
+            return response
+        }
         let target = request.query.isEmpty ? request.path : request.path + "?" + request.query
         let decision = withState { s in
             let decision = s.faults.take(target: target, path: request.path, method: request.method, now: now)
@@ -177,6 +193,7 @@ public final class SandboxService: Sendable {
             ("auth", .string(auth)),
             ("bytes", .int(bytes)),
             ("request_bytes", .int(request.body.count)),
+            ("content_length", request.headers["content-length"].map(JSONValue.string) ?? .null),
         ])
         var line = entry.serialized()
         line.append(0x0A)

@@ -19,6 +19,7 @@ extension SandboxService {
             }
         }
         if let failure = checkBearer(request, now: now) { return failure }
+        if route.removedIn2026(method: "GET"), configuration.developmentMode, !configuration.legacy { return .apiError(403, "Forbidden") }
         let target = request.path + "?" + request.query
         if emptyItems == nil, let body = withState({ $0.answers.body(for: target) }) {
             return SandboxResponse(status: 200, headers: [SandboxResponse.jsonType], body: body)
