@@ -145,10 +145,14 @@ public final class SyncEngine: Sendable {
     /// playlists at once. Fetched lists go to one writer task, several to a transaction
     /// (`ListWriteQueue`); a playlist counts as updated only once the writer stored its list.
     private func fetchChangedPlaylists(_ listing: Listing, _ run: Run) async throws -> Tally {
-        // Unavailable playlists are asked again every time: what made them unreadable (a 404 in
-        // the middle of a sync, a collaboration since) may be gone while the snapshot stayed.
+        // Unavailable playlists that may become readable — the user's own (a 404 in the middle of
+        // a sync), collaborative ones — are asked again every time, snapshot or not. Other users'
+        // playlists answer 403 to development-mode apps by Spotify's rule: asking again each time
+        // would only waste requests, so they are asked again when they change.
+        let userID = (try? cache.playlist(.liked))??.ownerID
         let toFetch = listing.playlists.map(\.meta).filter {
-            options.force || run.stored[$0.id]?.snapshotID != $0.snapshotID || $0.snapshotID == nil || run.stored[$0.id]?.unavailable == true
+            options.force || run.stored[$0.id]?.snapshotID != $0.snapshotID || $0.snapshotID == nil
+                || (run.stored[$0.id]?.unavailable == true && ($0.collaborative || userID == nil || $0.ownerID == userID))
         }
         var tally = Tally(unchanged: listing.playlists.count - toFetch.count)
         let total = toFetch.count + (run.wantsLiked ? 1 : 0)

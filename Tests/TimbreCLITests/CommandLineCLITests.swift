@@ -94,7 +94,7 @@ extension SyncCLITests {
             // Parser errors in timbre's form: a sentence, a hint, exit 2.
             let negative = await s.cli.invoke(["playlist", "add", trip, entries[0], "--position", "-1"])
             #expect(negative.status == 2)
-            #expect(negative.stderr.hasPrefix("timbre: positions count from 1"), "\(negative.stderr)")
+            #expect(negative.stderr.hasPrefix("timbre: --position -1: positions count from 1"), "\(negative.stderr)")
             let unknown = await s.cli.invoke(["frobnicate"])
             #expect(unknown.status == 2)
             #expect(unknown.stderr.hasPrefix("timbre: unexpected argument 'frobnicate'"), "\(unknown.stderr)")

@@ -68,7 +68,7 @@ import TimbreTestSupport
                 let result = await cli.invoke(arguments)
                 #expect(result.status == 2, "\(arguments)")
                 #expect(result.stdout.isEmpty)
-                #expect(result.stderr.hasPrefix("timbre: positions count from 1: '--"), "\(arguments): \(result.stderr)")
+                #expect(result.stderr.hasPrefix("timbre: --") && result.stderr.contains(" -1: positions count from 1"), "\(arguments): \(result.stderr)")
                 #expect(result.stderr.contains("\n  hint: "))
             }
             let missing = await cli.invoke(["tracks"])

@@ -139,7 +139,9 @@ import TimbreCore
         let metas = list.items.compactMap { $0.flatMap { SyncEngine.meta($0, warnings: warnings) } }
         #expect(metas == [
             PlaylistMeta(id: "37i9dQZF1DXcBWIGoYBM5M", name: "N", ownerID: "alice.k", ownerName: nil, snapshotID: "s1", total: 50, collaborative: false, isPublic: true),
-            PlaylistMeta(id: "37i9dQZF1DXcBWIGoYBM5M", name: "N", ownerID: "u", ownerName: nil, snapshotID: "s2", total: 7, collaborative: true, isPublic: false),
+            // `tracks{…}` and no `items{…}`: a server of the older shape, read through `/tracks`.
+            PlaylistMeta(id: "37i9dQZF1DXcBWIGoYBM5M", name: "N", ownerID: "u", ownerName: nil, snapshotID: "s2", total: 7, collaborative: true, isPublic: false,
+                         legacyShape: true),
         ])
         let bad = try API.decode(Data(#"{"id":"not-an-id","name":"x"}"#.utf8), as: API.Playlist.self)
         #expect(SyncEngine.meta(bad, warnings: warnings) == nil)

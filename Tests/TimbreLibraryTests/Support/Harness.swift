@@ -189,7 +189,13 @@ func mismatches(cache: LibraryCache, model: Model) throws -> [String] {
 func compare(_ items: [CachedEntry], _ expected: [[String: Any]], label: String) -> [String] {
     guard items.count == expected.count else { return ["\(label): \(items.count) items, expected \(expected.count)"] }
     var problems: [String] = []
-    for (item, model) in zip(items, expected) where !sameJSON(foundation(item.json), model) {
+    // The model counts positions from 0, as Spotify does; what timbre shows counts from 1.
+    let shown = expected.map { entry -> [String: Any] in
+        var entry = entry
+        if let position = entry["position"] as? Int { entry["position"] = position + 1 }
+        return entry
+    }
+    for (item, model) in zip(items, shown) where !sameJSON(foundation(item.json), model) {
         problems.append("\(label)[\(item.position)]: \(item.json.serialized().prefix(300)) vs \(model)")
         if problems.count > 5 { break }
     }
