@@ -131,7 +131,7 @@ struct EntryPage: JSONReadable {
             if reader.key(key, is: "added_at") {
                 addedAt = try rows.text { try reader.appendString(to: &$0) }
             } else if reader.key(key, is: "added_by") {
-                addedBy = try Self.userID(&reader, into: &rows)
+                addedBy = try Self.stringMember("id", &reader, into: &rows)
             } else if reader.key(key, is: "is_local") {
                 entryIsLocal = try reader.bool()
             } else if reader.key(key, is: "item") {
@@ -230,7 +230,7 @@ struct EntryPage: JSONReadable {
             } else if reader.key(key, is: "explicit") {
                 item.explicit = try reader.bool()
             } else if reader.key(key, is: "external_ids") {
-                item.isrc = try isrc(&reader, into: &rows)
+                item.isrc = try stringMember("isrc", &reader, into: &rows)
             } else if reader.key(key, is: "album") {
                 try album(&reader, into: &rows, fields: &item)
             } else if reader.key(key, is: "show") {
@@ -331,21 +331,12 @@ struct EntryPage: JSONReadable {
         return found
     }
 
-    /// `{"isrc": "…", …}` → the ISRC into `rows`; nil when missing.
-    private static func isrc(_ reader: inout JSONReader, into rows: inout EntryRows) throws -> EntryRows.Text? {
+    /// `{"<name>": "…", …}` → that one string into `rows`; nil when missing or null. Reads
+    /// `external_ids` for its `isrc` and `added_by` (a user) for its `id`.
+    private static func stringMember(_ name: StaticString, _ reader: inout JSONReader, into rows: inout EntryRows) throws -> EntryRows.Text? {
         var found: EntryRows.Text?
         _ = try object(&reader) { reader, key in
-            guard reader.key(key, is: "isrc") else { return try reader.skipValue() }
-            found = try rows.text { try reader.appendString(to: &$0) }
-        }
-        return found
-    }
-
-    /// `{"id": "…", …}` (a user) → the id into `rows`; nil when missing or null.
-    private static func userID(_ reader: inout JSONReader, into rows: inout EntryRows) throws -> EntryRows.Text? {
-        var found: EntryRows.Text?
-        _ = try object(&reader) { reader, key in
-            guard reader.key(key, is: "id") else { return try reader.skipValue() }
+            guard reader.key(key, is: name) else { return try reader.skipValue() }
             found = try rows.text { try reader.appendString(to: &$0) }
         }
         return found
