@@ -67,6 +67,16 @@ public struct AppContext: Sendable {
         return try LibraryCache.open(path: paths.cache, verify: false, warn: console.warnings)
     }
 
+    /// The desktop keyring, with the run's deadline for each D-Bus exchange: 3 s (gh's), or
+    /// `TIMBRE_KEYRING_TIMEOUT` seconds for a keyring known to be slow (a KeePassXC database over a
+    /// network drive, a loaded machine).
+    func keyring() -> LibSecretStore {
+        guard let text = environment["TIMBRE_KEYRING_TIMEOUT"], let seconds = Double(text), seconds > 0, seconds <= 600 else {
+            return LibSecretStore()
+        }
+        return LibSecretStore(timeout: seconds)
+    }
+
     /// `warnings` defaults to the console's stderr; the interface passes its message list instead.
     public func vault(insecureStorage: Bool = false, warnings: (@Sendable (String) -> Void)? = nil) -> CredentialVault {
         if replayDirectory != nil { return replayVault(warnings: warnings) }
@@ -74,7 +84,7 @@ public struct AppContext: Sendable {
         return CredentialVault(
             profile: profile, refreshTier: config.refreshTokenTier,
             environment: EnvironmentSecretStore(environment: environment),
-            keyring: LibSecretStore(), file: FileSecretStore(path: paths.credentials, warn: { [console] in console.say($0) }),
+            keyring: keyring(), file: FileSecretStore(path: paths.credentials, warn: { [console] in console.say($0) }),
             insecureStorage: insecureStorage, warnings: warnings ?? console.warnings)
     }
 

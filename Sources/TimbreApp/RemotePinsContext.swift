@@ -26,7 +26,7 @@ extension AppContext {
             }
             let secret: SecretBytes?
             do {
-                secret = try await LibSecretStore().read(.pinsHMACKey, profile: profile)
+                secret = try await keyring().read(.pinsHMACKey, profile: profile)
             } catch {
                 throw .keyUnusable("no HMAC key for pin documents: \(Self.pinsHMACKeyVariable) is unset and the keyring could not be read (\(error.message))")
             }

@@ -36,7 +36,7 @@ extension AppContext {
             return .found(bytes: Array(value.utf8), origin: Self.clientCertPasswordVariable)
         }
         do {
-            guard let secret = try await LibSecretStore().read(.clientCertPassword, profile: profile), !secret.isEmpty else {
+            guard let secret = try await keyring().read(.clientCertPassword, profile: profile), !secret.isEmpty else {
                 return .missing(note: nil)
             }
             return .found(bytes: secret.withUnsafeBytes { Array($0) }, origin: "the keyring")

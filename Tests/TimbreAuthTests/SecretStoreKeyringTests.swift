@@ -7,7 +7,8 @@ import TimbreCore
 /// Against the real Secret Service (gnome-keyring inside `dbus-run-session`, see scripts/test.sh).
 /// Without one every test here fails with instructions.
 @Suite(.tags(.integration), .integrationTier) struct SecretStoreKeyringTests {
-    let store = LibSecretStore()
+    /// A deadline, not a bound: under a loaded CI run gnome-keyring has missed the product's 3 s.
+    let store = LibSecretStore(timeout: 20)
 
     @Test(arguments: [SecretTier.standard, .high])
     func writeReadOverwriteDelete(tier: SecretTier) async throws {

@@ -25,7 +25,7 @@ import TimbreTestSupport
     }
 
     private func secret(_ kind: SecretKind, _ profile: String) async throws -> String? {
-        try await LibSecretStore().read(kind, profile: profile)?.withString { $0 }
+        try await LibSecretStore(timeout: 20).read(kind, profile: profile)?.withString { $0 }
     }
 
     private func names(_ result: CLIResult) -> [String] {

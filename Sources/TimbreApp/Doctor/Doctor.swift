@@ -42,7 +42,7 @@ public struct Doctor: Sendable {
             return DoctorCheck(.ok, "keyring", "not used: the demo profile keeps its sandbox session in \(context.paths.credentials) (0600)")
         }
         do {
-            _ = try await LibSecretStore().read(.clientID, profile: "timbre-doctor-probe")
+            _ = try await context.keyring().read(.clientID, profile: "timbre-doctor-probe")
             return DoctorCheck(.ok, "keyring", "Secret Service reachable and unlocked")
         } catch {
             let level: DoctorCheck.Level = EnvironmentSecretStore(environment: context.environment) != nil ? .warn : .fail

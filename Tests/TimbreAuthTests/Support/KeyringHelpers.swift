@@ -64,7 +64,7 @@ enum KeyringHelper {
 /// Fails the test with instructions when no Secret Service is reachable, instead of passing.
 func requireSecretService() async throws {
     do {
-        _ = try await LibSecretStore().read(.clientID, profile: "timbre-probe-\(UUID().uuidString)")
+        _ = try await LibSecretStore(timeout: 20).read(.clientID, profile: "timbre-probe-\(UUID().uuidString)")
     } catch .serviceUnavailable(let detail) {
         Issue.record("""
             No Secret Service is reachable (\(detail)). These tests need a real, unlocked gnome-keyring: run \
