@@ -3,6 +3,7 @@ import SandboxCore
 import Testing
 @testable import TimbreApp
 import TimbreCore
+import TimbreLibrary
 import TimbreTestSupport
 
 /// Commands run in-process through a buffered console (`invoke`): the parser, the command and the
@@ -190,20 +191,20 @@ import TimbreTestSupport
 @Suite struct ImportFormatTests {
     @Test func exportifyTimorTracksCSVAndURILists() throws {
         let exportify = "\"Track URI\",\"Track Name\",\"Artist Name(s)\",\"Album Name\",\"Track Duration (ms)\"\r\nspotify:track:4uLU6hMCjMI75M1A2tKUQC,Song,\"A,B\",Al,1000\r\n,No Uri,C,Al,61000\r\n"
-        let rows = try ImportCommand.rows(exportify)
+        let rows = try PlaylistImport.rows(exportify)
         #expect(rows.map(\.uri) == ["spotify:track:4uLU6hMCjMI75M1A2tKUQC", nil])
         #expect(rows.map(\.artist) == ["A", "C"] && rows[1].durationMS == 61_000 && rows[1].line == 3)
 
         let timor = "Title,Artist,Album,Release Date,Duration,Spotify URI\nHeroes,David Bowie,Heroes,1977,6:11,\n"
-        let timorRows = try ImportCommand.rows(timor)
-        #expect(timorRows == [ImportCommand.Row(line: 2, uri: nil, title: "Heroes", artist: "David Bowie", durationMS: 371_000)])
+        let timorRows = try PlaylistImport.rows(timor)
+        #expect(timorRows == [PlaylistImport.Row(line: 2, uri: nil, title: "Heroes", artist: "David Bowie", durationMS: 371_000)])
 
         let tracks = "position,name,artists,album,duration_ms,added_at,uri\r\n0,\"'=cmd\",A; B,Al,5,,spotify:track:4uLU6hMCjMI75M1A2tKUQC\r\n"
-        #expect(try ImportCommand.rows(tracks).map(\.title) == ["=cmd"], "the neutralising ' is removed")
+        #expect(try PlaylistImport.rows(tracks).map(\.title) == ["=cmd"], "the neutralising ' is removed")
 
         let list = "spotify:track:4uLU6hMCjMI75M1A2tKUQC\nhttps://open.spotify.com/track/7ouMYWpwJ422jRcDASZB7P?si=x\n"
-        #expect(try ImportCommand.rows(list).map(\.uri) == ["spotify:track:4uLU6hMCjMI75M1A2tKUQC", "spotify:track:7ouMYWpwJ422jRcDASZB7P"])
-        #expect(throws: UsageError.self) { try ImportCommand.rows("what,is\nthis,file\n") }
-        #expect(throws: UsageError.self) { try ImportCommand.rows("Title,Artist\n\"never closed,x\n") }
+        #expect(try PlaylistImport.rows(list).map(\.uri) == ["spotify:track:4uLU6hMCjMI75M1A2tKUQC", "spotify:track:7ouMYWpwJ422jRcDASZB7P"])
+        #expect(throws: InvalidInput.self) { try PlaylistImport.rows("what,is\nthis,file\n") }
+        #expect(throws: InvalidInput.self) { try PlaylistImport.rows("Title,Artist\n\"never closed,x\n") }
     }
 }

@@ -97,21 +97,22 @@ actor InterfaceServices {
 
     /// The interface's playlist ids are the cache's (`liked` included), which `PlaylistRef` reads.
     static func statistics(_ id: String, context: AppContext) throws -> [String] {
-        try StatsCommand.figures(of: try PlaylistRef.parse(id), context: context).lines
+        try context.statistics(of: try PlaylistRef.parse(id)).lines
     }
 
     private func export(_ id: String, to path: String) throws -> TUIEditReport {
         let entries = try context.cachedEntries(of: try PlaylistRef.parse(id)).entries
         let file = (path as NSString).expandingTildeInPath
-        try ExportCommand.write(entries, to: file)
+        try PlaylistExport.write(entries, to: file)
         return TUIEditReport(message: "Exported \(entries.count) entries to \(TerminalText.preview(file, limit: 120))")
     }
 
     private func importFile(_ path: String, into target: SpotifyID, editor: PlaylistEditor) async throws -> TUIEditReport {
         let file = (path as NSString).expandingTildeInPath
-        let rows = try ImportCommand.rows(try ImportCommand.text(try ImportCommand.contents(of: file)))
+        let rows = try PlaylistImport.rows(try PlaylistImport.text(try PlaylistImport.contents(of: file)))
         guard !rows.isEmpty else { throw UsageError(message: "\(TerminalText.preview(file)) holds no rows to import") }
-        let (uris, byURI, bySearch, unmatched) = try await ImportCommand.match(rows, catalog: editor.catalog)
+        let found = try await PlaylistImport.match(rows, catalog: editor.catalog)
+        let (uris, byURI, bySearch, unmatched) = (found.uris, found.byURI, found.bySearch, found.unmatched)
         var report = TUIEditReport(message: "nothing in \(TerminalText.preview(file, limit: 80)) matched; nothing was sent")
         if !uris.isEmpty {
             let outcome = try await editor.apply(EditRequest(playlist: target, what: .add(uris: uris, position: nil)))
