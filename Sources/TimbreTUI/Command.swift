@@ -179,8 +179,15 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
         let parts = trimmed.split(separator: " ", maxSplits: 1).map(String.init)
         // `name` is the word as typed (errors quote it); `q` is short for `quit`.
         guard let name = parts.first?.lowercased() else { throw .empty }
-        guard let known = name == "q" ? Name.quit : Name(rawValue: name) else { throw .unknownCommand(name) }
-        let rest = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
+        guard let known = name == "q" ? Name.quit : Name(rawValue: name) ?? cliNames[name] else { throw .unknownCommand(name) }
+        var rest = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
+        if name == "edit" {
+            // The CLI's `playlist edit --name NAME`: the only detail the interface changes.
+            guard rest.hasPrefix("--name") else { throw .missingArgument(command: name, expected: ["--name NAME"]) }
+            var value = rest.dropFirst("--name".count)
+            while value.first == " " || value.first == "=" { value = value.dropFirst() }
+            rest = String(value)
+        }
         let words = rest.split(separator: " ").map { String($0).lowercased() }
 
         func noArguments(_ command: Command) throws(CommandError) -> Command {
@@ -231,7 +238,7 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
             return .sort(key, reverse: false)
         case .dedupe:
             if rest.isEmpty { return .dedupe(fuzzy: false) }
-            guard words == ["fuzzy"] else { throw .badArgument(command: name, argument: rest, expected: ["fuzzy"]) }
+            guard words == ["--fuzzy"] || words == ["fuzzy"] else { throw .badArgument(command: name, argument: rest, expected: ["--fuzzy"]) }
             return .dedupe(fuzzy: true)
         case .folder:
             guard let verb = words.first else { throw .missingArgument(command: name, expected: FolderAction.usage) }
@@ -294,6 +301,10 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
         }
         return .set(field, nil)
     }
+
+    /// The CLI's names for the interface's edit verbs (`timbre playlist create`, `playlist edit
+    /// --name`), taken as well as the interface's own (`new`, `rename`).
+    static let cliNames: [String: Name] = ["create": .new, "edit": .rename]
 
     /// Every command name, in the order `Name` declares them (for error messages and help).
     public static let names = Name.allCases.map(\.rawValue)

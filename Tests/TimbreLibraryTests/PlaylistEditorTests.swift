@@ -138,14 +138,14 @@ import TimbreNet
         defer { try? FileManager.default.removeItem(at: s.dir) }
         s.server.state.withLock { $0.liked = [Self.b] }
         let uris = (0..<45).map { "spotify:track:\(String(format: "%022d", $0))" } + [Self.b]
-        let outcome = try await s.editor.library(uris, save: true, op: "like", dryRun: false)
+        let outcome = try await s.editor.library(uris, save: true, as: .like, dryRun: false)
         #expect(outcome.added == 45, "b was liked already")
         #expect(s.server.state.current.libraryWrites == 2, "45 items: ceil(45/40) writes")
         #expect(Set(s.server.state.current.liked) == Set(uris))
         #expect(try s.cache.entries(of: .liked)?.count == 46, "Liked Songs read again into the cache")
         _ = try await s.editor.undo()
         #expect(s.server.state.current.liked == [Self.b], "undo unlikes only what the edit liked")
-        let none = try await s.editor.library([Self.c], save: false, op: "unlike", dryRun: false)
+        let none = try await s.editor.library([Self.c], save: false, as: .unlike, dryRun: false)
         #expect(none.removed == 0 && none.journalID == nil, "nothing to unlike: nothing sent, nothing journalled")
     }
 

@@ -52,15 +52,16 @@ public struct PlaylistEditCommand: Sendable {
         }
         // config.toml's `reorder = "rewrite"` makes the rewrite the default, as if --rewrite were given.
         let rewrite = self.rewrite || context.config.reorderByRewrite
-        var request = EditRequest(playlist: id, what: what, force: force, dryRun: dryRun, rewrite: rewrite)
-        if request.isOrderChange, !rewrite, !yes, !dryRun, invocation.console.stdinIsTTY {
+        let change = LibraryChange.entries(id, what, .init(force: force, rewrite: rewrite))
+        var choose: (@Sendable (OrderCost) async -> OrderChoice)?
+        if what.isOrderChange, !rewrite, !yes, !dryRun, invocation.console.stdinIsTTY {
             // A person at a terminal chooses before a long order change; a script (no terminal)
             // gets moves, which keep every date, so cron jobs keep working unchanged.
-            request.choose = { [console = context.console] cost in Self.ask(cost, console: console) }
+            choose = { [console = context.console] cost in Self.ask(cost, console: console) }
         }
-        let outcome = try await editor.apply(request)
-        EditReport.show(outcome, json: json, console: context.console)
-        return outcome.cancelled ? .failure : .success
+        let outcome = try await context.library(editor).perform(change, dryRun: dryRun, choose: choose).edit
+        if let outcome { EditReport.show(outcome, json: json, console: context.console) }
+        return outcome?.cancelled == true ? .failure : .success
     }
 
     /// The y / r / n question before an order change of more than `OrderCost.askAbove` moves.
@@ -159,17 +160,16 @@ public struct UndoCommand: Sendable {
 
     public func run(_ invocation: Invocation) async throws -> ExitStatus {
         let context = try invocation.context()
-        let editor = try await context.editor()
-        let outcome: EditOutcome
+        let outcome: EditOutcome?
         do {
-            outcome = try await redo ? editor.redo(force: force) : editor.undo(force: force)
+            outcome = try await context.library().perform(redo ? .redo(force: force) : .undo(force: force)).edit
         } catch let nothing as NothingToUndo where nothing == .noEdit || nothing == .noUndoneEdit {
             // Nothing to do is an answer, not a failure: a sentence, exit 0.
             if json { context.console.json(.object([("done", .bool(false)), ("message", .string(nothing.message))])) }
             context.console.say("\(nothing.message.prefix(1).uppercased())\(nothing.message.dropFirst()); nothing was changed.")
             return .success
         }
-        EditReport.show(outcome, json: json, console: context.console)
+        if let outcome { EditReport.show(outcome, json: json, console: context.console) }
         return .success
     }
 }
@@ -229,36 +229,6 @@ public struct HistoryCommand: Sendable {
     }
 }
 
-enum EditReport {
-    static func show(_ outcome: EditOutcome, json: Bool, console: Console) {
-        for warning in outcome.warnings { console.warning(warning) }
-        if json {
-            console.json(outcome.json)
-            return
-        }
-        console.line(outcome.summary)
-        guard outcome.dryRun else { return }
-        // Each entry by name, as `timbre tracks` numbers it (from 1), then each write.
-        console.lines(outcome.entries.map { "  " + TerminalText.sanitize($0) })
-        console.lines(outcome.writes.enumerated().map { index, write in "  \(index + 1). \(describe(write))" })
-    }
-
-    /// One write for a person: positions counted from 1.
-    static func describe(_ write: EntryWrite) -> String {
-        switch write {
-        case .add(let uris, let position):
-            return "add \(uris.count) at position \(position + 1) (POST …/items)"
-        case .removeEvery(let uris):
-            return "remove every copy of \(uris.count) \(uris.count == 1 ? "track" : "tracks") (DELETE …/items)"
-        case .reorder(let start, let insertBefore, let length):
-            let range = length == 1 ? "entry \(start + 1)" : "entries \(start + 1)–\(start + length)"
-            return "move \(range) to before entry \(insertBefore + 1) (PUT …/items)"
-        case .replace(let uris):
-            return "replace the whole list with its first \(uris.count) (PUT …/items)"
-        }
-    }
-}
-
 extension AppContext {
     /// The playlist editor over the live API, the cache and the journal: signed in, with the
     /// scopes editing needs.
@@ -275,6 +245,16 @@ extension AppContext {
         }
         let cache = try LibraryCache.open(path: paths.cache, warn: console.warnings)
         return PlaylistEditor(api: api, cache: cache, journal: try EditJournal(path: paths.data), progress: progress)
+    }
+}
+
+extension AppContext {
+    /// The one door to changing the library (`Library.perform`), over `editor` — or, when none is
+    /// given, an editor made on first need (a folder change needs no sign-in).
+    func library(_ editor: PlaylistEditor? = nil) -> Library {
+        let paths = self.paths
+        return Library(folders: { try Folders(path: paths.data) },
+                       editor: { [self] in if let editor { return editor } else { return try await self.editor() } })
     }
 }
 
@@ -304,8 +284,8 @@ public struct LikeCommand: Sendable {
         let context = try invocation.context()
         let editor = try await context.editor()
         let uris = try await PlaylistEditCommand.uris(of: refs, catalog: editor.catalog)
-        let outcome = try await editor.library(uris, save: like, op: like ? "like" : "unlike", dryRun: dryRun)
-        EditReport.show(outcome, json: json, console: context.console)
+        let outcome = try await context.library(editor).perform(like ? .like(uris) : .unlike(uris), dryRun: dryRun).edit
+        if let outcome { EditReport.show(outcome, json: json, console: context.console) }
         return .success
     }
 }
@@ -346,8 +326,8 @@ public struct DeleteCommand: Sendable {
             }
         }
         let context = try invocation.context()
-        let outcome = try await context.editor().library(ids.map { "spotify:playlist:\($0.rawValue)" }, save: false, op: "delete", dryRun: dryRun)
-        EditReport.show(outcome, json: json, console: context.console)
+        let outcome = try await context.library().perform(.delete(ids), dryRun: dryRun).edit
+        if let outcome { EditReport.show(outcome, json: json, console: context.console) }
         return .success
     }
 }
@@ -381,13 +361,11 @@ public struct CreateCommand: Sendable {
     }
 
     public func run(_ invocation: Invocation) async throws -> ExitStatus {
-        let name = self.name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !name.isEmpty, name.count <= 1_000 else { throw UsageError(message: "a playlist needs a name of 1 to 1,000 characters") }
-        if collaborative && !isPrivate { throw UsageError(message: "a collaborative playlist must be private", hint: "add --private") }
+        // Checked before sign-in is looked at: a bad name is exit 2 whatever the state.
+        let change = try LibraryChange.create(PlaylistDetails(name: name, description: description, isPublic: !isPrivate,
+                                                              collaborative: collaborative)).validated()
         let context = try invocation.context()
-        let editor = try await context.editor()
-        let outcome = try await editor.create(PlaylistDetails(name: name, description: description, isPublic: !isPrivate, collaborative: collaborative),
-                                              dryRun: dryRun)
+        guard let outcome = try await context.library().perform(change, dryRun: dryRun).edit else { return .failure }
         for warning in outcome.warnings { context.console.warning(warning) }
         if dryRun {
             EditReport.show(outcome, json: json, console: context.console)
@@ -417,11 +395,10 @@ public struct DetailsCommand: Sendable {
 
     public func run(_ invocation: Invocation) async throws -> ExitStatus {
         guard case .playlist(let id) = try invocation.playlistRef(ref) else { throw UsageError(message: "Liked Songs have no details to change") }
-        guard !details.isEmpty else { throw UsageError(message: "nothing to change", hint: "give --name, --description, --public/--private or --collaborative/--no-collaborative") }
-        if let name = details.name, name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { throw UsageError(message: "a playlist name cannot be empty") }
+        let change = try LibraryChange.details(id, details).validated()
         let context = try invocation.context()
-        let outcome = try await context.editor().details(of: id, to: details, dryRun: dryRun)
-        EditReport.show(outcome, json: json, console: context.console)
+        let outcome = try await context.library().perform(change, dryRun: dryRun).edit
+        if let outcome { EditReport.show(outcome, json: json, console: context.console) }
         return .success
     }
 }
@@ -466,8 +443,8 @@ public struct CopyCommand: Sendable {
                 context.console.line("would create “\(TerminalText.sanitize(newName))” and add \(uris.count) entries")
                 return .success
             }
-            let created = try await editor.create(PlaylistDetails(name: newName), dryRun: false)
-            to = SpotifyID(created.playlist)
+            let created = try await context.library(editor).perform(.create(PlaylistDetails(name: newName))).edit
+            to = created.flatMap { SpotifyID($0.playlist) }
         }
         guard let target = to else { return .failure }
         if dedupe {
@@ -478,8 +455,8 @@ public struct CopyCommand: Sendable {
             context.console.say("nothing to copy")
             return .success
         }
-        let outcome = try await editor.apply(EditRequest(playlist: target, what: .add(uris: uris, position: nil), dryRun: dryRun))
-        EditReport.show(outcome, json: json, console: context.console)
+        let outcome = try await context.library(editor).perform(.entries(target, .add(uris: uris, position: nil)), dryRun: dryRun).edit
+        if let outcome { EditReport.show(outcome, json: json, console: context.console) }
         return .success
     }
 }

@@ -50,17 +50,18 @@ public struct ImportCommand: Sendable {
         bar.finish()
         let found = try matched.get()
         let (uris, byURI, bySearch, unmatched) = (found.uris, found.byURI, found.bySearch, found.unmatched)
+        let library = context.library(editor)
         if let name, !dryRun, !uris.isEmpty {
-            target = SpotifyID(try await editor.create(PlaylistDetails(name: name), dryRun: false).playlist)
+            target = try await library.perform(.create(PlaylistDetails(name: name))).edit.flatMap { SpotifyID($0.playlist) }
         }
         var outcome: EditOutcome?
         if let target, !uris.isEmpty {
-            outcome = try await editor.apply(EditRequest(playlist: target, what: .add(uris: uris, position: nil), dryRun: dryRun))
+            outcome = try await library.perform(.entries(target, .add(uris: uris, position: nil)), dryRun: dryRun).edit
         }
         let console = context.console
         if json {
             var object: [(String, JSONValue)] = []
-            if case .object(let members)? = outcome?.json { object = members } else {
+            if let outcome, case .object(let members) = EditReport.json(outcome) { object = members } else {
                 object = [("op", .string("import")), ("playlist", .optional(target?.rawValue)), ("added", .int(0)), ("dry_run", .bool(dryRun))]
             }
             object += [("matched_by_uri", .int(byURI)), ("matched_by_search", .int(bySearch)),
