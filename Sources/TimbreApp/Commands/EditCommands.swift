@@ -3,6 +3,28 @@ import TimbreAuth
 import TimbreCore
 import TimbreLibrary
 
+/// The edit flags as the command line gave them (the executable's option groups, taken as they are).
+public struct EditFlags: Sendable, Equatable {
+    /// Plan and print; send no write.
+    public var dryRun: Bool
+    /// One JSON object on stdout.
+    public var json: Bool
+    /// On a conflict, apply the edit to the same entries, found by URI and occurrence.
+    public var force: Bool
+    /// Shuffle and sort: the ⌈n/100⌉-write rewrite (every added date reset) instead of range moves.
+    public var rewrite: Bool
+    /// Ask nothing first (delete; a long shuffle or sort).
+    public var yes: Bool
+
+    public init(dryRun: Bool = false, json: Bool = false, force: Bool = false, rewrite: Bool = false, yes: Bool = false) {
+        self.dryRun = dryRun
+        self.json = json
+        self.force = force
+        self.rewrite = rewrite
+        self.yes = yes
+    }
+}
+
 /// `timbre playlist add|remove|move`: one edit of a playlist's entries, journalled and undoable.
 public struct PlaylistEditCommand: Sendable {
     public enum Action: Sendable {
@@ -18,22 +40,14 @@ public struct PlaylistEditCommand: Sendable {
 
     public var ref: String
     public var action: Action
-    public var force: Bool
-    public var dryRun: Bool
-    public var json: Bool
-    /// Shuffle and sort: the ⌈n/100⌉-write rewrite (every added date reset) instead of range moves.
-    public var rewrite: Bool
-    /// Shuffle and sort: do not ask before a long order change.
-    public var yes: Bool
 
-    public init(ref: String, action: Action, force: Bool, dryRun: Bool, json: Bool, rewrite: Bool = false, yes: Bool = false) {
+    /// --dry-run, --json, --force, --rewrite, --yes: as the command line gave them.
+    public var flags: EditFlags
+
+    public init(ref: String, action: Action, flags: EditFlags) {
+        self.flags = flags
         self.ref = ref
         self.action = action
-        self.force = force
-        self.dryRun = dryRun
-        self.json = json
-        self.rewrite = rewrite
-        self.yes = yes
     }
 
     public func run(_ invocation: Invocation) async throws -> ExitStatus {
@@ -51,16 +65,16 @@ public struct PlaylistEditCommand: Sendable {
             what = .add(uris: try await Self.uris(of: refs, catalog: editor.catalog), position: position)
         }
         // config.toml's `reorder = "rewrite"` makes the rewrite the default, as if --rewrite were given.
-        let rewrite = self.rewrite || context.config.reorderByRewrite
-        let change = LibraryChange.entries(id, what, .init(force: force, rewrite: rewrite))
+        let rewrite = flags.rewrite || context.config.reorderByRewrite
+        let change = LibraryChange.entries(id, what, .init(force: flags.force, rewrite: rewrite))
         var choose: (@Sendable (OrderCost) async -> OrderChoice)?
-        if what.isOrderChange, !rewrite, !yes, !dryRun, invocation.console.stdinIsTTY {
+        if what.isOrderChange, !rewrite, !flags.yes, !flags.dryRun, invocation.console.stdinIsTTY {
             // A person at a terminal chooses before a long order change; a script (no terminal)
             // gets moves, which keep every date, so cron jobs keep working unchanged.
             choose = { [console = context.console] cost in Self.ask(cost, console: console) }
         }
-        let outcome = try await context.library(editor).perform(change, dryRun: dryRun, choose: choose).edit
-        if let outcome { EditReport.show(outcome, json: json, console: context.console) }
+        let outcome = try await context.library(editor).perform(change, dryRun: flags.dryRun, choose: choose).edit
+        if let outcome { EditReport.show(outcome, json: flags.json, console: context.console) }
         return outcome?.cancelled == true ? .failure : .success
     }
 
@@ -145,90 +159,6 @@ extension PlaylistEditCommand {
         }
     }
 }
-
-/// `timbre undo` and `timbre redo`.
-public struct UndoCommand: Sendable {
-    public var redo: Bool
-    public var force: Bool
-    public var json: Bool
-
-    public init(redo: Bool, force: Bool, json: Bool) {
-        self.redo = redo
-        self.force = force
-        self.json = json
-    }
-
-    public func run(_ invocation: Invocation) async throws -> ExitStatus {
-        let context = try invocation.context()
-        let outcome: EditOutcome?
-        do {
-            outcome = try await context.library().perform(redo ? .redo(force: force) : .undo(force: force)).edit
-        } catch let nothing as NothingToUndo where nothing == .noEdit || nothing == .noUndoneEdit {
-            // Nothing to do is an answer, not a failure: a sentence, exit 0.
-            if json { context.console.json(.object([("done", .bool(false)), ("message", .string(nothing.message))])) }
-            context.console.say("\(nothing.message.prefix(1).uppercased())\(nothing.message.dropFirst()); nothing was changed.")
-            return .success
-        }
-        if let outcome { EditReport.show(outcome, json: json, console: context.console) }
-        return .success
-    }
-}
-
-/// `timbre history`: the journal, newest first; `--abandon ID` ends an interrupted edit unfinished.
-public struct HistoryCommand: Sendable {
-    public var json: Bool
-    public var limit: Int
-    public var abandon: Int64?
-
-    public init(json: Bool, limit: Int, abandon: Int64? = nil) {
-        self.json = json
-        self.limit = limit
-        self.abandon = abandon
-    }
-
-    public func run(_ invocation: Invocation) async throws -> ExitStatus {
-        let context = try invocation.context()
-        let console = context.console
-        if let abandon {
-            guard FileManager.default.fileExists(atPath: context.paths.data) else {
-                throw UsageError(message: "there is no edit \(abandon) in the journal (no edits yet)")
-            }
-            // Reads what Spotify holds to say what the edit leaves; sends no write.
-            let leaves = try await context.editor().abandon(abandon)
-            console.line("Abandoned edit \(abandon): nothing more of it will be sent; \(leaves).")
-            return .success
-        }
-        guard FileManager.default.fileExists(atPath: context.paths.data) else {
-            if json { console.json(.array([])) } else { console.say("no edits yet") }
-            return .success
-        }
-        let entries = try EditJournal(path: context.paths.data).history(limit: limit)
-        if json {
-            console.json(.array(entries.map { entry in
-                .object([("id", .int(Int(entry.id))), ("at", .string(ClockText.iso(entry.at))), ("op", .string(entry.op)),
-                         ("playlist", .string(entry.playlist)), ("summary", .string(entry.summary)), ("state", .string(Self.state(entry))),
-                         ("reason", .optional(entry.reason))])
-            }))
-        } else {
-            console.lines(entries.map { entry in
-                var line = "\(String(entry.id).leftPadded(to: 5))  \(ClockText.localDateTime(entry.at))  \(Self.state(entry).padding(toLength: 11, withPad: " ", startingAt: 0)) \(TerminalText.sanitize(entry.summary))"
-                if entry.state == .running {
-                    line += " — finished by the next sync or edit (`timbre history --abandon \(entry.id)` drops it)"
-                } else if entry.state == .failed, let reason = entry.reason {
-                    line += " — \(TerminalText.sanitize(reason))"
-                }
-                return line
-            })
-        }
-        return .success
-    }
-
-    /// `running` in the journal is an edit whose process stopped: `interrupted` until a command finishes it.
-    static func state(_ entry: EditJournal.Entry) -> String {
-        entry.state == .running ? "interrupted" : entry.state.rawValue
-    }
-}
-
 extension AppContext {
     /// The playlist editor over the live API, the cache and the journal: signed in, with the
     /// scopes editing needs.
@@ -263,200 +193,4 @@ struct MissingEditScopes: UserFacingError {
     var message: String { "your sign-in does not allow editing playlists; nothing was written" }
     var hint: String? { "sign in again to allow editing: `timbre login`" }
     var exitStatus: ExitStatus { .authenticationRequired }
-}
-
-/// `timbre like` and `timbre unlike`: Liked Songs, journalled and undoable.
-public struct LikeCommand: Sendable {
-    public var items: [String]
-    public var like: Bool
-    public var dryRun: Bool
-    public var json: Bool
-
-    public init(items: [String], like: Bool, dryRun: Bool, json: Bool) {
-        self.items = items
-        self.like = like
-        self.dryRun = dryRun
-        self.json = json
-    }
-
-    public func run(_ invocation: Invocation) async throws -> ExitStatus {
-        let refs = try PlaylistEditCommand.items(items, input: invocation.console.input)
-        let context = try invocation.context()
-        let editor = try await context.editor()
-        let uris = try await PlaylistEditCommand.uris(of: refs, catalog: editor.catalog)
-        let outcome = try await context.library(editor).perform(like ? .like(uris) : .unlike(uris), dryRun: dryRun).edit
-        if let outcome { EditReport.show(outcome, json: json, console: context.console) }
-        return .success
-    }
-}
-
-/// `timbre playlist delete REF...`: unfollows (Spotify's only delete), journalled; `undo` follows again.
-public struct DeleteCommand: Sendable {
-    public var refs: [String]
-    public var yes: Bool
-    public var dryRun: Bool
-    public var json: Bool
-
-    public init(refs: [String], yes: Bool, dryRun: Bool, json: Bool) {
-        self.refs = refs
-        self.yes = yes
-        self.dryRun = dryRun
-        self.json = json
-    }
-
-    public func run(_ invocation: Invocation) async throws -> ExitStatus {
-        let console = invocation.console
-        var ids: [SpotifyID] = []
-        for ref in refs {
-            guard case .playlist(let id) = try invocation.playlistRef(ref) else {
-                throw UsageError(message: "Liked Songs cannot be deleted", hint: "`timbre unlike` removes songs from it")
-            }
-            if !ids.contains(id) { ids.append(id) }
-        }
-        if !yes && !dryRun {
-            guard console.stdinIsTTY else {
-                throw UsageError(message: "deleting playlists needs --yes when timbre cannot ask", hint: "add --yes (or --dry-run to see what would happen)")
-            }
-            let named = Self.names(ids, invocation)
-            console.writeError("Delete (unfollow) \(named)? `timbre undo` follows \(ids.count == 1 ? "it" : "them") again. [y/N] ")
-            guard let answer = console.input.readLine()?.trimmingCharacters(in: .whitespaces).lowercased(), answer == "y" || answer == "yes" else {
-                // Declining is an answer: exit 0, and what would have happened.
-                console.say("Nothing deleted. \(named) \(ids.count == 1 ? "stays" : "stay") in your library.")
-                return .success
-            }
-        }
-        let context = try invocation.context()
-        let outcome = try await context.library().perform(.delete(ids), dryRun: dryRun).edit
-        if let outcome { EditReport.show(outcome, json: json, console: context.console) }
-        return .success
-    }
-}
-
-extension DeleteCommand {
-    /// “Name” (or the id, for a playlist the cache does not have), for up to three; a count beyond.
-    static func names(_ ids: [SpotifyID], _ invocation: Invocation) -> String {
-        let cached = Dictionary(((try? invocation.cachedPlaylistNames()) ?? []).map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
-        let shown = ids.prefix(3).map { id in cached[id].map { "“\(TerminalText.preview($0, limit: 60))”" } ?? "playlist \(id)" }
-        if ids.count <= 3 { return shown.joined(separator: ", ") }
-        return "\(ids.count) playlists (\(shown.joined(separator: ", ")), …)"
-    }
-}
-
-/// `timbre playlist create NAME`: prints the new playlist's id (`--json`: its `playlists --json` object).
-public struct CreateCommand: Sendable {
-    public var name: String
-    public var description: String?
-    public var isPrivate: Bool
-    public var collaborative: Bool
-    public var dryRun: Bool
-    public var json: Bool
-
-    public init(name: String, description: String?, isPrivate: Bool, collaborative: Bool, dryRun: Bool, json: Bool) {
-        self.name = name
-        self.description = description
-        self.isPrivate = isPrivate
-        self.collaborative = collaborative
-        self.dryRun = dryRun
-        self.json = json
-    }
-
-    public func run(_ invocation: Invocation) async throws -> ExitStatus {
-        // Checked before sign-in is looked at: a bad name is exit 2 whatever the state.
-        let change = try LibraryChange.create(PlaylistDetails(name: name, description: description, isPublic: !isPrivate,
-                                                              collaborative: collaborative)).validated()
-        let context = try invocation.context()
-        guard let outcome = try await context.library().perform(change, dryRun: dryRun).edit else { return .failure }
-        for warning in outcome.warnings { context.console.warning(warning) }
-        if dryRun {
-            EditReport.show(outcome, json: json, console: context.console)
-        } else if json, let id = SpotifyID(outcome.playlist), let playlist = try context.existingCache()?.playlist(.playlist(id)) {
-            context.console.json(playlist.json)
-        } else {
-            context.console.line(outcome.playlist)
-        }
-        return .success
-    }
-}
-
-/// `timbre playlist edit REF`: name, description, visibility, collaboration.
-public struct DetailsCommand: Sendable {
-    public var ref: String
-    var details: PlaylistDetails
-    public var dryRun: Bool
-    public var json: Bool
-
-    /// nil: leave it as it is.
-    public init(ref: String, name: String?, description: String?, isPublic: Bool?, collaborative: Bool?, dryRun: Bool, json: Bool) {
-        self.ref = ref
-        self.details = PlaylistDetails(name: name, description: description, isPublic: isPublic, collaborative: collaborative)
-        self.dryRun = dryRun
-        self.json = json
-    }
-
-    public func run(_ invocation: Invocation) async throws -> ExitStatus {
-        guard case .playlist(let id) = try invocation.playlistRef(ref) else { throw UsageError(message: "Liked Songs have no details to change") }
-        let change = try LibraryChange.details(id, details).validated()
-        let context = try invocation.context()
-        let outcome = try await context.library().perform(change, dryRun: dryRun).edit
-        if let outcome { EditReport.show(outcome, json: json, console: context.console) }
-        return .success
-    }
-}
-
-/// `timbre playlist copy SRC DST [--dedupe]`: SRC's entries appended to DST (`new:NAME` creates it).
-public struct CopyCommand: Sendable {
-    public var source: String
-    public var destination: String
-    public var dedupe: Bool
-    public var dryRun: Bool
-    public var json: Bool
-
-    public init(source: String, destination: String, dedupe: Bool, dryRun: Bool, json: Bool) {
-        self.source = source
-        self.destination = destination
-        self.dedupe = dedupe
-        self.dryRun = dryRun
-        self.json = json
-    }
-
-    public func run(_ invocation: Invocation) async throws -> ExitStatus {
-        let from = try invocation.playlistRef(source)
-        let newName = destination.hasPrefix("new:") ? String(destination.dropFirst(4)).trimmingCharacters(in: .whitespaces) : nil
-        var to: SpotifyID?
-        if let newName {
-            guard !newName.isEmpty else { throw UsageError(message: "new:NAME needs a name") }
-        } else {
-            guard case .playlist(let id) = try invocation.playlistRef(destination) else {
-                throw UsageError(message: "copy into Liked Songs with `timbre like`, not `playlist copy`")
-            }
-            to = id
-        }
-        let context = try invocation.context()
-        let editor = try await context.editor()
-        // What SRC holds on Spotify now (Liked Songs: the cache, refreshed by the last sync).
-        var uris = try await editor.entryURIs(of: from)
-        let skipped = uris.filter { !$0.hasPrefix("spotify:track:") && !$0.hasPrefix("spotify:episode:") }.count
-        uris = uris.filter { $0.hasPrefix("spotify:track:") || $0.hasPrefix("spotify:episode:") }
-        if skipped > 0 { context.console.warning("\(skipped) entries of the source are local files or have no track; Spotify cannot add those, so they were left out") }
-        if let newName {
-            if dryRun {
-                context.console.line("would create “\(TerminalText.sanitize(newName))” and add \(uris.count) entries")
-                return .success
-            }
-            let created = try await context.library(editor).perform(.create(PlaylistDetails(name: newName))).edit
-            to = created.flatMap { SpotifyID($0.playlist) }
-        }
-        guard let target = to else { return .failure }
-        if dedupe {
-            var seen = Set(try await editor.entryURIs(of: .playlist(target)))
-            uris = uris.filter { seen.insert($0).inserted }
-        }
-        guard !uris.isEmpty else {
-            context.console.say("nothing to copy")
-            return .success
-        }
-        let outcome = try await context.library(editor).perform(.entries(target, .add(uris: uris, position: nil)), dryRun: dryRun).edit
-        if let outcome { EditReport.show(outcome, json: json, console: context.console) }
-        return .success
-    }
 }

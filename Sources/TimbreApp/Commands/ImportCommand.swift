@@ -9,19 +9,19 @@ public struct ImportCommand: Sendable {
     public var file: String
     public var into: String?
     public var name: String?
-    public var dryRun: Bool
-    public var json: Bool
     public var maxSearches: Int
 
     /// Searches one import may send unless `--max-searches` allows more.
     public static let defaultMaxSearches = PlaylistImport.defaultMaxSearches
 
-    public init(file: String, into: String?, name: String?, dryRun: Bool, json: Bool, maxSearches: Int = PlaylistImport.defaultMaxSearches) {
+    /// --dry-run, --json, --force, --rewrite, --yes: as the command line gave them.
+    public var flags: EditFlags
+
+    public init(file: String, into: String?, name: String?, flags: EditFlags, maxSearches: Int = PlaylistImport.defaultMaxSearches) {
+        self.flags = flags
         self.file = file
         self.into = into
         self.name = name
-        self.dryRun = dryRun
-        self.json = json
         self.maxSearches = maxSearches
     }
 
@@ -41,7 +41,7 @@ public struct ImportCommand: Sendable {
 
         let context = try invocation.context()
         let editor = try await context.editor()
-        let bar = ProgressBar(console: context.console, enabled: !json && context.console.showsProgress)
+        let bar = ProgressBar(console: context.console, enabled: !flags.json && context.console.showsProgress)
         let matched = await Result {
             try await PlaylistImport.match(rows, catalog: editor.catalog, maxSearches: maxSearches) { done, total in
                 bar.update(SyncProgress(phase: .items, description: "searching the catalogue", done: done, total: total))
@@ -51,25 +51,25 @@ public struct ImportCommand: Sendable {
         let found = try matched.get()
         let (uris, byURI, bySearch, unmatched) = (found.uris, found.byURI, found.bySearch, found.unmatched)
         let library = context.library(editor)
-        if let name, !dryRun, !uris.isEmpty {
+        if let name, !flags.dryRun, !uris.isEmpty {
             target = try await library.perform(.create(PlaylistDetails(name: name))).edit.flatMap { SpotifyID($0.playlist) }
         }
         var outcome: EditOutcome?
         if let target, !uris.isEmpty {
-            outcome = try await library.perform(.entries(target, .add(uris: uris, position: nil)), dryRun: dryRun).edit
+            outcome = try await library.perform(.entries(target, .add(uris: uris, position: nil)), dryRun: flags.dryRun).edit
         }
         let console = context.console
-        if json {
+        if flags.json {
             var object: [(String, JSONValue)] = []
             if let outcome, case .object(let members) = EditReport.json(outcome) { object = members } else {
-                object = [("op", .string("import")), ("playlist", .optional(target?.rawValue)), ("added", .int(0)), ("dry_run", .bool(dryRun))]
+                object = [("op", .string("import")), ("playlist", .optional(target?.rawValue)), ("added", .int(0)), ("dry_run", .bool(flags.dryRun))]
             }
             object += [("matched_by_uri", .int(byURI)), ("matched_by_search", .int(bySearch)),
                        ("unmatched", .array(unmatched.map { .object([("row", .int($0.line)), ("title", .string($0.title)), ("artist", .string($0.artist))]) }))]
             console.json(.object(object))
         } else {
             if let outcome { EditReport.show(outcome, json: false, console: console) }
-            if dryRun, let name { console.line("would create “\(TerminalText.sanitize(name))” first") }
+            if flags.dryRun, let name { console.line("would create “\(TerminalText.sanitize(name))” first") }
             console.line("matched \(byURI) by URI, \(bySearch) by search; \(unmatched.count) unmatched")
             for row in unmatched { console.line(TerminalText.sanitize("  row \(row.line): \(row.title) — \(row.artist)")) }
         }
