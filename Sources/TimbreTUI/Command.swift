@@ -84,7 +84,7 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
     case dedupe(fuzzy: Bool)
     case shuffle
     /// Saves a new order on Spotify (`order` only changes the view).
-    case sort(EditRequest.SortKey, reverse: Bool)
+    case sort(LibraryChange.SortKey, reverse: Bool)
     case export(String)
     case importFile(String)
     case folder(FolderAction)
@@ -266,9 +266,9 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
         if let first = words.first, first == "next" || first == "reverse" || first == "position" {
             return .order(try orderChange(name: name, words: words, rest: rest))
         }
-        let keys = EditRequest.SortKey.allCases.map(\.rawValue)
+        let keys = LibraryChange.SortKey.allCases.map(\.rawValue)
         guard let first = words.first else { throw .missingArgument(command: name, expected: keys) }
-        guard let key = EditRequest.SortKey(rawValue: first) else { throw .badArgument(command: name, argument: first, expected: keys + ["next", "reverse"]) }
+        guard let key = LibraryChange.SortKey(rawValue: first) else { throw .badArgument(command: name, argument: first, expected: keys + ["next", "reverse"]) }
         guard words.count <= 2 else { throw .unexpectedArgument(command: name, argument: rest) }
         if words.count == 2 {
             guard ["reverse", "desc"].contains(words[1]) else { throw .badArgument(command: name, argument: words[1], expected: ["reverse"]) }

@@ -6,7 +6,7 @@ import TimbreLibrary
 /// `PlaylistEditor` and journal as the CLI — the interface never writes on its own.
 public enum TUIEdit: Sendable, Equatable {
     /// A change of a playlist's entries, in the positions the interface showed (the cache's).
-    case entries(playlistID: String, EditRequest.What)
+    case entries(playlistID: String, LibraryChange.EntryChange)
     /// Liked Songs: a removal unlikes, a paste or an add likes.
     case like([String], save: Bool)
     case undo

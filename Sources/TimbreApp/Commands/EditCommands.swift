@@ -119,7 +119,7 @@ public struct PlaylistEditCommand: Sendable {
     /// by `run` once its items are read and its albums expanded.
     /// Positions are typed counting from 1 (what `timbre tracks` shows) and become Spotify's
     /// 0-based indices here; 0 or less is a usage error that says so.
-    func request() throws -> EditRequest.What {
+    func request() throws -> LibraryChange.EntryChange {
         switch action {
         case .add(_, let position):
             if let position { try Self.checkPosition(position, option: "--position") }
@@ -141,7 +141,7 @@ public struct PlaylistEditCommand: Sendable {
         case .shuffle:
             return .shuffle
         case .sort(let by, let reverse):
-            guard let key = EditRequest.SortKey(rawValue: by) else {
+            guard let key = LibraryChange.SortKey(rawValue: by) else {
                 throw UsageError(message: "--by takes title, artist, album, year, duration or added, not '\(TerminalText.preview(by, limit: 20))'")
             }
             return .sort(key, reverse: reverse)

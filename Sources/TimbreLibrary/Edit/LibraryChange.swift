@@ -8,7 +8,7 @@ import TimbreCore
 public enum LibraryChange: Sendable, Equatable {
     /// A change of a playlist's entries, in the positions of the cached list the user saw
     /// (Spotify's indices, from 0).
-    case entries(SpotifyID, EditRequest.What, EntryOptions = EntryOptions())
+    case entries(SpotifyID, EntryChange, EntryOptions = EntryOptions())
     /// Liked Songs: save these tracks or episodes.
     case like([String])
     case unlike([String])
@@ -24,6 +24,29 @@ public enum LibraryChange: Sendable, Equatable {
     /// The newest finished edit reverted; `force`: on a playlist that changed since.
     case undo(force: Bool = false)
     case redo(force: Bool = false)
+
+    /// A change of a playlist's entries, in the positions of the cached list the user saw.
+    public enum EntryChange: Sendable, Equatable {
+        /// At `position` (nil: the end).
+        case add(uris: [String], position: Int?)
+        /// Exactly these entries; other copies of the same tracks stay.
+        case removePositions([Int])
+        /// Every copy of these URIs.
+        case removeURIs([String])
+        /// Exactly these entries, and every copy of these URIs (`remove --position … --uri …`).
+        case removeMixed(positions: [Int], uris: [String])
+        /// `length` entries from `start`, so that the first ends at index `to` of the result.
+        case move(start: Int, length: Int, to: Int)
+        /// A random new order, saved.
+        case shuffle
+        /// A new order by `key`, saved (stable: equal keys keep their order).
+        case sort(SortKey, reverse: Bool)
+        /// Later copies removed, the first kept, the order otherwise unchanged.
+        case dedupe(fuzzy: Bool)
+    }
+
+    /// What `sort` orders by.
+    public enum SortKey: String, Sendable, CaseIterable { case title, artist, album, year, duration, added }
 
     /// How an entry change is applied.
     public struct EntryOptions: Sendable, Equatable {
@@ -124,7 +147,7 @@ public enum LibraryChange: Sendable, Equatable {
     }
 }
 
-extension EditRequest.What {
+extension LibraryChange.EntryChange {
     /// Shuffle and sort: a new order of the same entries.
     public var isOrderChange: Bool {
         switch self {
