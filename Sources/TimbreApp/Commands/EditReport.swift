@@ -37,7 +37,7 @@ enum EditReport {
         let o = outcome
         var members: [(String, JSONValue)] = [
             ("op", .string(o.operation.rawValue)), ("playlist", .string(o.playlist)), ("snapshot_id", .optional(o.snapshotID)),
-            ("added", .int(o.added)), ("removed", .int(o.removed)), ("moved", .int(o.moved)), ("requests", .int(o.requests)),
+            ("added", .int(o.counts.added)), ("removed", .int(o.counts.removed)), ("moved", .int(o.counts.moved)), ("requests", .int(o.requests)),
             ("journal_id", o.journalID.map { .int(Int($0)) } ?? .null), ("dry_run", .bool(o.dryRun)),
         ]
         if o.dryRun, let cost = o.orderCost { members += [("moves", .int(cost.moves)), ("rewrite_writes", .int(cost.rewriteWrites))] }
@@ -82,9 +82,9 @@ enum EditReport {
             return done.joined(separator: ", ")
         }
         var parts: [String] = []
-        if o.added > 0 { parts.append("added \(o.added) \(o.added == 1 ? "entry" : "entries")") }
-        if o.removed > 0 { parts.append("removed \(o.removed) \(o.removed == 1 ? "entry" : "entries")") }
-        if o.moved > 0 { parts.append("moved \(o.moved) \(o.moved == 1 ? "entry" : "entries")") }
+        if o.counts.added > 0 { parts.append("added \(o.counts.added) \(o.counts.added == 1 ? "entry" : "entries")") }
+        if o.counts.removed > 0 { parts.append("removed \(o.counts.removed) \(o.counts.removed == 1 ? "entry" : "entries")") }
+        if o.counts.moved > 0 { parts.append("moved \(o.counts.moved) \(o.counts.moved == 1 ? "entry" : "entries")") }
         if parts.isEmpty, o.operation == .create { parts.append("created the playlist") }
         if parts.isEmpty, o.libraryWrites > 0 { parts.append("changed the details") }
         let what = parts.isEmpty ? "changed nothing" : parts.joined(separator: ", ")
@@ -94,10 +94,10 @@ enum EditReport {
     /// What became of the added dates, and how an order change was made.
     private static func dates(_ o: EditOutcome) -> String {
         var text = ""
-        if o.readded > 0 {
-            let copies = "\(o.readded) kept \(o.readded == 1 ? "copy" : "copies") of the same tracks"
+        if o.counts.readded > 0 {
+            let copies = "\(o.counts.readded) kept \(o.counts.readded == 1 ? "copy" : "copies") of the same tracks"
             text += o.dryRun ? "; \(copies) would be put back with today's added date"
-                : "; \(copies) \(o.readded == 1 ? "was" : "were") put back with today's added date"
+                : "; \(copies) \(o.counts.readded == 1 ? "was" : "were") put back with today's added date"
         }
         switch o.dates {
         case .rewritten:
@@ -108,7 +108,7 @@ enum EditReport {
         case .kept:
             break
         }
-        if let cost = o.orderCost, o.dates != .rewritten, o.moved > 0 {
+        if let cost = o.orderCost, o.dates != .rewritten, o.counts.moved > 0 {
             let moves = o.writes.count
             text += o.dryRun ? " by \(OrderCost.grouped(moves)) range \(moves == 1 ? "move" : "moves"), added dates kept (a rewrite: \(OrderCost.grouped(cost.rewriteWrites)) \(cost.rewriteWrites == 1 ? "write" : "writes"), every date reset)"
                 : ", added dates kept"

@@ -30,18 +30,24 @@ public struct EditOutcome: Sendable {
         public var save: Bool
     }
 
+    /// How many entries the change concerns.
+    public struct Counts: Sendable, Equatable {
+        public var added = 0
+        public var removed = 0
+        public var moved = 0
+        /// Kept copies that Spotify's remove-every-copy took out and the edit added back: they
+        /// have a new added date (the only date change besides a rewrite).
+        public var readded = 0
+    }
+
     public var operation: LibraryChange.Operation
     /// The playlist's id (`liked` for Liked Songs; empty for a creation not made yet).
     public var playlist: String
     public var playlistName: String
     public var snapshotID: String?
     public var ending: Ending = .changed
-    public var added = 0
-    public var removed = 0
-    public var moved = 0
-    /// Kept copies that Spotify's remove-every-copy took out and the edit added back: they have a
-    /// new added date (the only date change besides a rewrite).
-    public var readded = 0
+    /// Entries (or, for likes and follows, items) added, removed, moved, put back.
+    public var counts = Counts()
     /// Requests sent by the whole command, reads included.
     public var requests = 0
     /// The writes of a playlist's entries.

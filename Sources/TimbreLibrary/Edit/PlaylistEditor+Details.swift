@@ -41,7 +41,7 @@ extension PlaylistEditor {
             let name = details.name ?? ""
             var outcome = EditOutcome(operation: .create, playlist: "", playlistName: name, snapshotID: nil, writes: [], dryRun: dryRun)
             outcome.libraryWrites = 1
-            outcome.added = 0
+            outcome.counts.added = 0
             guard !dryRun else { return outcome }
             let id = try journal.begin(op: LibraryChange.Operation.create.rawValue, playlist: "", summary: "created “\(TerminalText.preview(name, limit: 60))”",
                                        change: .library(LibraryEdit(uris: [], save: true)))

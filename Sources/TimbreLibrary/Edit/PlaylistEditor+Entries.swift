@@ -207,17 +207,17 @@ extension PlaylistEditor {
 
     static func count(_ edit: EntryEdit, into outcome: inout EditOutcome) {
         switch edit {
-        case .insert(let uris, _): outcome.added = uris.count
+        case .insert(let uris, _): outcome.counts.added = uris.count
         case .remove(let positions):
-            outcome.removed = Set(positions).count
+            outcome.counts.removed = Set(positions).count
             // Spotify removed every copy: the ones kept went back in with the adds.
-            outcome.readded = outcome.writes.reduce(0) { sum, write in
+            outcome.counts.readded = outcome.writes.reduce(0) { sum, write in
                 if case .add(let uris, _) = write { return sum + uris.count }
                 return sum
             }
-        case .move(_, let length, _): outcome.moved = length
-        case .restore(let entries): outcome.added = entries.count
-        case .permute(let order), .reorder(let order): outcome.moved = order.enumerated().filter { $0.offset != $0.element }.count
+        case .move(_, let length, _): outcome.counts.moved = length
+        case .restore(let entries): outcome.counts.added = entries.count
+        case .permute(let order), .reorder(let order): outcome.counts.moved = order.enumerated().filter { $0.offset != $0.element }.count
         }
     }
 

@@ -86,7 +86,7 @@ extension PlaylistEditor {
         var outcome = EditOutcome(operation: operation, playlist: change.playlistIDs.first ?? CachedPlaylist.likedID,
                                   playlistName: change.playlistIDs.isEmpty ? CachedPlaylist.likedName : "your library", snapshotID: nil,
                                   writes: [], journalID: journalID, dryRun: dryRun)
-        if change.save { outcome.added = change.uris.count } else { outcome.removed = change.uris.count }
+        if change.save { outcome.counts.added = change.uris.count } else { outcome.counts.removed = change.uris.count }
         outcome.libraryWrites = change.chunks.count
         outcome.library = EditOutcome.LibraryItems(playlists: change.playlistIDs.count, items: change.uris.count - change.playlistIDs.count,
                                                    save: change.save)
