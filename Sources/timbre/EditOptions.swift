@@ -24,13 +24,20 @@ struct EditOptions: ParsableArguments {
     @Flag(help: "Print the plan (the writes it would send); read Spotify, write nothing.")
     var dryRun = false
 
+    @OptionGroup var output: JSONOption
+
+    var json: Bool { output.json }
+}
+
+/// `--json` of an edit, undo and redo: the outcome as one object.
+struct JSONOption: ParsableArguments {
     @Flag(help: "Print one JSON object on stdout.")
     var json = false
 }
 
-/// `--force`: an edit that names positions, on a playlist that changed since it was synced.
+/// `--force`: an edit that names positions (or an undo, a redo), on a playlist that changed since.
 struct ForceOption: ParsableArguments {
-    @Flag(help: "Apply even if the playlist changed on Spotify since it was synced (the same entries, found by track and occurrence).")
+    @Flag(help: "Apply even if the playlist changed on Spotify since it was synced or edited (the same entries, found by track and occurrence).")
     var force = false
 }
 

@@ -12,28 +12,24 @@ extension Root {
                 changed since the edit, unless --force.
                 """)
 
-        @Flag(help: "The playlist changed since: revert the same entries, found by track and occurrence.")
-        var force = false
+        @OptionGroup var force: ForceOption
 
-        @Flag(help: "Print one JSON object on stdout.")
-        var json = false
+        @OptionGroup var json: JSONOption
 
         func run(_ invocation: Invocation) async throws -> ExitStatus {
-            try await UndoCommand(redo: false, force: force, json: json).run(invocation)
+            try await UndoCommand(redo: false, flags: EditFlags(json: json.json, force: force.force)).run(invocation)
         }
     }
 
     struct Redo: Runnable {
         static let configuration = CommandConfiguration(abstract: "Apply again the edit undone last (until a new edit is made).")
 
-        @Flag(help: "The playlist changed since: apply it to the same entries, found by track and occurrence.")
-        var force = false
+        @OptionGroup var force: ForceOption
 
-        @Flag(help: "Print one JSON object on stdout.")
-        var json = false
+        @OptionGroup var json: JSONOption
 
         func run(_ invocation: Invocation) async throws -> ExitStatus {
-            try await UndoCommand(redo: true, force: force, json: json).run(invocation)
+            try await UndoCommand(redo: true, flags: EditFlags(json: json.json, force: force.force)).run(invocation)
         }
     }
 

@@ -5,27 +5,26 @@ import TimbreLibrary
 /// `timbre undo` and `timbre redo`.
 public struct UndoCommand: Sendable {
     public var redo: Bool
-    public var force: Bool
-    public var json: Bool
+    /// --force and --json (the others do not apply).
+    public var flags: EditFlags
 
-    public init(redo: Bool, force: Bool, json: Bool) {
+    public init(redo: Bool, flags: EditFlags) {
         self.redo = redo
-        self.force = force
-        self.json = json
+        self.flags = flags
     }
 
     public func run(_ invocation: Invocation) async throws -> ExitStatus {
         let context = try invocation.context()
         let outcome: EditOutcome?
         do {
-            outcome = try await context.library().perform(redo ? .redo(force: force) : .undo(force: force)).edit
+            outcome = try await context.library().perform(redo ? .redo(force: flags.force) : .undo(force: flags.force)).edit
         } catch let nothing as NothingToUndo where nothing == .noEdit || nothing == .noUndoneEdit {
             // Nothing to do is an answer, not a failure: a sentence, exit 0.
-            if json { context.console.json(.object([("done", .bool(false)), ("message", .string(nothing.message))])) }
+            if flags.json { context.console.json(.object([("done", .bool(false)), ("message", .string(nothing.message))])) }
             context.console.say("\(nothing.message.prefix(1).uppercased())\(nothing.message.dropFirst()); nothing was changed.")
             return .success
         }
-        if let outcome { EditReport.show(outcome, json: json, console: context.console) }
+        if let outcome { EditReport.show(outcome, json: flags.json, console: context.console) }
         return .success
     }
 }
