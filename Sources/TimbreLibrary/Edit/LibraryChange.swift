@@ -207,8 +207,6 @@ public enum LibraryOutcome: Sendable {
         if case .edit(let outcome) = self { return outcome }
         return nil
     }
-
-    public var warnings: [String] { edit?.warnings ?? [] }
 }
 
 /// The one door to changing the library: folders on this machine, and everything else through
@@ -246,8 +244,8 @@ extension PlaylistEditor {
                                                seed: options.seed, choose: choose))
         case .like(let uris): return try await library(uris, save: true, as: .like, dryRun: dryRun)
         case .unlike(let uris): return try await library(uris, save: false, as: .unlike, dryRun: dryRun)
-        case .follow(let ids): return try await library(ids.map(\.uri), save: true, as: .follow, dryRun: dryRun)
-        case .delete(let ids): return try await library(ids.map(\.uri), save: false, as: .delete, dryRun: dryRun)
+        case .follow(let ids): return try await library(ids.map(\.playlistURI), save: true, as: .follow, dryRun: dryRun)
+        case .delete(let ids): return try await library(ids.map(\.playlistURI), save: false, as: .delete, dryRun: dryRun)
         case .create(let details): return try await create(details, dryRun: dryRun)
         case .details(let playlist, let details): return try await self.details(of: playlist, to: details, dryRun: dryRun)
         case .undo(let force): return try await undo(force: force)
@@ -260,5 +258,5 @@ extension PlaylistEditor {
 
 extension SpotifyID {
     /// `spotify:playlist:ID`.
-    var uri: String { "spotify:playlist:" + rawValue }
+    var playlistURI: String { "spotify:playlist:" + rawValue }
 }
