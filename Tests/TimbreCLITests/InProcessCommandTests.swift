@@ -59,6 +59,23 @@ import TimbreTestSupport
         }
     }
 
+    /// A playlist's name is checked by `LibraryChange` before sign-in is looked at: exit 2, not 4.
+    @Test func namesAreCheckedBeforeAnythingElse() async throws {
+        try await withCLI { cli in
+            let long = String(repeating: "n", count: 1_001)
+            let created = await cli.invoke(["playlist", "create", long])
+            #expect(created.status == 2 && created.stderr.contains("a playlist needs a name of 1 to 1,000 characters"))
+            let renamed = await cli.invoke(["playlist", "edit", "37i9dQZF1DXcBWIGoYBM5M", "--name", long])
+            #expect(renamed.status == 2 && renamed.stderr.contains("at most 1,000 characters"))
+            let blank = await cli.invoke(["playlist", "edit", "37i9dQZF1DXcBWIGoYBM5M", "--name", " "])
+            #expect(blank.status == 2 && blank.stderr.contains("a playlist name cannot be empty"))
+            let shared = await cli.invoke(["playlist", "create", "Shared", "--collaborative"])
+            #expect(shared.status == 2 && shared.stderr.contains("must be private"))
+            let signedOut = await cli.invoke(["playlist", "create", "Fine"])
+            #expect(signedOut.status == 4, "a good name goes on to the sign-in check")
+        }
+    }
+
     /// Whatever refuses the line — the parser or timbre — the user reads one form: `timbre:` and a
     /// sentence, a hint naming what to do; exit 2; nothing on stdout.
     @Test func parserErrorsTakeTimbresForm() async throws {

@@ -110,7 +110,8 @@ public enum LibraryChange: Sendable, Equatable {
         case .follow(let ids), .delete(let ids):
             guard !ids.isEmpty else { throw InvalidEdit(message: "name at least one playlist", hint: nil) }
         case .create(var details):
-            details.name = try Self.name(details.name ?? "", nameless: "a playlist needs a name of 1 to 1,000 characters")
+            let rule = "a playlist needs a name of 1 to 1,000 characters"
+            details.name = try Self.name(details.name ?? "", nameless: rule, tooLong: rule)
             if details.collaborative == true, details.isPublic != false {
                 throw InvalidEdit(message: "a collaborative playlist must be private", hint: "add --private")
             }
@@ -129,11 +130,11 @@ public enum LibraryChange: Sendable, Equatable {
     }
 
     /// A playlist's name, trimmed: 1 to 1,000 characters.
-    static func name(_ text: String, nameless: String) throws -> String {
+    static func name(_ text: String, nameless: String, tooLong: String? = nil) throws -> String {
         let name = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !name.isEmpty else { throw InvalidEdit(message: nameless, hint: nil) }
         guard name.count <= maxNameLength else {
-            throw InvalidEdit(message: "a playlist name has at most 1,000 characters (this one has \(name.count))", hint: nil)
+            throw InvalidEdit(message: tooLong ?? "a playlist name has at most 1,000 characters (this one has \(name.count))", hint: nil)
         }
         return name
     }
