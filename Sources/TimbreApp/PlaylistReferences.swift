@@ -34,7 +34,7 @@ extension AppContext {
 /// nothing printed; no cache, no candidates.
 public enum ShellCompletion {
     /// `playlist sort --by`'s fields.
-    public static let sortFields = EditRequest.SortKey.allCases.map(\.rawValue)
+    public static let sortFields = LibraryChange.SortKey.allCases.map(\.rawValue)
 
     /// Cached playlist names and ids, and `liked`, that start with `prefix` (case-insensitively).
     public static func playlists(words: [String], prefix: String, environment: [String: String]) -> [String] {

@@ -84,7 +84,7 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
     case dedupe(fuzzy: Bool)
     case shuffle
     /// Saves a new order on Spotify (`order` only changes the view).
-    case sort(EditRequest.SortKey, reverse: Bool)
+    case sort(LibraryChange.SortKey, reverse: Bool)
     case export(String)
     case importFile(String)
     case folder(FolderAction)
@@ -179,8 +179,9 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
         let parts = trimmed.split(separator: " ", maxSplits: 1).map(String.init)
         // `name` is the word as typed (errors quote it); `q` is short for `quit`.
         guard let name = parts.first?.lowercased() else { throw .empty }
-        guard let known = name == "q" ? Name.quit : Name(rawValue: name) else { throw .unknownCommand(name) }
-        let rest = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
+        guard let known = name == "q" ? Name.quit : Name(rawValue: name) ?? cliNames[name] else { throw .unknownCommand(name) }
+        var rest = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
+        if name == "edit" { rest = try nameOption(rest, command: name) }
         let words = rest.split(separator: " ").map { String($0).lowercased() }
 
         func noArguments(_ command: Command) throws(CommandError) -> Command {
@@ -215,40 +216,12 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
         case .paste: return .paste(try one(Place.self))
         case .shift: return .shift(try one(Direction.self))
         case .order: return .order(try orderChange(name: name, words: words, rest: rest))
-        case .sort:
-            // `sort next|reverse|position …` order the view, as they did before `sort` saved.
-            if let first = words.first, first == "next" || first == "reverse" || first == "position" {
-                return .order(try orderChange(name: name, words: words, rest: rest))
-            }
-            let keys = EditRequest.SortKey.allCases.map(\.rawValue)
-            guard let first = words.first else { throw .missingArgument(command: name, expected: keys) }
-            guard let key = EditRequest.SortKey(rawValue: first) else { throw .badArgument(command: name, argument: first, expected: keys + ["next", "reverse"]) }
-            guard words.count <= 2 else { throw .unexpectedArgument(command: name, argument: rest) }
-            if words.count == 2 {
-                guard ["reverse", "desc"].contains(words[1]) else { throw .badArgument(command: name, argument: words[1], expected: ["reverse"]) }
-                return .sort(key, reverse: true)
-            }
-            return .sort(key, reverse: false)
+        case .sort: return try sortCommand(name: name, words: words, rest: rest)
         case .dedupe:
             if rest.isEmpty { return .dedupe(fuzzy: false) }
-            guard words == ["fuzzy"] else { throw .badArgument(command: name, argument: rest, expected: ["fuzzy"]) }
+            guard words == ["--fuzzy"] || words == ["fuzzy"] else { throw .badArgument(command: name, argument: rest, expected: ["--fuzzy"]) }
             return .dedupe(fuzzy: true)
-        case .folder:
-            guard let verb = words.first else { throw .missingArgument(command: name, expected: FolderAction.usage) }
-            let argument = rest.split(separator: " ", maxSplits: 1).dropFirst().first.map { String($0).trimmingCharacters(in: .whitespaces) } ?? ""
-            func named(_ make: (String) -> FolderAction) throws(CommandError) -> Command {
-                guard !argument.isEmpty else { throw .missingArgument(command: "\(name) \(verb)", expected: ["NAME"]) }
-                return .folder(make(argument))
-            }
-            switch verb {
-            case "create": return try named { .create($0) }
-            case "rename": return try named { .rename($0) }
-            case "add": return try named { .add($0) }
-            case "delete", "remove":
-                guard argument.isEmpty else { throw .unexpectedArgument(command: "\(name) \(verb)", argument: argument) }
-                return .folder(verb == "delete" ? .delete : .remove)
-            default: throw .badArgument(command: name, argument: verb, expected: FolderAction.usage)
-            }
+        case .folder: return try folderCommand(name: name, words: words, rest: rest)
         case .filter: return .filter(rest.isEmpty ? nil : rest)
         case .search: return .search(rest.isEmpty ? nil : rest)
         case .add: return .add(rest.isEmpty ? nil : rest)
@@ -279,6 +252,50 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The CLI's `playlist edit --name NAME` (the only detail the interface changes): the NAME.
+    private static func nameOption(_ rest: String, command: String) throws(CommandError) -> String {
+        guard rest.hasPrefix("--name") else { throw .missingArgument(command: command, expected: ["--name NAME"]) }
+        var value = rest.dropFirst("--name".count)
+        while value.first == " " || value.first == "=" { value = value.dropFirst() }
+        return String(value)
+    }
+
+    /// `:sort FIELD [reverse]` saves an order; `sort next|reverse|position …` order the view.
+    private static func sortCommand(name: String, words: [String], rest: String) throws(CommandError) -> Command {
+        // `sort next|reverse|position …` order the view, as they did before `sort` saved.
+        if let first = words.first, first == "next" || first == "reverse" || first == "position" {
+            return .order(try orderChange(name: name, words: words, rest: rest))
+        }
+        let keys = LibraryChange.SortKey.allCases.map(\.rawValue)
+        guard let first = words.first else { throw .missingArgument(command: name, expected: keys) }
+        guard let key = LibraryChange.SortKey(rawValue: first) else { throw .badArgument(command: name, argument: first, expected: keys + ["next", "reverse"]) }
+        guard words.count <= 2 else { throw .unexpectedArgument(command: name, argument: rest) }
+        if words.count == 2 {
+            guard ["reverse", "desc"].contains(words[1]) else { throw .badArgument(command: name, argument: words[1], expected: ["reverse"]) }
+            return .sort(key, reverse: true)
+        }
+        return .sort(key, reverse: false)
+    }
+
+    /// `:folder create|rename|add NAME`, `:folder delete|remove`.
+    private static func folderCommand(name: String, words: [String], rest: String) throws(CommandError) -> Command {
+        guard let verb = words.first else { throw .missingArgument(command: name, expected: FolderAction.usage) }
+        let argument = rest.split(separator: " ", maxSplits: 1).dropFirst().first.map { String($0).trimmingCharacters(in: .whitespaces) } ?? ""
+        func named(_ make: (String) -> FolderAction) throws(CommandError) -> Command {
+            guard !argument.isEmpty else { throw .missingArgument(command: "\(name) \(verb)", expected: ["NAME"]) }
+            return .folder(make(argument))
+        }
+        switch verb {
+        case "create": return try named { .create($0) }
+        case "rename": return try named { .rename($0) }
+        case "add": return try named { .add($0) }
+        case "delete", "remove":
+            guard argument.isEmpty else { throw .unexpectedArgument(command: "\(name) \(verb)", argument: argument) }
+            return .folder(verb == "delete" ? .delete : .remove)
+        default: throw .badArgument(command: name, argument: verb, expected: FolderAction.usage)
+        }
+    }
+
     private static func orderChange(name: String, words: [String], rest: String) throws(CommandError) -> SortChange {
         let expected = SortField.allCases.map(\.rawValue) + ["next", "reverse"]
         guard let first = words.first else { throw .missingArgument(command: name, expected: expected) }
@@ -294,6 +311,10 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
         }
         return .set(field, nil)
     }
+
+    /// The CLI's names for the interface's edit verbs (`timbre playlist create`, `playlist edit
+    /// --name`), taken as well as the interface's own (`new`, `rename`).
+    static let cliNames: [String: Name] = ["create": .new, "edit": .rename]
 
     /// Every command name, in the order `Name` declares them (for error messages and help).
     public static let names = Name.allCases.map(\.rawValue)

@@ -6,7 +6,7 @@ import TimbreLibrary
 /// `PlaylistEditor` and journal as the CLI — the interface never writes on its own.
 public enum TUIEdit: Sendable, Equatable {
     /// A change of a playlist's entries, in the positions the interface showed (the cache's).
-    case entries(playlistID: String, EditRequest.What)
+    case entries(playlistID: String, LibraryChange.EntryChange)
     /// Liked Songs: a removal unlikes, a paste or an add likes.
     case like([String], save: Bool)
     case undo
@@ -57,14 +57,48 @@ public enum TUIEdit: Sendable, Equatable {
     static func count(_ n: Int) -> String { "\(n) \(n == 1 ? "entry" : "entries")" }
 }
 
-/// Local folders (the user-data database; nothing is sent).
-public enum FolderEdit: Sendable, Equatable {
-    case create(String)
-    case rename(String, to: String)
-    case delete(String)
-    case add(playlistID: String, to: String)
-    case remove(playlistID: String, from: String)
-    case setExpanded(String, Bool)
+extension FolderEdit {
+    /// The interface's `:folder add NAME`: the selected playlist into the folder, made when missing.
+    public static func add(playlistID: String, to name: String) -> FolderEdit {
+        .add(playlistIDs: [playlistID], to: name, createMissing: true)
+    }
+
+    public static func remove(playlistID: String, from name: String) -> FolderEdit {
+        .remove(playlistIDs: [playlistID], from: name)
+    }
+}
+
+extension TUIEdit {
+    /// The change to the library this edit asks for — the same value `timbre playlist …`,
+    /// `like`, `undo` and `folder` build — or nil for a file transfer (`:export`, `:import`,
+    /// which read or write a file around it). Throws when a playlist id is not Spotify's.
+    public func change() throws -> LibraryChange? {
+        switch self {
+        case .entries(let id, let what): return .entries(try Self.spotifyID(id), what)
+        case .like(let uris, let save): return save ? .like(uris) : .unlike(uris)
+        case .undo: return .undo()
+        case .redo: return .redo()
+        case .create(let name): return .create(PlaylistDetails(name: name))
+        case .rename(let id, let name): return .details(try Self.spotifyID(id), PlaylistDetails(name: name))
+        case .delete(let id): return .delete([try Self.spotifyID(id)])
+        case .folder(let change): return .folder(change)
+        case .export, .importFile: return nil
+        }
+    }
+
+    /// The interface's playlist ids are the cache's; an edit needs a Spotify one.
+    public static func spotifyID(_ text: String) throws -> SpotifyID {
+        guard let id = SpotifyID(text) else { throw NotAPlaylistID(text: text) }
+        return id
+    }
+}
+
+/// An id the interface holds that names no Spotify playlist (Liked Songs' `liked`).
+public struct NotAPlaylistID: UserFacingError, Equatable {
+    public var text: String
+    public var message: String { "“\(TerminalText.preview(text, limit: 40))” is not a playlist id" }
+    public var hint: String? { nil }
+    public var exitStatus: ExitStatus { .usage }
 }
 
 /// What an edit did, for the status line and `:messages`.

@@ -2,6 +2,7 @@ import ArgumentParser
 import TimbreApp
 import TimbreCore
 
+
 extension Root {
     struct Playlists: Runnable {
         static let configuration = CommandConfiguration(
@@ -42,6 +43,37 @@ extension Root {
 
         func run(_ invocation: Invocation) async throws -> ExitStatus {
             try await TracksCommand(ref: ref, format: json ? .json : csv ? .csv : .text).run(invocation)
+        }
+    }
+}
+
+extension Root {
+    struct Like: Runnable {
+        static let configuration = CommandConfiguration(
+            abstract: "Add tracks or episodes to Liked Songs (journalled; `timbre undo` reverts).",
+            discussion: "Only items not liked yet are sent, 40 a request.")
+
+        @Argument(help: "spotify:track:ID, spotify:episode:ID, a link, or - to read them from stdin.")
+        var items: [String]
+
+        @OptionGroup var options: EditOptions
+
+        func run(_ invocation: Invocation) async throws -> ExitStatus {
+            try await LikeCommand(items: items, like: true, flags: EditFlags(options)).run(invocation)
+        }
+    }
+
+    struct Unlike: Runnable {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove tracks or episodes from Liked Songs (journalled; `timbre undo` likes them again, at the top).")
+
+        @Argument(help: "spotify:track:ID, spotify:episode:ID, a link, or - to read them from stdin.")
+        var items: [String]
+
+        @OptionGroup var options: EditOptions
+
+        func run(_ invocation: Invocation) async throws -> ExitStatus {
+            try await LikeCommand(items: items, like: false, flags: EditFlags(options)).run(invocation)
         }
     }
 }

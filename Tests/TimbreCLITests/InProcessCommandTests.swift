@@ -3,6 +3,7 @@ import SandboxCore
 import Testing
 @testable import TimbreApp
 import TimbreCore
+import TimbreLibrary
 import TimbreTestSupport
 
 /// Commands run in-process through a buffered console (`invoke`): the parser, the command and the
@@ -55,6 +56,23 @@ import TimbreTestSupport
             let both = await cli.invoke(["tracks", "liked", "--csv", "--json"])
             #expect(both.status == 2)
             #expect(both.stderr.contains("cannot be used together"))
+        }
+    }
+
+    /// A playlist's name is checked by `LibraryChange` before sign-in is looked at: exit 2, not 4.
+    @Test func namesAreCheckedBeforeAnythingElse() async throws {
+        try await withCLI { cli in
+            let long = String(repeating: "n", count: 1_001)
+            let created = await cli.invoke(["playlist", "create", long])
+            #expect(created.status == 2 && created.stderr.contains("a playlist needs a name of 1 to 1,000 characters"))
+            let renamed = await cli.invoke(["playlist", "edit", "37i9dQZF1DXcBWIGoYBM5M", "--name", long])
+            #expect(renamed.status == 2 && renamed.stderr.contains("at most 1,000 characters"))
+            let blank = await cli.invoke(["playlist", "edit", "37i9dQZF1DXcBWIGoYBM5M", "--name", " "])
+            #expect(blank.status == 2 && blank.stderr.contains("a playlist name cannot be empty"))
+            let shared = await cli.invoke(["playlist", "create", "Shared", "--collaborative"])
+            #expect(shared.status == 2 && shared.stderr.contains("must be private"))
+            let signedOut = await cli.invoke(["playlist", "create", "Fine"])
+            #expect(signedOut.status == 4, "a good name goes on to the sign-in check")
         }
     }
 
@@ -190,20 +208,20 @@ import TimbreTestSupport
 @Suite struct ImportFormatTests {
     @Test func exportifyTimorTracksCSVAndURILists() throws {
         let exportify = "\"Track URI\",\"Track Name\",\"Artist Name(s)\",\"Album Name\",\"Track Duration (ms)\"\r\nspotify:track:4uLU6hMCjMI75M1A2tKUQC,Song,\"A,B\",Al,1000\r\n,No Uri,C,Al,61000\r\n"
-        let rows = try ImportCommand.rows(exportify)
+        let rows = try PlaylistImport.rows(exportify)
         #expect(rows.map(\.uri) == ["spotify:track:4uLU6hMCjMI75M1A2tKUQC", nil])
         #expect(rows.map(\.artist) == ["A", "C"] && rows[1].durationMS == 61_000 && rows[1].line == 3)
 
         let timor = "Title,Artist,Album,Release Date,Duration,Spotify URI\nHeroes,David Bowie,Heroes,1977,6:11,\n"
-        let timorRows = try ImportCommand.rows(timor)
-        #expect(timorRows == [ImportCommand.Row(line: 2, uri: nil, title: "Heroes", artist: "David Bowie", durationMS: 371_000)])
+        let timorRows = try PlaylistImport.rows(timor)
+        #expect(timorRows == [PlaylistImport.Row(line: 2, uri: nil, title: "Heroes", artist: "David Bowie", durationMS: 371_000)])
 
         let tracks = "position,name,artists,album,duration_ms,added_at,uri\r\n0,\"'=cmd\",A; B,Al,5,,spotify:track:4uLU6hMCjMI75M1A2tKUQC\r\n"
-        #expect(try ImportCommand.rows(tracks).map(\.title) == ["=cmd"], "the neutralising ' is removed")
+        #expect(try PlaylistImport.rows(tracks).map(\.title) == ["=cmd"], "the neutralising ' is removed")
 
         let list = "spotify:track:4uLU6hMCjMI75M1A2tKUQC\nhttps://open.spotify.com/track/7ouMYWpwJ422jRcDASZB7P?si=x\n"
-        #expect(try ImportCommand.rows(list).map(\.uri) == ["spotify:track:4uLU6hMCjMI75M1A2tKUQC", "spotify:track:7ouMYWpwJ422jRcDASZB7P"])
-        #expect(throws: UsageError.self) { try ImportCommand.rows("what,is\nthis,file\n") }
-        #expect(throws: UsageError.self) { try ImportCommand.rows("Title,Artist\n\"never closed,x\n") }
+        #expect(try PlaylistImport.rows(list).map(\.uri) == ["spotify:track:4uLU6hMCjMI75M1A2tKUQC", "spotify:track:7ouMYWpwJ422jRcDASZB7P"])
+        #expect(throws: InvalidInput.self) { try PlaylistImport.rows("what,is\nthis,file\n") }
+        #expect(throws: InvalidInput.self) { try PlaylistImport.rows("Title,Artist\n\"never closed,x\n") }
     }
 }

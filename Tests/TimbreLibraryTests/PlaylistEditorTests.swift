@@ -39,7 +39,7 @@ import TimbreNet
         let outcome = try await s.editor.apply(EditRequest(playlist: Self.id, what: .removePositions([2])))
         #expect(s.server.entries == [Self.a, Self.b, Self.c, Self.a], "only the copy at 2 is gone")
         #expect(try cached(s) == s.server.entries, "write-through: the cache holds what Spotify holds")
-        #expect(outcome.removed == 1 && outcome.writes.count == 3, "remove every a, put back the runs at 0 and 3")
+        #expect(outcome.counts.removed == 1 && outcome.writes.count == 3, "remove every a, put back the runs at 0 and 3")
         #expect(try s.journal.history().first?.state == .done)
 
         _ = try await s.editor.undo()
@@ -138,15 +138,15 @@ import TimbreNet
         defer { try? FileManager.default.removeItem(at: s.dir) }
         s.server.state.withLock { $0.liked = [Self.b] }
         let uris = (0..<45).map { "spotify:track:\(String(format: "%022d", $0))" } + [Self.b]
-        let outcome = try await s.editor.library(uris, save: true, op: "like", dryRun: false)
-        #expect(outcome.added == 45, "b was liked already")
+        let outcome = try await s.editor.library(uris, save: true, as: .like, dryRun: false)
+        #expect(outcome.counts.added == 45, "b was liked already")
         #expect(s.server.state.current.libraryWrites == 2, "45 items: ceil(45/40) writes")
         #expect(Set(s.server.state.current.liked) == Set(uris))
         #expect(try s.cache.entries(of: .liked)?.count == 46, "Liked Songs read again into the cache")
         _ = try await s.editor.undo()
         #expect(s.server.state.current.liked == [Self.b], "undo unlikes only what the edit liked")
-        let none = try await s.editor.library([Self.c], save: false, op: "unlike", dryRun: false)
-        #expect(none.removed == 0 && none.journalID == nil, "nothing to unlike: nothing sent, nothing journalled")
+        let none = try await s.editor.library([Self.c], save: false, as: .unlike, dryRun: false)
+        #expect(none.counts.removed == 0 && none.journalID == nil, "nothing to unlike: nothing sent, nothing journalled")
     }
 
     @Test func fuzzyDedupeKeepsTheFirstOfEachSongOnTheServer() async throws {

@@ -1,5 +1,6 @@
 import Testing
 import TimbreCore
+import TimbreLibrary
 @testable import TimbreTUI
 
 @Suite struct CommandTests {
@@ -111,5 +112,38 @@ import TimbreCore
     @Test func foldingIgnoresCaseAndDiacritics() {
         #expect(SearchText.fold("Beyoncé").contains(SearchText.fold("BEYONCE")))
         #expect(SearchText.fold("Ångström") == SearchText.fold("angstrom"))
+    }
+}
+
+@Suite struct CLINamesInTheInterfaceTests {
+    @Test func theCLIsNamesAndFlagsParseAsTheInterfacesVerbs() throws {
+        #expect(try Command.parse("create Road Trip") == .new("Road Trip"))
+        #expect(try Command.parse("edit --name Old Name") == .rename("Old Name"))
+        #expect(try Command.parse("edit --name=Old Name") == .rename("Old Name"))
+        #expect(try Command.parse("dedupe --fuzzy") == .dedupe(fuzzy: true))
+        // The interface's own spellings stay.
+        #expect(try Command.parse("new Road Trip") == .new("Road Trip"))
+        #expect(try Command.parse("rename Old Name") == .rename("Old Name"))
+        #expect(try Command.parse("dedupe fuzzy") == .dedupe(fuzzy: true))
+    }
+
+    @Test func editWithoutANameSaysWhatItNeeds() {
+        #expect(throws: CommandError.missingArgument(command: "edit", expected: ["--name NAME"])) { try Command.parse("edit Old Name") }
+        #expect(throws: CommandError.missingArgument(command: "edit", expected: ["NAME"])) { try Command.parse("edit --name") }
+        #expect(throws: CommandError.badArgument(command: "dedupe", argument: "--loose", expected: ["--fuzzy"])) { try Command.parse("dedupe --loose") }
+    }
+
+    /// The interface builds the same `LibraryChange` as the CLI; file transfers are no change.
+    @Test func theInterfacesEditsBuildTheLibrarysChange() throws {
+        let text = "37i9dQZF1DXcBWIGoYBM5M"
+        let id = try #require(SpotifyID(text))
+        #expect(try TUIEdit.delete(playlistID: text).change() == .delete([id]))
+        #expect(try TUIEdit.rename(playlistID: text, name: "N").change() == .details(id, PlaylistDetails(name: "N")))
+        #expect(try TUIEdit.create(name: "N").change() == .create(PlaylistDetails(name: "N")))
+        #expect(try TUIEdit.like(["u"], save: false).change() == .unlike(["u"]))
+        #expect(try TUIEdit.entries(playlistID: text, .shuffle).change() == .entries(id, .shuffle))
+        #expect(try TUIEdit.folder(.add(playlistID: "p", to: "F")).change() == .folder(.add(playlistIDs: ["p"], to: "F", createMissing: true)))
+        #expect(try TUIEdit.export(playlistID: text, path: "f.csv").change() == nil)
+        #expect(throws: NotAPlaylistID.self) { try TUIEdit.rename(playlistID: "liked", name: "N").change() }
     }
 }

@@ -24,20 +24,15 @@ public struct FolderCommand: Sendable {
             if json { console.json(.array([])) } else { console.say("no folders yet — `timbre folder create NAME`") }
             return .success
         }
-        let folders = try Folders(path: paths.data)
+        let change: FolderEdit
         switch action {
-        case .create(let name):
-            try folders.create(name)
-        case .rename(let name, let new):
-            try folders.rename(name, to: new)
-        case .delete(let name):
-            try folders.delete(name)
-        case .add(let name, let refs):
-            try folders.add(try Self.ids(refs, invocation), to: name)
-        case .remove(let name, let refs):
-            try folders.remove(try Self.ids(refs, invocation), from: name)
+        case .create(let name): change = .create(name)
+        case .rename(let name, let new): change = .rename(name, to: new)
+        case .delete(let name): change = .delete(name)
+        case .add(let name, let refs): change = .add(playlistIDs: try Self.ids(refs, invocation), to: name, createMissing: false)
+        case .remove(let name, let refs): change = .remove(playlistIDs: try Self.ids(refs, invocation), from: name)
         case .list(let json):
-            let all = try folders.list()
+            let all = try Folders(path: paths.data).list()
             let names = try invocation.context().existingCache().map { cache in
                 Dictionary(try cache.playlists().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
             } ?? [:]
@@ -54,7 +49,11 @@ public struct FolderCommand: Sendable {
                 }
                 console.lines(lines.map(TerminalText.sanitize))
             }
+            return .success
         }
+        // Local: no config.toml, no sign-in (the editor is made only for changes sent to Spotify).
+        let library = Library(folders: { try Folders(path: paths.data) }, editor: { try await invocation.context().editor() })
+        _ = try await library.perform(.folder(change))
         return .success
     }
 

@@ -9,33 +9,21 @@ public struct ImportCommand: Sendable {
     public var file: String
     public var into: String?
     public var name: String?
-    public var dryRun: Bool
-    public var json: Bool
     public var maxSearches: Int
 
-    /// Searches one import may send unless `--max-searches` allows more: one request each, and
-    /// Spotify's rate limit counts them with everything else the app sends.
-    public static let defaultMaxSearches = 500
+    /// Searches one import may send unless `--max-searches` allows more.
+    public static let defaultMaxSearches = PlaylistImport.defaultMaxSearches
 
-    public init(file: String, into: String?, name: String?, dryRun: Bool, json: Bool, maxSearches: Int = Self.defaultMaxSearches) {
+    /// --dry-run, --json, --force, --rewrite, --yes: as the command line gave them.
+    public var flags: EditFlags
+
+    public init(file: String, into: String?, name: String?, flags: EditFlags, maxSearches: Int = PlaylistImport.defaultMaxSearches) {
+        self.flags = flags
         self.file = file
         self.into = into
         self.name = name
-        self.dryRun = dryRun
-        self.json = json
         self.maxSearches = maxSearches
     }
-
-    /// One row to import: its line in the file, and what it says.
-    struct Row: Equatable, Sendable {
-        var line: Int
-        var uri: String?
-        var title: String
-        var artist: String
-        var durationMS: Int?
-    }
-
-    static let maxBytes = 64 << 20
 
     public func run(_ invocation: Invocation) async throws -> ExitStatus {
         guard (into == nil) != (name == nil) else { throw UsageError(message: "give --into REF or --name NAME") }
@@ -46,95 +34,46 @@ public struct ImportCommand: Sendable {
         }
         if let name, name.trimmingCharacters(in: .whitespaces).isEmpty { throw UsageError(message: "--name needs a name") }
         guard maxSearches >= 0 else { throw UsageError(message: "--max-searches must be 0 or more") }
-        let rows = try Self.rows(try read(invocation.console.input))
+        let rows = try PlaylistImport.rows(try read(invocation.console.input))
         guard !rows.isEmpty else { throw UsageError(message: "\(file == "-" ? "stdin" : TerminalText.preview(file)) holds no rows to import") }
         // Before anything is sent: sign-in, the playlist, the first search.
-        try Self.checkSearches(rows, max: maxSearches)
+        try PlaylistImport.checkSearches(rows, max: maxSearches)
 
         let context = try invocation.context()
         let editor = try await context.editor()
-        let bar = ProgressBar(console: context.console, enabled: !json && context.console.showsProgress)
+        let bar = ProgressBar(console: context.console, enabled: !flags.json && context.console.showsProgress)
         let matched = await Result {
-            try await Self.match(rows, catalog: editor.catalog, maxSearches: maxSearches) { done, total in
+            try await PlaylistImport.match(rows, catalog: editor.catalog, maxSearches: maxSearches) { done, total in
                 bar.update(SyncProgress(phase: .items, description: "searching the catalogue", done: done, total: total))
             }
         }
         bar.finish()
-        let (uris, byURI, bySearch, unmatched) = try matched.get()
-        if let name, !dryRun, !uris.isEmpty {
-            target = SpotifyID(try await editor.create(PlaylistDetails(name: name), dryRun: false).playlist)
+        let found = try matched.get()
+        let (uris, byURI, bySearch, unmatched) = (found.uris, found.byURI, found.bySearch, found.unmatched)
+        let library = context.library(editor)
+        if let name, !flags.dryRun, !uris.isEmpty {
+            target = try await library.perform(.create(PlaylistDetails(name: name))).edit.flatMap { SpotifyID($0.playlist) }
         }
         var outcome: EditOutcome?
         if let target, !uris.isEmpty {
-            outcome = try await editor.apply(EditRequest(playlist: target, what: .add(uris: uris, position: nil), dryRun: dryRun))
+            outcome = try await library.perform(.entries(target, .add(uris: uris, position: nil)), dryRun: flags.dryRun).edit
         }
         let console = context.console
-        if json {
+        if flags.json {
             var object: [(String, JSONValue)] = []
-            if case .object(let members)? = outcome?.json { object = members } else {
-                object = [("op", .string("import")), ("playlist", .optional(target?.rawValue)), ("added", .int(0)), ("dry_run", .bool(dryRun))]
+            if let outcome, case .object(let members) = EditReport.json(outcome) { object = members } else {
+                object = [("op", .string("import")), ("playlist", .optional(target?.rawValue)), ("added", .int(0)), ("dry_run", .bool(flags.dryRun))]
             }
             object += [("matched_by_uri", .int(byURI)), ("matched_by_search", .int(bySearch)),
                        ("unmatched", .array(unmatched.map { .object([("row", .int($0.line)), ("title", .string($0.title)), ("artist", .string($0.artist))]) }))]
             console.json(.object(object))
         } else {
             if let outcome { EditReport.show(outcome, json: false, console: console) }
-            if dryRun, let name { console.line("would create “\(TerminalText.sanitize(name))” first") }
+            if flags.dryRun, let name { console.line("would create “\(TerminalText.sanitize(name))” first") }
             console.line("matched \(byURI) by URI, \(bySearch) by search; \(unmatched.count) unmatched")
             for row in unmatched { console.line(TerminalText.sanitize("  row \(row.line): \(row.title) — \(row.artist)")) }
         }
         return unmatched.isEmpty ? .success : .partial
-    }
-
-    /// The searches `match` will send: one per distinct title and artist among the rows without a
-    /// URI (a row without a title is unmatched without one).
-    static func searchKeys(_ rows: [Row]) -> Set<String> {
-        Set(rows.lazy.filter { $0.uri == nil && !$0.title.isEmpty }.map { Reordering.key(title: $0.title, artist: $0.artist) })
-    }
-
-    /// More searches than allowed is a usage error, before any is sent.
-    static func checkSearches(_ rows: [Row], max: Int) throws {
-        let searches = searchKeys(rows).count
-        guard searches > max else { return }
-        let count = searches.formatted(.number.locale(Locale(identifier: "en_US")))
-        throw UsageError(message: "would search \(count) rows: more than \(max.formatted(.number.locale(Locale(identifier: "en_US")))) — pass --max-searches \(searches)",
-                         hint: "rows with a Spotify URI or ID need no search; each row without one is a catalogue search. Nothing was sent")
-    }
-
-    /// Each row's URI: its own, else the catalogue's match (one search per distinct title and
-    /// artist, at most `maxSearches` of them, else a usage error before the first); the rows
-    /// nothing matched. `progress` hears (searches done, searches to do) after each search.
-    static func match(_ rows: [Row], catalog: Catalog, maxSearches: Int = defaultMaxSearches,
-                      progress: (Int, Int) -> Void = { _, _ in }) async throws -> (uris: [String], byURI: Int, bySearch: Int, unmatched: [Row]) {
-        try checkSearches(rows, max: maxSearches)
-        let total = searchKeys(rows).count
-        var uris: [String] = []
-        var byURI = 0, bySearch = 0
-        var unmatched: [Row] = []
-        var searched: [String: String?] = [:]
-        for row in rows {
-            if let uri = row.uri {
-                uris.append(uri)
-                byURI += 1
-                continue
-            }
-            guard !row.title.isEmpty else {
-                unmatched.append(row)
-                continue
-            }
-            let key = Reordering.key(title: row.title, artist: row.artist)
-            if searched[key] == nil {
-                searched[key] = .some(try await catalog.match(title: row.title, artist: row.artist, durationMS: row.durationMS))
-                progress(searched.count, total)
-            }
-            if let found = searched[key] ?? nil {
-                uris.append(found)
-                bySearch += 1
-            } else {
-                unmatched.append(row)
-            }
-        }
-        return (uris, byURI, bySearch, unmatched)
     }
 
     func read(_ stdin: any ConsoleInput) throws -> String {
@@ -142,110 +81,15 @@ public struct ImportCommand: Sendable {
         if file == "-" {
             data = try Self.readStdin(stdin)
         } else {
-            data = try Self.contents(of: file)
+            data = try PlaylistImport.contents(of: file)
         }
-        return try Self.text(data)
+        return try PlaylistImport.text(data)
     }
 
     /// stdin, read no further than the size limit: an endless or huge input is refused after
     /// 64 MB, not after all of it is in memory.
     static func readStdin(_ stdin: any ConsoleInput) throws -> Data {
-        guard let data = stdin.readAll(limit: maxBytes) else { throw UsageError(message: "the input is over 64 MB: not a playlist") }
+        guard let data = stdin.readAll(limit: PlaylistImport.maxBytes) else { throw UsageError(message: "the input is over 64 MB: not a playlist") }
         return data
-    }
-
-    static func contents(of file: String) throws -> Data {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: file) else {
-            throw UsageError(message: "cannot read \(TerminalText.preview(file)): no such file")
-        }
-        guard (attributes[.size] as? Int ?? 0) <= Self.maxBytes else { throw UsageError(message: "\(TerminalText.preview(file)) is over 64 MB: not a playlist") }
-        guard let read = FileManager.default.contents(atPath: file) else { throw UsageError(message: "cannot read \(TerminalText.preview(file))") }
-        return read
-    }
-
-    static func text(_ data: Data) throws -> String {
-        guard data.count <= Self.maxBytes else { throw UsageError(message: "the input is over 64 MB: not a playlist") }
-        guard let text = String(data: data, encoding: .utf8) else { throw UsageError(message: "the input is not UTF-8 text", hint: "save the CSV as UTF-8") }
-        return text
-    }
-
-    /// The rows of any format timbre reads, recognised by the header (or by a first line that is a
-    /// URI). Exportify's layouts: watsonbox's (`Track URI`, artists `A\, B, C`), the 2024 one
-    /// (`Track URI`, artists `A;B`, `Duration (ms)`) and the older one (`Spotify ID`: bare ids);
-    /// a UTF-8 byte-order mark, CRLF, a `;`-separated re-save (Excel in a comma-decimal locale),
-    /// short or long rows and blank records are all taken as they come.
-    static func rows(_ text: String) throws -> [Row] {
-        let records: [(line: Int, fields: [String])]
-        do {
-            records = try CSVReader.records(text, separator: CSVReader.separator(of: text))
-        } catch {
-            throw UsageError(message: "line \(error.line): a quoted field is never closed", hint: "the file may be cut short")
-        }
-        guard let header = records.first else { return [] }
-        let names = header.fields.map { $0.trimmingCharacters(in: .whitespaces) }
-        func column(_ candidates: [String]) -> Int? { names.firstIndex { name in candidates.contains { $0.caseInsensitiveCompare(name) == .orderedSame } } }
-        let uri = column(["Track URI", "Spotify URI", "uri"])
-        let bareID = column(["Spotify ID", "id"])
-        let title = column(["Track Name", "Title", "name"])
-        let artist = column(["Artist Name(s)", "Artist", "artists"])
-        let duration = column(["Track Duration (ms)", "Duration (ms)", "Duration", "duration_ms"])
-        guard uri != nil || bareID != nil || (title != nil && artist != nil) else {
-            // No header: URIs or links one a line.
-            return try records.map { record in
-                let text = record.fields.joined(separator: ",").trimmingCharacters(in: .whitespaces)
-                do {
-                    let ref = try ItemRef.parse(text)
-                    guard ref.kind != .album else { throw UsageError(message: "line \(record.line): albums are added with `playlist add`") }
-                    return Row(line: record.line, uri: ref.uri, title: "", artist: "", durationMS: nil)
-                } catch is InvalidItem {
-                    throw UsageError(message: "line \(record.line): '\(TerminalText.preview(text, limit: 60))' is neither a URI nor a link, and the file has no header timbre knows",
-                                     hint: "timbre reads Exportify's CSV, Timor's CSV (Title, Artist, Album, Release Date, Duration, Spotify URI), `timbre tracks --csv`, or URIs one a line")
-                }
-            }
-        }
-        return records.dropFirst().compactMap { record in
-            // A blank record (a spreadsheet's trailing `,,,,`) is no row.
-            guard record.fields.contains(where: { !$0.trimmingCharacters(in: .whitespaces).isEmpty }) else { return nil }
-            func field(_ index: Int?) -> String {
-                guard let index, record.fields.indices.contains(index) else { return "" }
-                return CSVCell.decode(record.fields[index]).trimmingCharacters(in: .whitespaces)
-            }
-            var parsed = (try? ItemRef.parse(field(uri))).flatMap { $0.kind == .album ? nil : $0.uri }
-            if parsed == nil, let id = SpotifyID(field(bareID)) { parsed = "spotify:track:\(id.rawValue)" }
-            return Row(line: record.line, uri: parsed, title: field(title), artist: Self.firstArtist(field(artist)),
-                       durationMS: Self.duration(field(duration)))
-        }
-    }
-
-    /// The first name of an artists cell: Exportify 2024 and `tracks --csv` separate names with
-    /// `;`, watsonbox's Exportify with `, ` (a comma inside a name written `\,`), the older
-    /// Exportify with `,`.
-    static func firstArtist(_ cell: String) -> String {
-        if cell.contains(";") { return (cell.split(separator: ";", omittingEmptySubsequences: false).first.map(String.init) ?? "").trimmingCharacters(in: .whitespaces) }
-        var name = ""
-        var escaped = false
-        for character in cell {
-            if escaped {
-                if character != "," { name.append("\\") }
-                name.append(character)
-                escaped = false
-            } else if character == "\\" {
-                escaped = true
-            } else if character == "," {
-                break
-            } else {
-                name.append(character)
-            }
-        }
-        if escaped { name.append("\\") }
-        return name.trimmingCharacters(in: .whitespaces)
-    }
-
-    /// Milliseconds, or `m:ss` (Timor's).
-    static func duration(_ text: String) -> Int? {
-        if let ms = Int(text) { return ms }
-        let parts = text.split(separator: ":").compactMap { Int($0) }
-        guard parts.count == 2 || parts.count == 3 else { return nil }
-        return parts.reduce(0) { $0 * 60 + $1 } * 1000
     }
 }

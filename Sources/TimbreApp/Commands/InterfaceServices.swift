@@ -37,46 +37,32 @@ actor InterfaceServices {
 
     static let undoKey = "u", redoKey = "C-r"
 
+    /// The library the interface changes: the shared editor, and the folders.
+    private var library: Library {
+        let paths = context.paths
+        return Library(folders: { try Folders(path: paths.data) }, editor: { try await self.sharedEditor() })
+    }
+
+    /// One edit: a change of the library goes through `Library.perform`, as the CLI's do; a file
+    /// transfer (`:export`, `:import`) reads or writes its file around one.
     func run(_ edit: TUIEdit, progress: @escaping @Sendable (Int, Int) -> Void,
              choose: @escaping @Sendable (OrderCost) async -> OrderChoice = { _ in .moves }) async throws -> TUIEditReport {
         progressSink.withLock { $0 = progress }
         defer { progressSink.withLock { $0 = nil } }
-        switch edit {
+        guard let change = try edit.change() else { return try await transfer(edit) }
+        // `:shuffle` and `:sort` ask (y / r / n) before a long order change, as the CLI does.
+        return try report(try await library.perform(change, choose: choose))
+    }
+
+    /// The status line's sentence for a change, with the interface's undo and redo keys.
+    private func report(_ outcome: LibraryOutcome) throws -> TUIEditReport {
+        switch outcome {
+        case .edit(let outcome):
+            return TUIEditReport(message: EditReport.sentence(outcome, undo: Self.undoKey, redo: Self.redoKey), warnings: outcome.warnings,
+                                 createdPlaylistID: outcome.operation == .create ? outcome.playlist : nil)
         case .folder(let change):
-            return try folder(change)
-        case .export(let id, let path):
-            return try export(id, to: path)
-        default:
-            break
+            return TUIEditReport(message: try folderMessage(change))
         }
-        let editor = try await sharedEditor()
-        let outcome: EditOutcome
-        var created: String?
-        switch edit {
-        case .entries(let id, let what):
-            // `:shuffle` and `:sort` ask (y / r / n) before a long order change, as the CLI does.
-            outcome = try await editor.apply(EditRequest(playlist: try Self.id(id), what: what, choose: choose))
-        case .like(let uris, let save):
-            outcome = try await editor.library(uris, save: save, op: save ? "like" : "unlike", dryRun: false)
-        case .undo:
-            outcome = try await editor.undo()
-        case .redo:
-            outcome = try await editor.redo()
-        case .create(let name):
-            guard !name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw UsageError(message: "a playlist name cannot be empty") }
-            outcome = try await editor.create(PlaylistDetails(name: name), dryRun: false)
-            created = outcome.playlist
-        case .rename(let id, let name):
-            guard !name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw UsageError(message: "a playlist name cannot be empty") }
-            outcome = try await editor.details(of: try Self.id(id), to: PlaylistDetails(name: name), dryRun: false)
-        case .delete(let id):
-            outcome = try await editor.library(["spotify:playlist:" + (try Self.id(id)).rawValue], save: false, op: "delete", dryRun: false)
-        case .importFile(let path, let into):
-            return try await importFile(path, into: try Self.id(into), editor: editor)
-        case .folder, .export:
-            throw UsageError(message: "unreachable")
-        }
-        return TUIEditReport(message: outcome.summary(undo: Self.undoKey, redo: Self.redoKey), warnings: outcome.warnings, createdPlaylistID: created)
     }
 
     func reread(_ id: String) async -> String? {
@@ -97,62 +83,58 @@ actor InterfaceServices {
 
     /// The interface's playlist ids are the cache's (`liked` included), which `PlaylistRef` reads.
     static func statistics(_ id: String, context: AppContext) throws -> [String] {
-        try StatsCommand.figures(of: try PlaylistRef.parse(id), context: context).lines
+        try context.statistics(of: try PlaylistRef.parse(id)).lines
+    }
+
+    private func transfer(_ edit: TUIEdit) async throws -> TUIEditReport {
+        switch edit {
+        case .export(let id, let path): return try export(id, to: path)
+        case .importFile(let path, let into): return try await importFile(path, into: try TUIEdit.spotifyID(into))
+        default: throw UsageError(message: "that edit reads or writes no file")
+        }
     }
 
     private func export(_ id: String, to path: String) throws -> TUIEditReport {
         let entries = try context.cachedEntries(of: try PlaylistRef.parse(id)).entries
         let file = (path as NSString).expandingTildeInPath
-        try ExportCommand.write(entries, to: file)
+        try PlaylistExport.write(entries, to: file)
         return TUIEditReport(message: "Exported \(entries.count) entries to \(TerminalText.preview(file, limit: 120))")
     }
 
-    private func importFile(_ path: String, into target: SpotifyID, editor: PlaylistEditor) async throws -> TUIEditReport {
+    private func importFile(_ path: String, into target: SpotifyID) async throws -> TUIEditReport {
         let file = (path as NSString).expandingTildeInPath
-        let rows = try ImportCommand.rows(try ImportCommand.text(try ImportCommand.contents(of: file)))
+        let rows = try PlaylistImport.rows(try PlaylistImport.text(try PlaylistImport.contents(of: file)))
         guard !rows.isEmpty else { throw UsageError(message: "\(TerminalText.preview(file)) holds no rows to import") }
-        let (uris, byURI, bySearch, unmatched) = try await ImportCommand.match(rows, catalog: editor.catalog)
+        let found = try await PlaylistImport.match(rows, catalog: try await sharedEditor().catalog)
+        let (uris, byURI, bySearch, unmatched) = (found.uris, found.byURI, found.bySearch, found.unmatched)
         var report = TUIEditReport(message: "nothing in \(TerminalText.preview(file, limit: 80)) matched; nothing was sent")
         if !uris.isEmpty {
-            let outcome = try await editor.apply(EditRequest(playlist: target, what: .add(uris: uris, position: nil)))
-            report = TUIEditReport(message: outcome.summary(undo: Self.undoKey, redo: Self.redoKey), warnings: outcome.warnings)
+            report = try self.report(try await library.perform(.entries(target, .add(uris: uris, position: nil))))
         }
         report.message += " · matched \(byURI) by URI, \(bySearch) by search, \(unmatched.count) unmatched"
         report.warnings += unmatched.map { "import: row \($0.line) unmatched: \($0.title) — \($0.artist)" }
         return report
     }
 
-    private func folder(_ change: FolderEdit) throws -> TUIEditReport {
-        let folders = try Folders(path: context.paths.data)
+    /// What a folder change did, in the status line's words.
+    private func folderMessage(_ change: FolderEdit) throws -> String {
         switch change {
         case .create(let name):
-            try folders.create(name)
-            return TUIEditReport(message: "Created the folder “\(TerminalText.preview(name, limit: 60))”")
-        case .rename(let name, let new):
-            try folders.rename(name, to: new)
-            return TUIEditReport(message: "Renamed the folder to “\(TerminalText.preview(new, limit: 60))”")
+            return "Created the folder “\(TerminalText.preview(name, limit: 60))”"
+        case .rename(_, let new):
+            return "Renamed the folder to “\(TerminalText.preview(new, limit: 60))”"
         case .delete(let name):
-            try folders.delete(name)
-            return TUIEditReport(message: "Deleted the folder “\(TerminalText.preview(name, limit: 60))”; its playlists stay")
-        case .add(let id, let name):
-            if try !folders.list().contains(where: { $0.name == name }) { try folders.create(name) }
-            try folders.add([id], to: name)
-            return TUIEditReport(message: "Moved “\(try playlistName(id))” into the folder “\(TerminalText.preview(name, limit: 60))”")
-        case .remove(let id, let name):
-            try folders.remove([id], from: name)
-            return TUIEditReport(message: "Took “\(try playlistName(id))” out of the folder “\(TerminalText.preview(name, limit: 60))”")
-        case .setExpanded(let name, let expanded):
-            try folders.setExpanded(name, expanded)
-            return TUIEditReport(message: "")
+            return "Deleted the folder “\(TerminalText.preview(name, limit: 60))”; its playlists stay"
+        case .add(let ids, let name, _):
+            return "Moved “\(try playlistName(ids.first ?? ""))” into the folder “\(TerminalText.preview(name, limit: 60))”"
+        case .remove(let ids, let name):
+            return "Took “\(try playlistName(ids.first ?? ""))” out of the folder “\(TerminalText.preview(name, limit: 60))”"
+        case .setExpanded:
+            return ""
         }
     }
 
     private func playlistName(_ id: String) throws -> String {
         TerminalText.preview(try context.existingCache()?.playlists().first { $0.id == id }?.name ?? id, limit: 60)
-    }
-
-    static func id(_ text: String) throws -> SpotifyID {
-        guard let id = SpotifyID(text) else { throw UsageError(message: "“\(TerminalText.preview(text, limit: 40))” is not a playlist id") }
-        return id
     }
 }

@@ -89,3 +89,28 @@ struct NotCached: UserFacingError {
     var hint: String? { "run `timbre sync` (or `timbre sync --playlist \(reference)`) first; `timbre playlists` lists what is cached" }
     var exitStatus: ExitStatus { .failure }
 }
+
+/// `timbre like` and `timbre unlike`: Liked Songs, journalled and undoable.
+public struct LikeCommand: Sendable {
+    public var items: [String]
+    public var like: Bool
+
+    /// --dry-run, --json, --force, --rewrite, --yes: as the command line gave them.
+    public var flags: EditFlags
+
+    public init(items: [String], like: Bool, flags: EditFlags) {
+        self.flags = flags
+        self.items = items
+        self.like = like
+    }
+
+    public func run(_ invocation: Invocation) async throws -> ExitStatus {
+        let refs = try PlaylistEditCommand.items(items, input: invocation.console.input)
+        let context = try invocation.context()
+        let editor = try await context.editor()
+        let uris = try await PlaylistEditCommand.uris(of: refs, catalog: editor.catalog)
+        let outcome = try await context.library(editor).perform(like ? .like(uris) : .unlike(uris), dryRun: flags.dryRun).edit
+        if let outcome { EditReport.show(outcome, json: flags.json, console: context.console) }
+        return .success
+    }
+}

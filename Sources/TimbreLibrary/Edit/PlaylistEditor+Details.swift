@@ -5,7 +5,7 @@ import TimbreNet
 /// A playlist's details, and creating playlists.
 extension PlaylistEditor {
     /// Changes what `new` names; only what differs is sent and journalled.
-    public func details(of playlist: SpotifyID, to new: PlaylistDetails, dryRun: Bool) async throws -> EditOutcome {
+    func details(of playlist: SpotifyID, to new: PlaylistDetails, dryRun: Bool) async throws -> EditOutcome {
         try await operation {
             let meta = try await LivePlaylist.meta(playlist, api: api)
             try await checkOwner(meta)
@@ -20,15 +20,15 @@ extension PlaylistEditor {
                 throw CollaborativeMustBePrivate(playlist: meta.name)
             }
             let edit = DetailsEdit(playlist: playlist.rawValue, old: old, new: change)
-            var outcome = EditOutcome(op: "edit", playlist: playlist.rawValue, playlistName: meta.name, snapshotID: meta.snapshotID,
+            var outcome = EditOutcome(operation: .edit, playlist: playlist.rawValue, playlistName: meta.name, snapshotID: meta.snapshotID,
                                       writes: [], dryRun: dryRun)
             outcome.libraryWrites = change.isEmpty ? 0 : 1
             if !dryRun, !change.isEmpty {
-                let id = try journal.begin(op: "edit", playlist: playlist.rawValue, summary: "changed the details of “\(TerminalText.preview(meta.name, limit: 60))”",
+                let id = try journal.begin(op: LibraryChange.Operation.edit.rawValue, playlist: playlist.rawValue, summary: "changed the details of “\(TerminalText.preview(meta.name, limit: 60))”",
                                            change: .details(edit))
                 try await sendDetails(edit, journalID: id, nothingApplied: .failed)
                 try journal.finish(id, .done)
-                outcome = try await detailsOutcome(edit, op: "edit", journalID: id)
+                outcome = try await detailsOutcome(edit, operation: .edit, journalID: id)
             }
             return outcome
         }
@@ -36,14 +36,14 @@ extension PlaylistEditor {
 
     /// Creates a playlist and returns its id. The request is sent once: when its answer is lost
     /// nobody can tell which playlist it made, so timbre says so rather than make another.
-    public func create(_ details: PlaylistDetails, dryRun: Bool) async throws -> EditOutcome {
+    func create(_ details: PlaylistDetails, dryRun: Bool) async throws -> EditOutcome {
         try await operation {
             let name = details.name ?? ""
-            var outcome = EditOutcome(op: "create", playlist: "", playlistName: name, snapshotID: nil, writes: [], dryRun: dryRun)
+            var outcome = EditOutcome(operation: .create, playlist: "", playlistName: name, snapshotID: nil, writes: [], dryRun: dryRun)
             outcome.libraryWrites = 1
-            outcome.added = 0
+            outcome.counts.added = 0
             guard !dryRun else { return outcome }
-            let id = try journal.begin(op: "create", playlist: "", summary: "created “\(TerminalText.preview(name, limit: 60))”",
+            let id = try journal.begin(op: LibraryChange.Operation.create.rawValue, playlist: "", summary: "created “\(TerminalText.preview(name, limit: 60))”",
                                        change: .library(LibraryEdit(uris: [], save: true)))
             let response: HTTPResponse
             do {
@@ -92,13 +92,13 @@ extension PlaylistEditor {
     }
 
     /// The outcome of a details change, with the cache brought up to date.
-    func detailsOutcome(_ edit: DetailsEdit, op: String, journalID: Int64) async throws -> EditOutcome {
+    func detailsOutcome(_ edit: DetailsEdit, operation: LibraryChange.Operation, journalID: Int64) async throws -> EditOutcome {
         var name = edit.new.name ?? edit.playlist
         if let id = SpotifyID(edit.playlist) {
             _ = try await SyncEngine(api: api, cache: cache, options: SyncOptions(playlists: [id])).run()
             if let cached = try cache.playlist(.playlist(id)) { name = cached.name }
         }
-        var outcome = EditOutcome(op: op, playlist: edit.playlist, playlistName: name, snapshotID: nil, writes: [], journalID: journalID, dryRun: false)
+        var outcome = EditOutcome(operation: operation, playlist: edit.playlist, playlistName: name, snapshotID: nil, writes: [], journalID: journalID, dryRun: false)
         outcome.libraryWrites = edit.new.isEmpty ? 0 : 1
         return outcome
     }

@@ -5,17 +5,17 @@ import TimbreNet
 /// The library: Liked Songs and followed playlists, through `/me/library`.
 extension PlaylistEditor {
     /// Saves (likes, follows) or removes (unlikes, unfollows) items; only those whose state
-    /// changes are sent and journalled. `op` names it in the journal and the JSON.
-    public func library(_ uris: [String], save: Bool, op: String, dryRun: Bool) async throws -> EditOutcome {
+    /// changes are sent and journalled. `kind` names it in the journal and the JSON.
+    func library(_ uris: [String], save: Bool, as kind: LibraryChange.Operation, dryRun: Bool) async throws -> EditOutcome {
         try await operation {
             var seen = Set<String>()
             let unique = uris.filter { seen.insert($0).inserted }
             let saved = try await contains(unique)
             let change = LibraryEdit(uris: unique.filter { saved[$0] != save }, save: save)
-            var outcome = Self.libraryOutcome(change, op: op, journalID: nil, dryRun: dryRun)
+            var outcome = Self.libraryOutcome(change, operation: kind, journalID: nil, dryRun: dryRun)
             if !dryRun, !change.uris.isEmpty {
-                let id = try journal.begin(op: op, playlist: change.playlistIDs.first ?? CachedPlaylist.likedID,
-                                           summary: "\(op) \(change.uris.count)", change: .library(change))
+                let id = try journal.begin(op: kind.rawValue, playlist: change.playlistIDs.first ?? CachedPlaylist.likedID,
+                                           summary: "\(kind.rawValue) \(change.uris.count)", change: .library(change))
                 try await sendLibrary(change, journalID: id, nothingApplied: .failed)
                 try journal.finish(id, .done)
                 try await refresh(after: change)
@@ -82,20 +82,14 @@ extension PlaylistEditor {
         return uris.map { $0.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0 }.joined(separator: ",")
     }
 
-    static func libraryOutcome(_ change: LibraryEdit, op: String, journalID: Int64?, dryRun: Bool) -> EditOutcome {
-        var outcome = EditOutcome(op: op, playlist: change.playlistIDs.first ?? CachedPlaylist.likedID,
+    static func libraryOutcome(_ change: LibraryEdit, operation: LibraryChange.Operation, journalID: Int64?, dryRun: Bool) -> EditOutcome {
+        var outcome = EditOutcome(operation: operation, playlist: change.playlistIDs.first ?? CachedPlaylist.likedID,
                                   playlistName: change.playlistIDs.isEmpty ? CachedPlaylist.likedName : "your library", snapshotID: nil,
                                   writes: [], journalID: journalID, dryRun: dryRun)
-        if change.save { outcome.added = change.uris.count } else { outcome.removed = change.uris.count }
+        if change.save { outcome.counts.added = change.uris.count } else { outcome.counts.removed = change.uris.count }
         outcome.libraryWrites = change.chunks.count
-        let playlists = change.playlistIDs.count, items = change.uris.count - playlists
-        var done: [String] = []
-        if playlists > 0 {
-            let noun = playlists == 1 ? "playlist" : "playlists"
-            done.append(change.save ? "followed \(playlists) \(noun)" : "deleted (unfollowed) \(playlists) \(noun)")
-        }
-        if items > 0 { done.append("\(change.save ? "liked" : "unliked") \(items) \(items == 1 ? "item" : "items")") }
-        outcome.action = done.isEmpty ? nil : done.joined(separator: ", ")
+        outcome.library = EditOutcome.LibraryItems(playlists: change.playlistIDs.count, items: change.uris.count - change.playlistIDs.count,
+                                                   save: change.save)
         return outcome
     }
 }

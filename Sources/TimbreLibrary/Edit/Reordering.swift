@@ -5,7 +5,7 @@ import TimbreCore
 /// entries' metadata by position, an entry Spotify cannot name (null track) kept where it is in
 /// relative order at the end of a sort.
 public enum Reordering {
-    typealias SortKey = EditRequest.SortKey
+    typealias SortKey = LibraryChange.SortKey
 
     /// One entry by position; nil where Spotify sent no track.
     static func entries(of live: LivePlaylist) -> [CachedEntry?] {

@@ -1,0 +1,245 @@
+import Foundation
+import TimbreCore
+import TimbreNet
+
+/// Edits of a playlist's entries: planned on the playlist as Spotify holds it, priced, journalled, sent.
+extension PlaylistEditor {
+    func apply(_ request: EditRequest) async throws -> EditOutcome {
+        try await operation {
+            // Whose playlist it is, before its entries: Spotify does not show another user's entries
+            // to a development-mode app, and an edit of it must end here anyway.
+            let meta = try await LivePlaylist.meta(request.playlist, api: api)
+            try await checkPermission(meta)
+            let live = try await LivePlaylist.read(request.playlist, api: api, known: meta)
+            var duplicates: (removable: [Reordering.Duplicate], skipped: Int)?
+            if case .dedupe(let fuzzy) = request.what { duplicates = Self.duplicates(in: live, fuzzy: fuzzy) }
+            var edit: EntryEdit
+            let plan: EntryEdit.Plan
+            var orderCost: OrderCost?
+            do {
+                edit = try resolve(request, on: live, duplicates: duplicates?.removable ?? [])
+                if case .reorder(let order) = edit {
+                    // A new order: priced both ways, and (not in a dry run) the caller may choose.
+                    let cost = Self.orderCost(order, request: request, on: live)
+                    orderCost = cost
+                    if !request.dryRun, let choose = request.choose {
+                        switch await choose(cost) {
+                        case .moves: break
+                        case .rewrite: edit = .permute(order: order)
+                        case .cancel: throw OrderCancelled()
+                        }
+                    } else if request.rewrite {
+                        edit = .permute(order: order)
+                    }
+                }
+                if case .insert(let uris, _) = edit, live.uris.count + uris.count > Self.maxEntries {
+                    throw InvalidEdit(message: "“\(TerminalText.preview(live.meta.name, limit: 60))” would hold \(live.uris.count + uris.count) entries; Spotify keeps at most \(Self.maxEntries) in a playlist",
+                                      hint: "nothing was written; split the items over several playlists")
+                }
+                plan = try Self.plan(edit, on: live.uris)
+            } catch is OrderCancelled {
+                var outcome = EditOutcome(operation: request.what.operation, playlist: live.meta.id, playlistName: live.meta.name,
+                                          snapshotID: live.meta.snapshotID, writes: [], dryRun: false)
+                outcome.ending = .cancelled
+                return outcome
+            } catch let nothing as NothingToChange {
+                // Already as asked (no duplicates, already in that order): done, with nothing sent.
+                var outcome = EditOutcome(operation: request.what.operation, playlist: live.meta.id, playlistName: live.meta.name,
+                                          snapshotID: live.meta.snapshotID, writes: [], dryRun: request.dryRun)
+                outcome.ending = .unchanged(nothing.message)
+                outcome.orderCost = orderCost ?? (request.isOrderChange ? Self.orderCost(Array(live.uris.indices), request: request, on: live) : nil)
+                return outcome
+            }
+            var outcome = EditOutcome(operation: request.what.operation, playlist: live.meta.id, playlistName: live.meta.name, snapshotID: live.meta.snapshotID,
+                                      writes: plan.writes, dryRun: request.dryRun)
+            outcome.orderCost = orderCost
+            if case .permute = edit {
+                if plan.writes.contains(where: { if case .replace = $0 { return true } else { return false } }) { outcome.dates = .rewritten }
+            }
+            Self.count(edit, into: &outcome)
+            outcome.entries = Self.named(edit, duplicates: duplicates?.removable ?? [], in: live)
+            if let duplicates {
+                outcome.duplicates = duplicates.removable.map { ($0.position, $0.uri, $0.duplicateOf) }
+                if duplicates.skipped > 0 {
+                    outcome.warnings.append("\(duplicates.skipped) duplicate(s) involve local files, which Spotify's API cannot add back; they were left as they are")
+                }
+            }
+            if request.dryRun { return outcome }
+            let id = try journal.begin(op: request.what.operation.rawValue, playlist: live.meta.id, summary: Self.describe(edit, in: live.meta.name),
+                                       change: .entries(edit, before: live.uris))
+            let final = try await run(plan, playlist: request.playlist, journalID: id, from: 0, name: live.meta.name,
+                                      legacy: live.meta.legacyShape)
+            try journal.finish(id, .done)
+            outcome.warnings += try await store(final, expected: plan.result)
+            outcome.snapshotID = final.meta.snapshotID
+            outcome.journalID = id
+            return outcome
+        }
+    }
+
+    // MARK: Planning
+
+    /// The request in positions of the live playlist. Positional edits are planned on what the
+    /// user saw: when the cache's snapshot is not Spotify's, that is a conflict — unless `force`,
+    /// which finds the same entries by URI and occurrence.
+    /// `dedupe`'s findings: the duplicates that can go, and how many cannot (a local file is never
+    /// removed: neither it nor the copy it repeats could be added back).
+    static func duplicates(in live: LivePlaylist, fuzzy: Bool) -> (removable: [Reordering.Duplicate], skipped: Int) {
+        let all = Reordering.duplicates(Reordering.entries(of: live), uris: live.uris, fuzzy: fuzzy)
+        let removable = all.filter { EntryEdit.isResendable($0.uri) && EntryEdit.isResendable(live.uris[$0.duplicateOf]) }
+        return (removable, all.count - removable.count)
+    }
+
+    /// `duplicates`: for `dedupe`, what `duplicates(in:fuzzy:)` found.
+    func resolve(_ request: EditRequest, on live: LivePlaylist, duplicates: [Reordering.Duplicate] = []) throws -> EntryEdit {
+        var map: (Int) throws -> Int = { $0 }
+        // The user saw the cached list. The snapshot says whether Spotify's is the same; when the
+        // cache does not know its snapshot (an upgraded cache before its next sync), the entries do.
+        if request.isPositional, let cached = try cache.playlist(.playlist(request.playlist)),
+           let entries = try cache.entries(of: .playlist(request.playlist)) {
+            let sameSnapshot = cached.snapshotID.map { $0 == live.meta.snapshotID }
+            let sameEntries = cached.trackCount == live.uris.count
+                && entries.allSatisfy { live.uris.indices.contains($0.position) && live.uris[$0.position] == $0.uri }
+            if !(sameSnapshot ?? sameEntries) {
+                guard request.force else { throw EditConflict(playlist: live.meta.name, cached: cached.snapshotID, live: live.meta.snapshotID) }
+                map = { position in try Self.occurrence(of: position, in: entries, live: live.uris) }
+            }
+        }
+        /// The live positions of the entries the user saw at `positions` (each must name a track).
+        func exactly(_ positions: [Int]) throws -> [Int] {
+            let mapped = try positions.map(map)
+            if let bad = mapped.first(where: { live.uris.indices.contains($0) && LivePlaylist.isUnusable(live.uris[$0]) }) {
+                throw InvalidEdit(message: "the entry at position \(bad + 1) has no track Spotify can name, so it cannot be removed", hint: nil)
+            }
+            return mapped
+        }
+        /// The live positions of every copy of `uris` (at least one).
+        func everyCopy(of uris: [String]) throws -> [Int] {
+            let wanted = Set(uris)
+            let positions = live.uris.indices.filter { wanted.contains(live.uris[$0]) }
+            guard !positions.isEmpty else {
+                throw InvalidEdit(message: "none of the given tracks is in “\(TerminalText.preview(live.meta.name, limit: 60))”", hint: "`timbre tracks REF` lists its entries")
+            }
+            return positions
+        }
+        switch request.what {
+        case .add(let uris, let position):
+            try LibraryChange.checkAddable(uris)
+            return .insert(uris: uris, position: position ?? live.uris.count)
+        case .removePositions(let positions):
+            return .remove(positions: try exactly(positions))
+        case .removeMixed(let positions, let uris):
+            return .remove(positions: Array(Set(try exactly(positions)).union(try everyCopy(of: uris))).sorted())
+        case .removeURIs(let uris):
+            return .remove(positions: try everyCopy(of: uris))
+        case .shuffle:
+            // Planned as moves; `apply` turns it into a rewrite when that is asked for.
+            return .reorder(order: Reordering.shuffled(live.uris.count, seed: request.seed))
+        case .sort(let key, let reverse):
+            return .reorder(order: Reordering.sorted(Reordering.entries(of: live), by: key, reverse: reverse))
+        case .dedupe:
+            guard !duplicates.isEmpty else { throw NothingToChange(message: "“\(TerminalText.preview(live.meta.name, limit: 60))” has no duplicates") }
+            return .remove(positions: duplicates.map(\.position))
+        case .move(let start, let length, let to):
+            let mapped = try (start..<start + length).map(map)
+            guard mapped == Array(mapped[0]..<mapped[0] + length) else {
+                throw InvalidEdit(message: "the entries to move are no longer next to each other on Spotify", hint: "run `timbre sync` and choose the range again")
+            }
+            return .move(start: mapped[0], length: length, to: to)
+        }
+    }
+
+    /// The live position of the entry the cache had at `position`: the same URI, the same
+    /// occurrence of it.
+    static func occurrence(of position: Int, in cached: [CachedEntry], live: [String]) throws -> Int {
+        guard let entry = cached.first(where: { $0.position == position }) else {
+            throw InvalidEdit(message: "there is no entry at position \(position + 1) in the cached playlist", hint: "`timbre tracks REF` lists its entries")
+        }
+        let nth = cached.filter { $0.uri == entry.uri && $0.position < position }.count
+        guard let found = follow(entry.uri, occurrence: nth, in: live) else {
+            throw InvalidEdit(message: "“\(TerminalText.preview(entry.name, limit: 60))” (position \(position + 1)) is no longer in the playlist on Spotify", hint: nil)
+        }
+        return found
+    }
+
+    /// The position in `list` of the `nth` (0-based) copy of `uri`, if it has that many.
+    static func follow(_ uri: String, occurrence nth: Int, in list: [String]) -> Int? {
+        var seen = 0
+        for index in list.indices where list[index] == uri {
+            if seen == nth { return index }
+            seen += 1
+        }
+        return nil
+    }
+
+    static func plan(_ edit: EntryEdit, on list: [String]) throws -> EntryEdit.Plan {
+        do {
+            return try edit.plan(on: list)
+        } catch .positionOutOfRange(let position, let count) {
+            throw InvalidEdit(message: count > 0 ? "position \(position + 1) is outside the playlist (1–\(count))" : "position \(position + 1) is outside the playlist (it is empty)",
+                              hint: "positions count from 1; `timbre tracks REF` lists its entries with their positions")
+        } catch .nothingToDo {
+            throw NothingToChange(message: "that edit changes nothing")
+        } catch .cannotAddBack(let uri) {
+            throw InvalidEdit(message: LivePlaylist.isUnusable(uri)
+                ? "an entry without a track cannot be removed through Spotify's API"
+                : "“\(TerminalText.preview(uri, limit: 80))” is a local file: Spotify's API cannot add it back, so timbre removes neither it nor other copies of it (an undo could not restore them)",
+                hint: "remove local files in the Spotify app; nothing was written")
+        } catch {
+            throw InvalidEdit(message: "timbre could not plan that edit safely, so nothing was written", hint: "please report this with the command you ran")
+        }
+    }
+
+    /// The entries a removal or a move concerns, named as `timbre tracks` shows them.
+    static func named(_ edit: EntryEdit, duplicates: [Reordering.Duplicate], in live: LivePlaylist) -> [String] {
+        let entries = Reordering.entries(of: live)
+        func label(_ position: Int) -> String {
+            guard entries.indices.contains(position), let entry = entries[position] else { return "#\(position + 1) (no track Spotify can name)" }
+            return entry.label
+        }
+        if !duplicates.isEmpty { return duplicates.map { "\(label($0.position)) (repeats #\($0.duplicateOf + 1))" } }
+        switch edit {
+        case .remove(let positions): return Set(positions).sorted().map(label)
+        case .move(let start, let length, _): return (start..<start + length).map(label)
+        case .insert, .restore, .permute, .reorder: return []
+        }
+    }
+
+    static func count(_ edit: EntryEdit, into outcome: inout EditOutcome) {
+        switch edit {
+        case .insert(let uris, _): outcome.counts.added = uris.count
+        case .remove(let positions):
+            outcome.counts.removed = Set(positions).count
+            // Spotify removed every copy: the ones kept went back in with the adds.
+            outcome.counts.readded = outcome.writes.reduce(0) { sum, write in
+                if case .add(let uris, _) = write { return sum + uris.count }
+                return sum
+            }
+        case .move(_, let length, _): outcome.counts.moved = length
+        case .restore(let entries): outcome.counts.added = entries.count
+        case .permute(let order), .reorder(let order): outcome.counts.moved = order.enumerated().filter { $0.offset != $0.element }.count
+        }
+    }
+
+    /// What `order` costs on `live` by moves and by a rewrite.
+    static func orderCost(_ order: [Int], request: EditRequest, on live: LivePlaylist) -> OrderCost {
+        var key: String?
+        if case .sort(let by, let reverse) = request.what { key = by.rawValue + (reverse ? ", reversed" : "") }
+        let moves = order == Array(order.indices) ? 0 : EntryEdit.moves(order).count
+        let canRewrite = live.uris.allSatisfy(EntryEdit.isResendable)
+        return OrderCost(op: request.what.operation.rawValue, playlistName: live.meta.name, key: key, entries: order.count, moves: moves,
+                         rewriteWrites: canRewrite ? (order.count + EntryWrite.maxURIs - 1) / EntryWrite.maxURIs : moves, canRewrite: canRewrite)
+    }
+
+    static func describe(_ edit: EntryEdit, in name: String) -> String {
+        let name = TerminalText.preview(name, limit: 60)
+        switch edit {
+        case .insert(let uris, let position): return "added \(uris.count) to “\(name)” at \(position + 1)"
+        case .remove(let positions): return "removed \(Set(positions).count) from “\(name)”"
+        case .move(let start, let length, let to): return "moved \(length) in “\(name)” from \(start + 1) to \(to + 1)"
+        case .restore(let entries): return "put back \(entries.count) in “\(name)”"
+        case .permute(let order): return "rewrote the order of \(order.count) in “\(name)” (every added date reset)"
+        case .reorder(let order): return "reordered \(order.count) in “\(name)” (added dates kept)"
+        }
+    }
+}

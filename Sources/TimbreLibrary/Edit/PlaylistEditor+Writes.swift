@@ -1,0 +1,141 @@
+import Foundation
+import TimbreCore
+import TimbreNet
+
+/// Sending a plan's writes: step by step, never resending one whose answer was lost.
+extension PlaylistEditor {
+    /// Sends the plan's writes from `start` (nil: wherever the playlist shows it stopped). A
+    /// write whose answer is lost is never resent blindly: the playlist is read and matched
+    /// against the list after each step, and the plan goes on from the step it shows.
+    /// A write Spotify refuses for good ends the edit (see `refused`): `nothingApplied` is what the
+    /// journal says of it when none of the plan had been applied.
+    func run(_ plan: EntryEdit.Plan, playlist: SpotifyID, journalID: Int64, from start: Int?, name: String, legacy: Bool,
+                     nothingApplied: EditJournal.Entry.State = .failed) async throws -> LivePlaylist {
+        var step: Int
+        if let start {
+            step = start
+        } else {
+            step = try await locate(plan, playlist: playlist, journalID: journalID, name: name)
+        }
+        var unknownInARow = 0
+        while step < plan.writes.count {
+            do {
+                try await send(plan.writes[step], to: playlist, legacy: legacy)
+                step += 1
+                unknownInARow = 0
+                try journal.confirm(journalID, step: step)
+                progress?(step, plan.writes.count)
+            } catch let error as SpotifyError where error.isDefinitiveRefusal {
+                throw try await refused(error, write: plan.writes[step], plan: plan, playlist: playlist, journalID: journalID, name: name,
+                                        nothingApplied: nothingApplied)
+            } catch let error as WriteOutcomeUnknown {
+                unknownInARow += 1
+                // Left running: the next command that opens the journal finishes it.
+                if unknownInARow > 3 { throw error }
+                step = try await locate(plan, playlist: playlist, journalID: journalID, name: name)
+            }
+        }
+        return try await LivePlaylist.read(playlist, api: api)
+    }
+
+    /// The step of `plan` the playlist on Spotify is at (the latest, when steps look alike).
+    func locate(_ plan: EntryEdit.Plan, playlist: SpotifyID, journalID: Int64, name: String) async throws -> Int {
+        let live = try await LivePlaylist.read(playlist, api: api)
+        guard let reached = plan.lastStep(matching: live.uris) else {
+            try journal.finish(journalID, .failed)
+            throw EditLost(journalID: journalID, playlist: live.meta.name.isEmpty ? name : live.meta.name)
+        }
+        try journal.confirm(journalID, step: reached)
+        return reached
+    }
+
+    /// A write Spotify refused for good: the journal entry ends — never resent — with Spotify's
+    /// words and how much of the plan the live playlist shows applied; the cache gets what Spotify
+    /// holds. Returns the error to throw.
+    func refused(_ error: SpotifyError, write: EntryWrite, plan: EntryEdit.Plan, playlist: SpotifyID, journalID: Int64,
+                         name: String, nothingApplied: EditJournal.Entry.State) async throws -> any Error {
+        if error.status == 404 {
+            let gone = PlaylistGone(playlist: name)
+            try journal.finish(journalID, .failed, reason: gone.message)
+            return gone
+        }
+        var applied = -1
+        var shown = name
+        var owner: String?
+        if let live = try? await LivePlaylist.read(playlist, api: api) {
+            shown = live.meta.name.isEmpty ? name : live.meta.name
+            owner = live.meta.ownerName ?? live.meta.ownerID
+            applied = plan.lastStep(matching: live.uris) ?? -1
+            _ = try? await store(live, expected: live.uris)
+        }
+        let state: EditJournal.Entry.State = applied == 0 ? nothingApplied : .failed
+        func end(_ reason: String) throws { try journal.finish(journalID, state, reason: state == .failed ? reason : nil) }
+        let refusal = EditRefused(journalID: journalID, playlist: shown, status: error.status, spotify: error.spotifyMessage ?? error.message,
+                                  applied: applied, total: plan.writes.count, leftAs: state)
+        if error.status == 400, case .add(let uris, _) = write, (error.spotifyMessage ?? "").localizedCaseInsensitiveContains("non-existing") {
+            let unknown = UnknownItems(playlist: shown, unknown: await unknownItems(uris), applied: max(applied, 0))
+            try end(unknown.message)
+            return unknown
+        }
+        try end(refusal.reason)
+        if error.status == 403, applied == 0, let owner { return NotPermitted(playlist: shown, owner: owner) }
+        return refusal
+    }
+
+    /// Of `uris`, those the catalogue does not have (asked one by one: only after Spotify refused
+    /// a batch of at most 100 for holding such an id).
+    func unknownItems(_ uris: [String]) async -> [String] {
+        var seen = Set<String>()
+        var unknown: [String] = []
+        for uri in uris where seen.insert(uri).inserted {
+            let parts = uri.split(separator: ":")
+            guard parts.count == 3, parts[1] == "track" || parts[1] == "episode", SpotifyID(String(parts[2])) != nil else {
+                unknown.append(uri)
+                continue
+            }
+            do {
+                _ = try await api.get("\(parts[1])s/\(parts[2])")
+            } catch let error as SpotifyError where error.status == 404 || error.status == 400 {
+                unknown.append(uri)
+            } catch {
+                continue
+            }
+        }
+        return unknown
+    }
+
+    /// One write of a plan, to `/items` — or `/tracks` on a server of the older shape, which the
+    /// playlist's own object told (never a 404: that is an answer about the playlist).
+    func send(_ write: EntryWrite, to playlist: SpotifyID, legacy: Bool) async throws {
+        let path = "playlists/\(playlist.rawValue)/\(legacy ? "tracks" : "items")"
+        let body: JSONValue
+        let method: HTTPMethod
+        switch write {
+        case .add(let uris, let position):
+            method = .post
+            body = .object([("uris", .array(uris.map(JSONValue.string))), ("position", .int(position))])
+        case .removeEvery(let uris):
+            method = .delete
+            body = .object([("items", .array(uris.map { .object([("uri", .string($0))]) }))])
+        case .reorder(let start, let insertBefore, let length):
+            method = .put
+            body = .object([("range_start", .int(start)), ("insert_before", .int(insertBefore)), ("range_length", .int(length))])
+        case .replace(let uris):
+            method = .put
+            body = .object([("uris", .array(uris.map(JSONValue.string)))])
+        }
+        _ = try await api.send(method, path, json: Data(body.serialized().utf8), reconciles: true)
+    }
+
+    /// Brings the cache to what Spotify holds after the edit.
+    func store(_ live: LivePlaylist, expected: [String]) async throws -> [String] {
+        try await cache.replaceEntries(of: live.meta, trackCount: live.meta.total, items: live.items)
+        // An unusable entry's placeholder names the position it was read at, and the plan carries
+        // it where the edit moved it: compare what they are, not where they were read.
+        func unnamed(_ uris: [String]) -> [String] { uris.map { LivePlaylist.isUnusable($0) ? LivePlaylist.unusablePrefix : $0 } }
+        guard unnamed(live.uris) == unnamed(expected) else {
+            return ["“\(TerminalText.preview(live.meta.name, limit: 60))” changed on Spotify while the edit ran; the cache holds what Spotify holds now"]
+        }
+        return []
+    }
+}
