@@ -31,11 +31,16 @@ public struct AppContext: Sendable {
     public let invocation: Invocation
     public let paths: Paths
     public let config: Config
+    /// The profile's user data (journal, folders), opened once on first use and shared by
+    /// everything this context builds: one queue per run.
+    public let userData: SharedUserData
 
-    public init(invocation: Invocation, paths: Paths, config: Config) {
+    /// `userData`: one already open to share (the interface's quiet context takes its own's).
+    public init(invocation: Invocation, paths: Paths, config: Config, userData: SharedUserData? = nil) {
         self.invocation = invocation
         self.paths = paths
         self.config = config
+        self.userData = userData ?? SharedUserData(path: paths.data)
     }
 
     public var console: Console { invocation.console }
@@ -110,7 +115,7 @@ public struct AppContext: Sendable {
 
     /// Syncs of this profile's cache through `api`.
     public func librarySync(api: any SpotifyAPI, warnings: (@Sendable (String) -> Void)? = nil) -> LibrarySync {
-        LibrarySync(api: api, cachePath: paths.cache, warn: warnings ?? console.warnings, journalPath: paths.data)
+        LibrarySync(api: api, cachePath: paths.cache, warn: warnings ?? console.warnings, userData: userData)
     }
 }
 

@@ -202,7 +202,7 @@ public struct HistoryCommand: Sendable {
             if json { console.json(.array([])) } else { console.say("no edits yet") }
             return .success
         }
-        let entries = try EditJournal(path: context.paths.data).history(limit: limit)
+        let entries = try context.userData.open().journal.history(limit: limit)
         if json {
             console.json(.array(entries.map { entry in
                 .object([("id", .int(Int(entry.id))), ("at", .string(ClockText.iso(entry.at))), ("op", .string(entry.op)),
@@ -261,8 +261,9 @@ enum EditReport {
 
 extension AppContext {
     /// The playlist editor over the live API, the cache and the journal: signed in, with the
-    /// scopes editing needs.
-    func editor(vault: CredentialVault? = nil, progress: (@Sendable (Int, Int) -> Void)? = nil) async throws -> PlaylistEditor {
+    /// scopes editing needs. `cache`: one the caller has open already (the interface's), else the
+    /// profile's is opened and verified.
+    func editor(vault: CredentialVault? = nil, cache: LibraryCache? = nil, progress: (@Sendable (Int, Int) -> Void)? = nil) async throws -> PlaylistEditor {
         let vault = vault ?? self.vault()
         guard try await vault.refreshToken() != nil else { throw AuthError.notSignedIn }
         let api = try spotify(vault: vault)
@@ -273,8 +274,8 @@ extension AppContext {
            !Set(["playlist-modify-public", "playlist-modify-private"]).isSubset(of: Set(scopes)) {
             throw MissingEditScopes()
         }
-        let cache = try LibraryCache.open(path: paths.cache, warn: console.warnings)
-        return PlaylistEditor(api: api, cache: cache, journal: try EditJournal(path: paths.data), progress: progress)
+        let cache = try cache ?? LibraryCache.open(path: paths.cache, warn: console.warnings)
+        return PlaylistEditor(api: api, cache: cache, journal: try userData.open().journal, progress: progress)
     }
 }
 

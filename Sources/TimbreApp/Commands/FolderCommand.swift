@@ -24,7 +24,7 @@ public struct FolderCommand: Sendable {
             if json { console.json(.array([])) } else { console.say("no folders yet — `timbre folder create NAME`") }
             return .success
         }
-        let folders = try Folders(path: paths.data)
+        let folders = try UserData(path: paths.data).folders
         switch action {
         case .create(let name):
             try folders.create(name)

@@ -123,7 +123,7 @@ actor InterfaceServices {
     }
 
     private func folder(_ change: FolderEdit) throws -> TUIEditReport {
-        let folders = try Folders(path: context.paths.data)
+        let folders = try context.userData.open().folders
         switch change {
         case .create(let name):
             try folders.create(name)
