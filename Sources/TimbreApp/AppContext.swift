@@ -108,9 +108,9 @@ public struct AppContext: Sendable {
     }
 
     /// The live Web API: the one place an authorized client is put together.
-    public func spotify(vault: CredentialVault, executor: RequestExecutor? = nil) throws -> LiveSpotifyAPI {
+    public func spotify(vault: CredentialVault, executor: RequestExecutor? = nil) throws -> AuthorizedClient {
         let executor = executor ?? self.executor()
-        return LiveSpotifyAPI(client: AuthorizedClient(executor: executor, tokens: try tokens(executor: executor, vault: vault), apiURL: config.apiURL))
+        return AuthorizedClient(executor: executor, tokens: try tokens(executor: executor, vault: vault), apiURL: config.apiURL)
     }
 
     /// Syncs of this profile's cache through `api`.

@@ -39,7 +39,7 @@ public struct InterfaceCommand: Sendable {
             background = BackgroundSync(
                 run: { progress in try await sync.run(cache: cache, lockWait: .seconds(2), progress: progress) },
                 rateLimitWait: {
-                    guard let left = sync.executor.budget.remainingPause else { return nil }
+                    guard let left = sync.pacing.remainingPause() else { return nil }
                     return Int(left.components.seconds) + 1
                 })
         } else {

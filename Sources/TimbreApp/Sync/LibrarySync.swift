@@ -15,8 +15,8 @@ public struct LibrarySync: Sendable {
     /// make it look finished).
     var userData: SharedUserData?
 
-    /// Requests sent and rate-limit pauses are the api's executor's.
-    public var executor: RequestExecutor { api.executor }
+    /// Requests sent and rate-limit pauses: the api's.
+    public var pacing: RequestPacing { api.pacing }
 
     /// `cache`: one the caller already has open (the interface reads it while this writes);
     /// otherwise the cache is opened — and verified, migrated if needed — under the lock.
