@@ -23,7 +23,7 @@ if [ "${1:-}" = "--self-test" ]; then
   "$0" "$copy" >/dev/null || { echo "check-layers self-test: the clean tree must pass" >&2; exit 1; }
   # An arrow pointing the wrong way (TimbreCore reaching up into the interface), and a sideways
   # one (the library reaching into sign-in instead of going through SpotifyAPI): each must fail.
-  for wrong in "TimbreCore/Paths.swift:TimbreTUI" "TimbreLibrary/SyncEngine.swift:TimbreAuth"; do
+  for wrong in "TimbreCore/Files/Paths.swift:TimbreTUI" "TimbreLibrary/Sync/SyncEngine.swift:TimbreAuth"; do
     file="${wrong%%:*}"; module="${wrong##*:}"
     cp "$here/Sources/$file" "$copy/Sources/$file"
     echo "import $module" >> "$copy/Sources/$file"
