@@ -11,6 +11,9 @@
 # command-line parser only in the targets that own them. The sandbox and the test support never
 # reach the client's targets, and the client never imports them.
 #
+# Also checked: docs/ARCHITECTURE.md's table of targets against Package.swift and the imports, and
+# that no library target reads the process's environment (it comes down in the Invocation).
+#
 # Usage: scripts/check-layers.sh [REPO_ROOT]   (default: this repository)
 #        scripts/check-layers.sh --self-test    (proves the check fails on a wrong import and a stale table)
 set -euo pipefail
@@ -106,6 +109,14 @@ done
 if [ "$status" -eq 0 ]; then
   echo "check-layers: $checked files, every import points down"
 fi
+
+# The process's environment is read by the executable (`Root.main`, the shell-completion callbacks)
+# and handed down in the `Invocation`: no library target reads it (test support and the sandbox may).
+while IFS= read -r hit; do
+  echo "check-layers: ${hit#"$root"/}: the environment comes from the Invocation, not ProcessInfo" >&2
+  status=1
+done < <(grep -rn --include='*.swift' 'ProcessInfo\.processInfo\.environment' \
+  "$root"/Sources/Timbre{Core,Net,Auth,Library,TUI,App} 2>/dev/null || true)
 
 # docs/ARCHITECTURE.md's table of targets (between its `<!-- targets` and `<!-- end of targets -->`
 # lines) against Package.swift (`swift package dump-package`) and the imports of each target's
