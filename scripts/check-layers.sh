@@ -4,15 +4,18 @@
 #   C shims → TimbreCore → TimbreNet → TimbreAuth, TimbreLibrary → TimbreTUI → TimbreApp → timbre
 #
 # TimbreAuth and TimbreLibrary are side by side: neither imports the other (the composition root
-# in TimbreApp joins them behind TimbreLibrary's SpotifyAPI). The executable imports TimbreApp and
-# the parser only.
+# in TimbreApp joins them behind TimbreLibrary's SpotifyAPI). The executable imports TimbreApp,
+# TimbreCore and the parser.
 #
 # A target may import only targets below it, and each C library, GRDB, the server stack and the
 # command-line parser only in the targets that own them. The sandbox and the test support never
 # reach the client's targets, and the client never imports them.
 #
+# Also checked: docs/ARCHITECTURE.md's table of targets against Package.swift and the imports, and
+# that no library target reads the process's environment (it comes down in the Invocation).
+#
 # Usage: scripts/check-layers.sh [REPO_ROOT]   (default: this repository)
-#        scripts/check-layers.sh --self-test    (proves the check fails on a wrong import)
+#        scripts/check-layers.sh --self-test    (proves the check fails on a wrong import and a stale table)
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 
@@ -23,7 +26,7 @@ if [ "${1:-}" = "--self-test" ]; then
   "$0" "$copy" >/dev/null || { echo "check-layers self-test: the clean tree must pass" >&2; exit 1; }
   # An arrow pointing the wrong way (TimbreCore reaching up into the interface), and a sideways
   # one (the library reaching into sign-in instead of going through SpotifyAPI): each must fail.
-  for wrong in "TimbreCore/Paths.swift:TimbreTUI" "TimbreLibrary/SyncEngine.swift:TimbreAuth"; do
+  for wrong in "TimbreCore/Files/Paths.swift:TimbreTUI" "TimbreLibrary/Sync/SyncEngine.swift:TimbreAuth"; do
     file="${wrong%%:*}"; module="${wrong##*:}"
     cp "$here/Sources/$file" "$copy/Sources/$file"
     echo "import $module" >> "$copy/Sources/$file"
@@ -34,6 +37,15 @@ if [ "${1:-}" = "--self-test" ]; then
     cp "$here/Sources/$file" "$copy/Sources/$file"
     echo "check-layers self-test: a wrong import fails the check: ${output#check-layers: }"
   done
+  # docs/ARCHITECTURE.md's table of targets: a target left out must fail the check.
+  mkdir -p "$copy/docs"
+  cp "$here/Package.swift" "$copy/"
+  grep -v '^| TimbreBench |' "$here/docs/ARCHITECTURE.md" >"$copy/docs/ARCHITECTURE.md"
+  if output="$("$0" "$copy" 2>&1)"; then
+    echo "check-layers self-test: a target missing from docs/ARCHITECTURE.md was not caught" >&2
+    exit 1
+  fi
+  echo "check-layers self-test: a stale architecture table fails the check: $(grep -m1 'TimbreBench' <<<"$output" | sed 's/^check-layers: //')"
   exit 0
 fi
 
@@ -96,5 +108,82 @@ done
 
 if [ "$status" -eq 0 ]; then
   echo "check-layers: $checked files, every import points down"
+fi
+
+# The process's environment is read by the executable (`Root.main`, the shell-completion callbacks)
+# and handed down in the `Invocation`: no library target reads it (test support and the sandbox may).
+while IFS= read -r hit; do
+  echo "check-layers: ${hit#"$root"/}: the environment comes from the Invocation, not ProcessInfo" >&2
+  status=1
+done < <(grep -rn --include='*.swift' 'ProcessInfo\.processInfo\.environment' \
+  "$root"/Sources/Timbre{Core,Net,Auth,Library,TUI,App} 2>/dev/null || true)
+
+# docs/ARCHITECTURE.md's table of targets (between its `<!-- targets` and `<!-- end of targets -->`
+# lines) against Package.swift (`swift package dump-package`) and the imports of each target's
+# files: every non-test target listed, with its dependencies and imports as they are. Only for
+# the repository itself (the self-test's copy has no manifest).
+if [ -f "$root/Package.swift" ] && [ -f "$root/docs/ARCHITECTURE.md" ]; then
+  scratch="$(mktemp -d)"
+  manifest="$scratch/package.json"
+  # A scratch path of its own: the check never waits for (or disturbs) a build in .build.
+  if ! (cd "$root" && swift package --scratch-path "$scratch/build" dump-package >"$manifest" 2>"$scratch/err"); then
+    echo "check-layers: swift package dump-package failed: $(cat "$scratch/err")" >&2
+    rm -rf "$scratch"
+    exit 1
+  fi
+  if ! python3 - "$root" "$manifest" "$system" <<'PY'
+import json, os, re, sys
+root, manifest, system = sys.argv[1], sys.argv[2], set(sys.argv[3].split())
+package = {}
+for target in json.load(open(manifest))["targets"]:
+    if target["type"] == "test":
+        continue
+    dependencies = [next(iter(d.values()))[0] for d in target["dependencies"]]
+    package[target["name"]] = (target["type"], set(dependencies))
+doc = open(os.path.join(root, "docs/ARCHITECTURE.md"), encoding="utf-8").read()
+section = re.search(r"<!-- targets.*?-->(.*?)<!-- end of targets -->", doc, re.S)
+if not section:
+    sys.exit("check-layers: docs/ARCHITECTURE.md has no table of targets (<!-- targets … --> … <!-- end of targets -->)")
+def names(cell):
+    cell = cell.strip()
+    return set() if cell in ("—", "(system library)") else {n.strip() for n in cell.split(",")}
+listed = {}
+for line in section.group(1).splitlines():
+    cells = [c.strip() for c in line.strip().strip("|").split("|")]
+    if len(cells) != 3 or cells[0] in ("Target", "") or set(cells[0]) <= set("-"):
+        continue
+    listed[cells[0]] = (cells[1] == "(system library)", names(cells[1]), names(cells[2]))
+imported = re.compile(r"^\s*(?:@\w+\s+)*import\s+(?:(?:struct|class|enum|protocol|func|var|let|typealias)\s+)?(\w+)", re.M)
+problems = []
+for name in sorted(set(package) | set(listed)):
+    if name not in listed:
+        problems.append(f"{name} is a target of Package.swift but not in docs/ARCHITECTURE.md's table of targets")
+        continue
+    if name not in package:
+        problems.append(f"{name} is in docs/ARCHITECTURE.md's table of targets but not a target of Package.swift")
+        continue
+    kind, dependencies = package[name]
+    system_library, doc_dependencies, doc_imports = listed[name]
+    if (kind == "system") != system_library or dependencies != doc_dependencies:
+        problems.append(f"{name}: Package.swift says {'(system library)' if kind == 'system' else ', '.join(sorted(dependencies)) or '—'}, "
+                        f"docs/ARCHITECTURE.md says {', '.join(sorted(doc_dependencies)) or '—'}")
+    imports = set()
+    for folder, _, files in os.walk(os.path.join(root, "Sources", name)):
+        for file in files:
+            if file.endswith(".swift"):
+                imports |= set(imported.findall(open(os.path.join(folder, file), encoding="utf-8").read()))
+    imports -= system
+    if imports != doc_imports:
+        problems.append(f"{name}: its files import {', '.join(sorted(imports)) or '—'}, docs/ARCHITECTURE.md says {', '.join(sorted(doc_imports)) or '—'}")
+for problem in problems:
+    print(f"check-layers: {problem}", file=sys.stderr)
+if problems:
+    sys.exit(1)
+print(f"check-layers: docs/ARCHITECTURE.md lists the {len(package)} targets of Package.swift, their dependencies and imports")
+PY
+  then
+    status=1
+  fi
+  rm -rf "$scratch"
 fi
 exit "$status"

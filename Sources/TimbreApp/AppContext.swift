@@ -31,11 +31,16 @@ public struct AppContext: Sendable {
     public let invocation: Invocation
     public let paths: Paths
     public let config: Config
+    /// The profile's user data (journal, folders), opened once on first use and shared by
+    /// everything this context builds: one queue per run.
+    public let userData: SharedUserData
 
-    public init(invocation: Invocation, paths: Paths, config: Config) {
+    /// `userData`: one already open to share (the interface's quiet context takes its own's).
+    public init(invocation: Invocation, paths: Paths, config: Config, userData: SharedUserData? = nil) {
         self.invocation = invocation
         self.paths = paths
         self.config = config
+        self.userData = userData ?? SharedUserData(path: paths.data)
     }
 
     public var console: Console { invocation.console }
@@ -113,14 +118,14 @@ public struct AppContext: Sendable {
     }
 
     /// The live Web API: the one place an authorized client is put together.
-    public func spotify(vault: CredentialVault, executor: RequestExecutor? = nil) throws -> LiveSpotifyAPI {
+    public func spotify(vault: CredentialVault, executor: RequestExecutor? = nil) throws -> AuthorizedClient {
         let executor = executor ?? self.executor()
-        return LiveSpotifyAPI(client: AuthorizedClient(executor: executor, tokens: try tokens(executor: executor, vault: vault), apiURL: config.apiURL))
+        return AuthorizedClient(executor: executor, tokens: try tokens(executor: executor, vault: vault), apiURL: config.apiURL)
     }
 
     /// Syncs of this profile's cache through `api`.
     public func librarySync(api: any SpotifyAPI, warnings: (@Sendable (String) -> Void)? = nil) -> LibrarySync {
-        LibrarySync(api: api, cachePath: paths.cache, warn: warnings ?? console.warnings, journalPath: paths.data)
+        LibrarySync(api: api, cachePath: paths.cache, warn: warnings ?? console.warnings, userData: userData)
     }
 }
 

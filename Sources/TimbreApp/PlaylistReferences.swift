@@ -49,7 +49,7 @@ public enum ShellCompletion {
     public static func folders(words: [String], prefix: String, environment: [String: String]) -> [String] {
         guard let environment = profiled(environment, words: words) else { return [] }
         let paths = Paths.resolve(environment: environment)
-        guard FileManager.default.fileExists(atPath: paths.data), let folders = try? Folders(path: paths.data) else { return [] }
+        guard let folders = (try? UserData.existing(path: paths.data))??.folders else { return [] }
         return matching(((try? folders.list()) ?? []).map(\.name), prefix)
     }
 

@@ -78,7 +78,7 @@ public enum TimbreLogging {
 
     /// Sends every logger of the process to the log file. Call once, early, from the executable.
     /// When the file cannot be opened, logging goes nowhere rather than to the terminal.
-    public static func bootstrap(paths: Paths, environment: [String: String] = ProcessInfo.processInfo.environment) {
+    public static func bootstrap(paths: Paths, environment: [String: String]) {
         let level = level(from: environment["TIMBRE_LOG"])
         let sink = try? LogSink(path: paths.log)
         LoggingSystem.bootstrap { label in

@@ -73,7 +73,7 @@ public final class TUIApp: @unchecked Sendable {
     /// owns the terminal (nil leaves fd 2 alone: tests of the loop).
     public init(source: any LibrarySource, sync: BackgroundSync?, status: StatusInfo, keys: [String: String],
                 services: TUIServices? = nil,
-                environment: [String: String] = ProcessInfo.processInfo.environment,
+                environment: [String: String],
                 inbox: MessageInbox = MessageInbox(), stderrLog: String? = nil) {
         self.source = source
         self.sync = sync

@@ -42,27 +42,33 @@ struct Root: Runnable {
         // Every file timbre makes — the cache's -wal and -shm included, which SQLite creates —
         // is the user's alone.
         umask(0o077)
+        // The process's environment is read here, once; everything below gets it from the invocation.
         let environment = ProcessInfo.processInfo.environment
-        // The log of the profile the arguments name. A bad name gets no log: `run` refuses it
-        // before anything could write one.
-        if let (_, profiled) = try? GlobalOptions.apply(Array(CommandLine.arguments.dropFirst()), environment: environment, shape: shape) {
-            TimbreLogging.bootstrap(paths: Paths.resolve(environment: profiled), environment: profiled)
+        let started = Invocation(console: .standard(environment: environment), environment: environment)
+        // The global options, applied once: the log of the profile they name, then the run. A bad
+        // name gets no log: `run` refuses it before anything could write one.
+        let applied = Result { try GlobalOptions.apply(Array(CommandLine.arguments.dropFirst()), to: started, shape: shape) }
+        if case .success((_, let profiled)) = applied {
+            TimbreLogging.bootstrap(paths: profiled.paths, environment: profiled.environment)
         }
-        let invocation = Invocation(console: .standard(environment: environment), environment: environment)
-        Foundation.exit(await run(Array(CommandLine.arguments.dropFirst()), invocation))
+        Foundation.exit(await run(applied: applied, console: started.console))
     }
 
     /// Parses `arguments`, runs the command, and turns every way it can end into an exit code —
     /// the one place that does. Usage errors exit 2 with ArgumentParser's help text; a
     /// `UserFacingError` prints its sentence and hint and exits with its own code.
     static func run(_ given: [String], _ started: Invocation) async -> Int32 {
-        let console = started.console
-        // The global options (`--profile`) first: every path, the log and the secrets follow them.
+        await run(applied: Result { try GlobalOptions.apply(given, to: started, shape: shape) }, console: started.console)
+    }
+
+    /// `applied`: the arguments without the global options (`--profile`) and the invocation they
+    /// describe — every path, the log and the secrets follow them —, or why they were refused.
+    private static func run(applied: Result<([String], Invocation), any Error>, console: Console) async -> Int32 {
         let arguments: [String], invocation: Invocation
         var replay: ReplayState?
         defer { replay?.discard() }
         do {
-            (arguments, invocation) = try GlobalOptions.apply(given, to: started, shape: shape)
+            (arguments, invocation) = try applied.get()
             // A replay works on a throwaway copy of the profile's state (README "Reporting a bug").
             if let (replayed, state) = try ReplayState.prepare(invocation) {
                 replay = state

@@ -6,7 +6,7 @@ import Testing
 @Suite struct EditJournalTests {
     func journal() throws -> (EditJournal, URL) {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("timbre-journal-\(UUID().uuidString)")
-        return (try EditJournal(path: dir.appendingPathComponent("data/timbre.sqlite").path), dir)
+        return (try UserData(path: dir.appendingPathComponent("data/timbre.sqlite").path).journal, dir)
     }
 
     func record(_ journal: EditJournal, _ n: Int) throws -> Int64 {

@@ -53,11 +53,12 @@ import TimbreCore
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("timbre-change-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("data/timbre.sqlite").path
-        let library = Library(folders: { try Folders(path: path) }, editor: { throw InvalidEdit(message: "no editor in this test", hint: nil) })
+        let userData = try UserData(path: path)
+        let library = Library(folders: { userData.folders }, editor: { throw InvalidEdit(message: "no editor in this test", hint: nil) })
         _ = try await library.perform(.folder(.add(playlistIDs: ["a"], to: "Road", createMissing: true)))
         await #expect(throws: Folders.Problem.self) { try await library.perform(.folder(.add(playlistIDs: ["b"], to: "Other", createMissing: false))) }
         _ = try await library.perform(.folder(.create("Other")), dryRun: true)
-        let folders = try Folders(path: path).list()
+        let folders = try userData.folders.list()
         #expect(folders.map(\.name) == ["Road"] && folders.first?.playlists == ["a"], "a dry run changes nothing")
         await #expect(throws: InvalidEdit.self) { try await library.perform(.undo()) }
     }

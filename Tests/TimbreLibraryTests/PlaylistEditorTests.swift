@@ -26,7 +26,7 @@ import TimbreNet
         let server = FakeSpotify(entries: entries)
         let cache = try LibraryCache.open(path: dir.appendingPathComponent("cache/library.sqlite").path, warn: { _ in })
         _ = try await SyncEngine(api: server, cache: cache, options: SyncOptions(playlists: [Self.id])).run()
-        return Setup(dir: dir, server: server, cache: cache, journal: try EditJournal(path: dir.appendingPathComponent("data/timbre.sqlite").path))
+        return Setup(dir: dir, server: server, cache: cache, journal: try UserData(path: dir.appendingPathComponent("data/timbre.sqlite").path).journal)
     }
 
     func cached(_ s: Setup) throws -> [String] { try s.cache.entries(of: .playlist(Self.id))?.map(\.uri) ?? [] }

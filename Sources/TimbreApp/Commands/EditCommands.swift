@@ -161,8 +161,9 @@ extension PlaylistEditCommand {
 }
 extension AppContext {
     /// The playlist editor over the live API, the cache and the journal: signed in, with the
-    /// scopes editing needs.
-    func editor(vault: CredentialVault? = nil, progress: (@Sendable (Int, Int) -> Void)? = nil) async throws -> PlaylistEditor {
+    /// scopes editing needs. `cache`: one the caller has open already (the interface's), else the
+    /// profile's is opened and verified.
+    func editor(vault: CredentialVault? = nil, cache: LibraryCache? = nil, progress: (@Sendable (Int, Int) -> Void)? = nil) async throws -> PlaylistEditor {
         let vault = vault ?? self.vault()
         guard try await vault.refreshToken() != nil else { throw AuthError.notSignedIn }
         let api = try spotify(vault: vault)
@@ -173,8 +174,8 @@ extension AppContext {
            !Set(["playlist-modify-public", "playlist-modify-private"]).isSubset(of: Set(scopes)) {
             throw MissingEditScopes()
         }
-        let cache = try LibraryCache.open(path: paths.cache, warn: console.warnings)
-        return PlaylistEditor(api: api, cache: cache, journal: try EditJournal(path: paths.data), progress: progress)
+        let cache = try cache ?? LibraryCache.open(path: paths.cache, warn: console.warnings)
+        return PlaylistEditor(api: api, cache: cache, journal: try userData.open().journal, progress: progress)
     }
 }
 
@@ -183,7 +184,7 @@ extension AppContext {
     /// given, an editor made on first need (a folder change needs no sign-in).
     func library(_ editor: PlaylistEditor? = nil) -> Library {
         let paths = self.paths
-        return Library(folders: { try Folders(path: paths.data) },
+        return Library(folders: { try userData.open().folders },
                        editor: { [self] in if let editor { return editor } else { return try await self.editor() } })
     }
 }

@@ -32,7 +32,7 @@ public struct FolderCommand: Sendable {
         case .add(let name, let refs): change = .add(playlistIDs: try Self.ids(refs, invocation), to: name, createMissing: false)
         case .remove(let name, let refs): change = .remove(playlistIDs: try Self.ids(refs, invocation), from: name)
         case .list(let json):
-            let all = try Folders(path: paths.data).list()
+            let all = try UserData(path: paths.data).folders.list()
             let names = try invocation.context().existingCache().map { cache in
                 Dictionary(try cache.playlists().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
             } ?? [:]
@@ -52,7 +52,8 @@ public struct FolderCommand: Sendable {
             return .success
         }
         // Local: no config.toml, no sign-in (the editor is made only for changes sent to Spotify).
-        let library = Library(folders: { try Folders(path: paths.data) }, editor: { try await invocation.context().editor() })
+        let userData = try UserData(path: paths.data)
+        let library = Library(folders: { userData.folders }, editor: { try await invocation.context().editor() })
         _ = try await library.perform(.folder(change))
         return .success
     }

@@ -39,7 +39,7 @@ public struct InterfaceCommand: Sendable {
             background = BackgroundSync(
                 run: { progress in try await sync.run(cache: cache, lockWait: .seconds(2), progress: progress) },
                 rateLimitWait: {
-                    guard let left = sync.executor.budget.remainingPause else { return nil }
+                    guard let left = sync.pacing.remainingPause() else { return nil }
                     return Int(left.components.seconds) + 1
                 })
         } else {
@@ -50,9 +50,14 @@ public struct InterfaceCommand: Sendable {
         let toInbox = InboxOutput(inbox: inbox)
         let quietConsole = Console(input: BufferInput(""), output: toInbox, errors: toInbox, stdinIsTTY: false, stdoutIsTTY: false,
                                    stderrIsTTY: false, environment: context.environment)
-        let quiet = AppContext(invocation: Invocation(console: quietConsole, environment: context.environment), paths: context.paths, config: context.config)
-        let services = InterfaceServices(context: quiet, makeEditor: { progress in try await quiet.editor(vault: vault, progress: progress) }).services()
-        let app = TUIApp(source: CacheLibrarySource(cache: cache, userID: session?.userID, folderPath: context.paths.data), sync: background, status: status,
+        // One cache and one user data for the whole interface: the editor gets the cache read
+        // here (no second pool, no whole-file check on the first edit), the folder list, folder
+        // edits and the journal share one queue.
+        let quiet = AppContext(invocation: Invocation(console: quietConsole, environment: context.environment), paths: context.paths,
+                               config: context.config, userData: context.userData)
+        let services = InterfaceServices(context: quiet, makeEditor: { progress in try await quiet.editor(vault: vault, cache: cache, progress: progress) })
+            .services()
+        let app = TUIApp(source: CacheLibrarySource(cache: cache, userID: session?.userID, userData: context.userData), sync: background, status: status,
                          keys: context.config.keys, services: services,
                          environment: context.environment, inbox: inbox, stderrLog: context.paths.log)
         try await app.run()

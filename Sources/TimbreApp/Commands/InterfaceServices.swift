@@ -39,8 +39,8 @@ actor InterfaceServices {
 
     /// The library the interface changes: the shared editor, and the folders.
     private var library: Library {
-        let paths = context.paths
-        return Library(folders: { try Folders(path: paths.data) }, editor: { try await self.sharedEditor() })
+        let userData = context.userData
+        return Library(folders: { try userData.open().folders }, editor: { try await self.sharedEditor() })
     }
 
     /// One edit: a change of the library goes through `Library.perform`, as the CLI's do; a file

@@ -57,7 +57,7 @@ public struct HistoryCommand: Sendable {
             if json { console.json(.array([])) } else { console.say("no edits yet") }
             return .success
         }
-        let entries = try EditJournal(path: context.paths.data).history(limit: limit)
+        let entries = try context.userData.open().journal.history(limit: limit)
         if json {
             console.json(.array(entries.map { entry in
                 .object([("id", .int(Int(entry.id))), ("at", .string(ClockText.iso(entry.at))), ("op", .string(entry.op)),

@@ -19,7 +19,7 @@ public struct PlaylistsCommand: Sendable {
         let playlists = try cache.playlists()
         if json {
             // Each with the local folder it is in (null: none).
-            let folders = FileManager.default.fileExists(atPath: context.paths.data) ? try Folders(path: context.paths.data).folderOfPlaylists() : [:]
+            let folders = try context.userData.existing()?.folders.folderOfPlaylists() ?? [:]
             console.json(.array(playlists.map { playlist in
                 guard case .object(let members) = playlist.json else { return playlist.json }
                 return .object(members + [("folder", .optional(folders[playlist.id]))])

@@ -28,7 +28,7 @@ public struct SyncCommand: Sendable {
         let sync = context.librarySync(api: try context.spotify(vault: vault))
         HeapTrim.keep(upTo: 4 << 20)
         let bar = ProgressBar(console: console, enabled: !quiet && !json && console.showsProgress)
-        let report = try await bar.showing(rateLimits: sync.executor.budget) { progress in
+        let report = try await bar.showing(rateLimits: sync.pacing.remainingPause) { progress in
             try await sync.run(options: options, lockWait: .seconds(10), progress: progress)
         }
         if json {

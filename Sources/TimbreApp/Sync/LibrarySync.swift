@@ -13,10 +13,10 @@ public struct LibrarySync: Sendable {
     /// The profile's journal: interrupted edits in it are finished before the sync reads anything
     /// (a cron `sync` is the likeliest command after a crash; storing a half-applied list would
     /// make it look finished).
-    var journalPath: String?
+    var userData: SharedUserData?
 
-    /// Requests sent and rate-limit pauses are the api's executor's.
-    public var executor: RequestExecutor { api.executor }
+    /// Requests sent and rate-limit pauses: the api's.
+    public var pacing: RequestPacing { api.pacing }
 
     /// `cache`: one the caller already has open (the interface reads it while this writes);
     /// otherwise the cache is opened — and verified, migrated if needed — under the lock.
@@ -40,8 +40,7 @@ public struct LibrarySync: Sendable {
     /// good, ended as failed), with a warning line for each. One that cannot be finished now (the
     /// network) stays interrupted and the sync goes on; signing in or trust problems end the run.
     private func finishInterruptedEdits(cache: LibraryCache) async throws {
-        guard let journalPath, FileManager.default.fileExists(atPath: journalPath) else { return }
-        let journal = try EditJournal(path: journalPath)
+        guard let journal = try userData?.existing()?.journal else { return }
         guard try !journal.running().isEmpty else { return }
         let editor = PlaylistEditor(api: api, cache: cache, journal: journal)
         do {

@@ -24,7 +24,7 @@ public enum Browser {
     }
 
     /// Starts the browser and does not wait for it. Returns false when none could be started.
-    public static func open(_ url: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
+    public static func open(_ url: String, environment: [String: String]) -> Bool {
         guard let command = command(for: url, environment: environment) else { return false }
         // Not `Process`: the browser would inherit the task pool's blocked signals (see `Spawn`).
         guard let pid = try? Spawn.start(command, environment: Spawn.childEnvironment(environment)) else { return false }
@@ -32,7 +32,7 @@ public enum Browser {
         return true
     }
 
-    public static func which(_ name: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+    public static func which(_ name: String, environment: [String: String]) -> String? {
         for dir in (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
             let candidate = "\(dir)/\(name)"
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }

@@ -66,24 +66,12 @@ public final class EditJournal: Sendable {
     public let path: String
     private let queue: DatabaseQueue
 
-    public init(path: String) throws {
-        self.path = path
-        let directory = (path as NSString).deletingLastPathComponent
-        if !directory.isEmpty { try CacheError.createFolder(directory) }
-        try LibraryCache.requireOwnFiles(path, sideFiles: ["-wal", "-shm", "-journal"])
-        do {
-            var configuration = Configuration()
-            configuration.busyMode = .timeout(10)
-            configuration.label = "timbre.journal"
-            queue = try DatabaseQueue(path: path, configuration: configuration)
-            try UserDataSchema.migrator.migrate(queue)
-            for file in [path, path + "-wal", path + "-shm", path + "-journal"] { FilePermissions.makePrivate(file) }
-        } catch {
-            throw CacheError.cannotOpen(path: path, detail: "\(error)")
-        }
+    /// The journal in `data`, on its queue.
+    public init(_ data: UserData) {
+        path = data.path
+        queue = data.queue
     }
 
-    /// Migrations are history: a shipped one is never edited; a new schema is a new migration.
     // MARK: Writing
 
     /// Records a new edit about to be applied; a new edit ends every undone edit's chance of a redo.

@@ -48,10 +48,4 @@ public enum EntryWrite: Equatable, Sendable, Codable {
         }
         return true
     }
-
-    /// Whether sending it twice would do something else than sending it once.
-    public var isRepeatable: Bool {
-        if case .removeEvery = self { return true }
-        return false
-    }
 }

@@ -37,10 +37,10 @@ public final class PlaylistEditor: Sendable {
     func operation(_ body: () async throws -> EditOutcome) async throws -> EditOutcome {
         let lock = try await SyncLock.acquire(cachePath: cache.path, wait: lockWait)
         defer { lock.release() }
-        let sentBefore = api.executor.requestsSent
+        let sentBefore = api.pacing.requestsSent()
         let notes = try await finishInterruptedLocked()
         var outcome = try await body()
-        outcome.requests = api.executor.requestsSent - sentBefore
+        outcome.requests = api.pacing.requestsSent() - sentBefore
         outcome.warnings = notes + outcome.warnings
         return outcome
     }

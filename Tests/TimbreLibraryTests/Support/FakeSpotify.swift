@@ -29,7 +29,6 @@ final class FakeSpotify: SpotifyAPI, @unchecked Sendable {
 
     static let playlistID = "0123456789abcdefABCDEF"
     let state: Locked<State>
-    let executor = RequestExecutor(transport: Unreachable())
 
     init(entries: [String]) { state = Locked(State(entries: entries)) }
 
@@ -146,10 +145,5 @@ final class FakeSpotify: SpotifyAPI, @unchecked Sendable {
             if kv.count == 2 { result[kv[0]] = kv[1] }
         }
         return result
-    }
-
-    /// A transport for an API that answers by itself: reaching it is a test bug.
-    struct Unreachable: HTTPTransport {
-        func send(_ request: HTTPRequest) async throws -> HTTPResponse { throw TransportError.invalidRequest("a fake API sends nothing") }
     }
 }

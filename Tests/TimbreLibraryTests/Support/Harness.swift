@@ -53,12 +53,12 @@ enum HarnessError: Error { case badURL(String) }
 /// A sandbox, a signed-in client over the real pinned transport, and a cache in a temp folder.
 final class Harness: @unchecked Sendable {
     let sandbox: SandboxProcess
-    let api: LiveSpotifyAPI
+    let api: AuthorizedClient
     let dir: TempDir
     let cache: LibraryCache
     var cachePath: String { dir.path("cache/library.sqlite") }
 
-    private init(sandbox: SandboxProcess, api: LiveSpotifyAPI, dir: TempDir, cache: LibraryCache) {
+    private init(sandbox: SandboxProcess, api: AuthorizedClient, dir: TempDir, cache: LibraryCache) {
         self.sandbox = sandbox
         self.api = api
         self.dir = dir
@@ -92,7 +92,7 @@ final class Harness: @unchecked Sendable {
                                   session: Session(accessToken: access, expiresAt: Date().addingTimeInterval(3000), scopes: []))
         let dir = try TempDir()
         let cache = try LibraryCache.open(path: dir.path("cache/library.sqlite"), warn: { _ in })
-        return Harness(sandbox: sandbox, api: LiveSpotifyAPI(client: AuthorizedClient(executor: executor, tokens: tokens, apiURL: apiURL)), dir: dir, cache: cache)
+        return Harness(sandbox: sandbox, api: AuthorizedClient(executor: executor, tokens: tokens, apiURL: apiURL), dir: dir, cache: cache)
     }
 
     func sync(_ options: SyncOptions = SyncOptions()) async throws -> SyncReport {

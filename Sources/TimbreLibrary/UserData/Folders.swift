@@ -21,18 +21,10 @@ public final class Folders: Sendable {
     private let queue: DatabaseQueue
     public let path: String
 
-    public init(path: String) throws {
-        self.path = path
-        let directory = (path as NSString).deletingLastPathComponent
-        if !directory.isEmpty { try CacheError.createFolder(directory) }
-        try LibraryCache.requireOwnFiles(path, sideFiles: ["-wal", "-shm", "-journal"])
-        do {
-            queue = try DatabaseQueue(path: path)
-            try UserDataSchema.migrator.migrate(queue)
-            for file in [path, path + "-journal"] { FilePermissions.makePrivate(file) }
-        } catch {
-            throw CacheError.cannotOpen(path: path, detail: "\(error)")
-        }
+    /// The folders in `data`, on its queue.
+    public init(_ data: UserData) {
+        path = data.path
+        queue = data.queue
     }
 
     public func list() throws -> [Folder] {

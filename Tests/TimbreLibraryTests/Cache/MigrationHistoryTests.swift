@@ -61,7 +61,8 @@ import TimbreCore
     }
 
     /// v5 → v6: a cache with items and no search index gets one row per stored list, filled by
-    /// the migration, and searching it gives the scan's answers without scanning any list.
+    /// the migration's follow-up (`CacheSchema.followUps`, outside the fingerprinted history),
+    /// and searching it gives the scan's answers without scanning any list.
     @Test func v6IndexesEveryStoredListForSearch() async throws {
         let dir = try TempDir()
         let path = dir.path("library.sqlite")

@@ -66,7 +66,7 @@ public final class LibraryCache: Sendable {
         // (an existing file keeps its page size).
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA cell_size_check = ON; PRAGMA page_size = 8192") }
         let pool = try DatabasePool(path: path, configuration: configuration)
-        try CacheSchema.migrator.migrate(pool)
+        try CacheSchema.migrate(pool)
         // SQLite made -wal and -shm with the umask's mode before this chmod; later opens copy the
         // main file's mode, but this process keeps using the ones it has.
         for file in [path, path + "-wal", path + "-shm"] { FilePermissions.makePrivate(file) }

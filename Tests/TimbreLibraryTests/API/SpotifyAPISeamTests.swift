@@ -7,7 +7,6 @@ import TimbreNet
 /// A `SpotifyAPI` that answers from a script: the sync's logic against the seam, with a real
 /// SQLite file and no server (the integration suites run the same engine against the sandbox).
 final class ScriptedAPI: SpotifyAPI, @unchecked Sendable {
-    let executor = RequestExecutor(transport: FakeSpotify.Unreachable())
     let answers: Locked<[String: String]>
     let asked = Locked<[String]>([])
 

@@ -62,8 +62,8 @@ public final class SyncEngine: Sendable {
         let totalWork = Locked(0)
 
         init(api: any SpotifyAPI, stored: [String: StoredState], wantsLiked: Bool) {
-            sentBefore = api.executor.requestsSent
-            waitedBefore = api.executor.budget.waited
+            sentBefore = api.pacing.requestsSent()
+            waitedBefore = api.pacing.rateLimitWaited()
             fetcher = Fetcher(api: api, state: Locked(RunState()))
             self.stored = stored
             self.wantsLiked = wantsLiked
@@ -211,9 +211,9 @@ public final class SyncEngine: Sendable {
         let report = SyncReport(status: status, checked: listing.playlists.count + listing.failed, updated: tally.updated,
                                 unchanged: tally.unchanged, failed: failed, removed: listing.removed, likedUpdated: likedUpdated,
                                 likedCount: (try? cache.playlist(.liked))?.trackCount ?? 0, itemsWritten: itemsWritten,
-                                requests: api.executor.requestsSent - run.sentBefore, warnings: run.warnings.current,
+                                requests: api.pacing.requestsSent() - run.sentBefore, warnings: run.warnings.current,
                                 durationMS: Self.milliseconds(ContinuousClock.now - run.clock),
-                                rateLimitedMS: Self.milliseconds(api.executor.budget.waited - run.waitedBefore))
+                                rateLimitedMS: Self.milliseconds(api.pacing.rateLimitWaited() - run.waitedBefore))
         try await cache.recordRun(startedAt: run.started, report: report)
         let total = run.totalWork.current
         progress(SyncProgress(phase: .finished, description: "done", done: total, total: total))

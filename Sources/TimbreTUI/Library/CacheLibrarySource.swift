@@ -7,14 +7,14 @@ public struct CacheLibrarySource: LibrarySource {
     let cache: LibraryCache
     /// The signed-in user's id: their playlists and collaborative ones are editable (nil: none is).
     let userID: String?
-    /// The user-data database (folders): opened once it exists (the first edit or folder creates it).
-    let folderPath: String?
-    private let folderStore = Locked<Folders?>(nil)
+    /// The user-data database (folders), shared with the interface's edits: read once it exists
+    /// (the first edit or folder creates it).
+    let userData: SharedUserData?
 
-    public init(cache: LibraryCache, userID: String? = nil, folderPath: String? = nil) {
+    public init(cache: LibraryCache, userID: String? = nil, userData: SharedUserData? = nil) {
         self.cache = cache
         self.userID = userID
-        self.folderPath = folderPath
+        self.userData = userData
     }
 
     /// A playlist is locked when it is known to be someone else's and not collaborative. Who the
@@ -32,12 +32,8 @@ public struct CacheLibrarySource: LibrarySource {
     }
 
     public func folders() throws -> [FolderRow] {
-        guard let folderPath else { return [] }
-        let store = try folderStore.withLock { store -> Folders? in
-            if store == nil, FileManager.default.fileExists(atPath: folderPath) { store = try Folders(path: folderPath) }
-            return store
-        }
-        return try store?.list().map { FolderRow(name: $0.name, expanded: $0.expanded, playlists: $0.playlists) } ?? []
+        guard let folders = try userData?.existing()?.folders else { return [] }
+        return try folders.list().map { FolderRow(name: $0.name, expanded: $0.expanded, playlists: $0.playlists) }
     }
 
     /// A malformed id is refused with an error naming it (it used to open Liked Songs instead).

@@ -7,8 +7,15 @@ enum CacheSchema {
     struct Migration {
         let identifier: String
         let sql: String
-        /// Run after `sql` in the same transaction: filling what SQL alone cannot compute.
-        var fill: (@Sendable (Database) throws -> Void)? = nil
+    }
+
+    /// What SQL alone cannot compute, done after the history has brought a file up to date and
+    /// only when the migration it follows was applied by this open: never inside a migration, so a
+    /// shipped migration (and its fingerprint) never depends on today's code.
+    struct FollowUp {
+        /// The migration whose tables this fills.
+        let after: String
+        let run: @Sendable (Database) throws -> Void
     }
 
     static let migrations: [Migration] = [
@@ -148,7 +155,7 @@ enum CacheSchema {
             """),
         // `F` folded and matched every item of the cache on each query (~85 ms for 200,000). Each
         // list now keeps its items' folded text in one row (`SearchIndex`), written with its items;
-        // the triggers drop it with them. The fill indexes every list already stored.
+        // the triggers drop it with them. Its follow-up indexes every list already stored.
         Migration(identifier: "v6: a folded-text index of each list for search", sql: """
             CREATE TABLE item_search (
                 list INTEGER PRIMARY KEY,
@@ -166,7 +173,7 @@ enum CacheSchema {
                 WHEN old.items_key IS NOT NULL AND old.items_key IS NOT new.items_key BEGIN
                 DELETE FROM item_search WHERE list = old.items_key;
             END;
-            """, fill: { db in try SearchIndex.refresh(db) }),
+            """),
         // `export` writes Exportify's 19 columns; these are the ones the items pages can carry at
         // no extra request. `artist_ids`: the artists' ids joined by `,`, one per name in
         // `artists`. Forgetting every snapshot and fingerprint makes the next sync fill them.
@@ -181,14 +188,29 @@ enum CacheSchema {
             """),
     ]
 
+    static let followUps: [FollowUp] = [
+        // v6: every list already stored gets its row of the search index (a list the follow-up
+        // misses — the process stopped in between — is indexed at the end of the next sync).
+        FollowUp(after: "v6: a folded-text index of each list for search", run: { db in try SearchIndex.refresh(db) }),
+    ]
+
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         for migration in migrations {
-            migrator.registerMigration(migration.identifier) { db in
-                try db.execute(sql: migration.sql)
-                try migration.fill?(db)
-            }
+            migrator.registerMigration(migration.identifier) { db in try db.execute(sql: migration.sql) }
         }
         return migrator
+    }
+
+    /// Brings `writer` up to date: the migrations it lacks, then the follow-ups of those.
+    static func migrate(_ writer: some DatabaseWriter) throws {
+        let migrator = self.migrator
+        let applied = try writer.read { db in try migrator.appliedIdentifiers(db) }
+        try migrator.migrate(writer)
+        let due = followUps.filter { !applied.contains($0.after) }
+        guard !due.isEmpty else { return }
+        try writer.write { db in
+            for followUp in due { try followUp.run(db) }
+        }
     }
 }

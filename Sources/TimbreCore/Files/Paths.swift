@@ -25,7 +25,7 @@ public struct Paths: Sendable, Equatable, Codable {
     /// for the profile `TIMBRE_PROFILE` names. `Root.run` has refused an invalid name before
     /// anything gets here; should one slip through, `ProfileName.folder` still keeps it inside
     /// timbre's folders.
-    public static func resolve(environment env: [String: String] = ProcessInfo.processInfo.environment) -> Paths {
+    public static func resolve(environment env: [String: String]) -> Paths {
         resolve(environment: env, profile: ProfileName.text(in: env))
     }
 

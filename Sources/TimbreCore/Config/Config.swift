@@ -98,7 +98,7 @@ public struct Config: Sendable, Equatable {
 
     /// Reads the config file at `paths.config` (a missing file is an empty config) and applies the
     /// environment overrides.
-    public static func load(paths: Paths, environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigError) -> Config {
+    public static func load(paths: Paths, environment: [String: String]) throws(ConfigError) -> Config {
         var config: Config
         // What is checked is the file actually opened, links followed, and every folder on the way.
         if let text = try FilePermissions.readTrustedConfig(paths.config) {

@@ -5,8 +5,8 @@ import TimbreLibrary
 /// The one place a key or a `Command` becomes a state change plus the effects the app loop runs.
 extension TUIState {
     /// What a command needs beyond the state change: reading the cache, the background sync, the
-    /// terminal, quitting. `TUIApp` runs these in order and nothing else; edits to the library
-    /// will be effects too.
+    /// terminal, an edit (through `TUIServices`), quitting. `TUIApp` runs these in order and
+    /// nothing else.
     public enum Effect: Sendable, Equatable {
         /// Read the playlist's tracks into `setTracks`; for a search hit, then `focusTrack(at:)`
         /// the row at that position.

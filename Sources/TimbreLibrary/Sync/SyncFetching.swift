@@ -65,8 +65,8 @@ struct Fetcher: Sendable {
                 return try decode(response.body)
             } catch {
                 attempts += 1
-                guard attempts <= api.executor.policy.maxRetries else { throw MalformedResponse(path: Self.describe(path), attempts: attempts) }
-                try await api.executor.backOff(attempt: attempts - 1)
+                guard attempts <= api.pacing.maxRetries else { throw MalformedResponse(path: Self.describe(path), attempts: attempts) }
+                try await api.pacing.backOff(attempts - 1)
             }
         }
     }
@@ -174,7 +174,7 @@ struct Fetcher: Sendable {
 
     /// Page requests of one list in flight at once: enough to keep every slot of the rate budget
     /// busy, and no more — a `total` of five billion must not become a task per page.
-    var workers: Int { api.executor.budget.maxConcurrent }
+    var workers: Int { api.pacing.maxConcurrent }
 
     /// `fetch` for every offset, keyed by offset, by at most `workers` tasks that take the next
     /// offset as they finish one. Each result is kept as its task ends; the first error cancels
