@@ -53,7 +53,8 @@ let package = Package(
             dependencies: ["TimbreApp", "TimbreCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
 
-        .executableTarget(name: "TimbreBench", dependencies: ["TimbreTUI", "TimbreLibrary", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        .executableTarget(
+            name: "TimbreBench", dependencies: ["TimbreTUI", "TimbreLibrary", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         // The sandbox: deterministic Spotify-like data, certificates, and the server.
         .target(name: "SandboxCore", dependencies: ["COpenSSL"]),

@@ -96,9 +96,10 @@ public struct AppContext: Sendable {
     /// The demo profile's secrets: a sandbox account's, in the profile's credentials file (0600)
     /// where every `timbre --profile demo …` finds them; never the keyring, no environment token.
     func demoVault(warnings: (@Sendable (String) -> Void)? = nil) -> CredentialVault {
-        CredentialVault(profile: profile, refreshTier: .high, environment: nil, keyring: MemorySecretStore(),
-                        file: FileSecretStore(path: paths.credentials, warn: { _ in }), insecureStorage: true,
-                        warnings: warnings ?? console.warnings)
+        CredentialVault(
+            profile: profile, refreshTier: .high, environment: nil, keyring: MemorySecretStore(),
+            file: FileSecretStore(path: paths.credentials, warn: { _ in }), insecureStorage: true,
+            warnings: warnings ?? console.warnings)
     }
 
     public func clientID(redirectPort: Int) throws -> String {

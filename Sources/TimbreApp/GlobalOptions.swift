@@ -16,8 +16,10 @@ public enum GlobalOptions {
 
     /// The arguments without the global options, and the invocation they describe: `--profile`
     /// wins over `TIMBRE_PROFILE` (and `timbre demo` over both). Everything after `--` is left alone.
-    public static func apply(_ arguments: [String], to invocation: Invocation,
-                             shape: @Sendable () -> CommandShape? = { nil }) throws -> ([String], Invocation) {
+    public static func apply(
+        _ arguments: [String], to invocation: Invocation,
+        shape: @Sendable () -> CommandShape? = { nil }
+    ) throws -> ([String], Invocation) {
         let (rest, environment) = try apply(arguments, environment: invocation.environment, shape: shape)
         return (rest, Invocation(console: invocation.console, environment: environment))
     }
@@ -25,8 +27,10 @@ public enum GlobalOptions {
     /// `shape` tells which options of which command take a value (asked only when `--profile`
     /// appears at all): a word that is another option's value (`--description "--profile=work"`)
     /// is that value, never a global option.
-    public static func apply(_ arguments: [String], environment: [String: String],
-                             shape: @Sendable () -> CommandShape? = { nil }) throws -> ([String], [String: String]) {
+    public static func apply(
+        _ arguments: [String], environment: [String: String],
+        shape: @Sendable () -> CommandShape? = { nil }
+    ) throws -> ([String], [String: String]) {
         var rest: [String] = []
         var flag: String?
         var node = arguments.contains(where: { $0 == "--profile" || $0.hasPrefix("--profile=") }) ? shape() : nil
@@ -74,8 +78,9 @@ public enum GlobalOptions {
         // `timbre demo` always runs in its own profile: from the first line of the log on.
         if rest.first == "demo" { environment["TIMBRE_PROFILE"] = DemoCommand.profileName }
         if ExchangeLog.directory(environment, "TIMBRE_RECORD") != nil, ExchangeLog.directory(environment, "TIMBRE_REPLAY") != nil {
-            throw UsageError(message: "TIMBRE_RECORD and TIMBRE_REPLAY cannot be used together",
-                             hint: "record a session with TIMBRE_RECORD=DIR, then replay it with TIMBRE_REPLAY=DIR in another run")
+            throw UsageError(
+                message: "TIMBRE_RECORD and TIMBRE_REPLAY cannot be used together",
+                hint: "record a session with TIMBRE_RECORD=DIR, then replay it with TIMBRE_REPLAY=DIR in another run")
         }
         // A replay folder that cannot answer anything is said at once, not as a failed request.
         if let replay = ExchangeLog.directory(environment, "TIMBRE_REPLAY") { try ReplayTransport.checkFolder(replay) }
@@ -98,7 +103,8 @@ public struct CommandShape: Sendable, Equatable {
     /// From ArgumentParser's description of the commands (`_dumpHelp()`, ToolInfo v0 JSON).
     public init?(toolInfo json: String) {
         guard let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any],
-              let command = object["command"] as? [String: Any] else { return nil }
+            let command = object["command"] as? [String: Any]
+        else { return nil }
         self.init(command: command)
     }
 

@@ -38,9 +38,10 @@ extension AppContext {
     /// this run's memory — a replay never reads or writes the keyring or the credentials file, so
     /// the redacted tokens it is answered with cannot replace a real sign-in.
     func replayVault(warnings: (@Sendable (String) -> Void)? = nil) -> CredentialVault {
-        CredentialVault(profile: profile, refreshTier: .high,
-                        environment: EnvironmentSecretStore(environment: [EnvironmentSecretStore.variable: ExchangeLog.placeholder]),
-                        keyring: MemorySecretStore(), file: MemorySecretStore(), insecureStorage: false, warnings: warnings ?? console.warnings)
+        CredentialVault(
+            profile: profile, refreshTier: .high,
+            environment: EnvironmentSecretStore(environment: [EnvironmentSecretStore.variable: ExchangeLog.placeholder]),
+            keyring: MemorySecretStore(), file: MemorySecretStore(), insecureStorage: false, warnings: warnings ?? console.warnings)
     }
 }
 
@@ -60,7 +61,8 @@ public final class ReplayState: Sendable {
         let real = invocation.paths
         var template = Array((NSTemporaryDirectory() + "/timbre-replay-XXXXXX").utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ buffer in buffer.baseAddress.flatMap { mkdtemp($0) } }) else {
-            throw ReplayError.unreadable(directory: replay.path, detail: "no temporary folder for the replay's copy of the profile's state (\(String(cString: strerror(errno))))")
+            throw ReplayError.unreadable(
+                directory: replay.path, detail: "no temporary folder for the replay's copy of the profile's state (\(String(cString: strerror(errno))))")
         }
         let state = ReplayState(folder: String(cString: made))
         var environment = invocation.environment
@@ -74,10 +76,12 @@ public final class ReplayState: Sendable {
             try state.copy(RemotePinStore(path: real.remotePins).floorPath, to: RemotePinStore(path: copy.remotePins).floorPath, sideFiles: [])
         } catch {
             state.discard()
-            throw ReplayError.unreadable(directory: replay.path, detail: "the profile's state could not be copied for the replay: \(error.localizedDescription)")
+            throw ReplayError.unreadable(
+                directory: replay.path, detail: "the profile's state could not be copied for the replay: \(error.localizedDescription)")
         }
-        invocation.console.warning("replaying \(replay.path): this run works on a throwaway copy of the profile's cache and journal, "
-            + "removed when it ends — nothing it does changes the profile's own files")
+        invocation.console.warning(
+            "replaying \(replay.path): this run works on a throwaway copy of the profile's cache and journal, "
+                + "removed when it ends — nothing it does changes the profile's own files")
         return (Invocation(console: invocation.console, environment: environment), state)
     }
 

@@ -41,7 +41,10 @@ extension AppContext {
             }
             return .found(bytes: secret.withUnsafeBytes { Array($0) }, origin: "the keyring")
         } catch {
-            return .missing(note: "\(Self.clientCertPasswordVariable) is unset and the keyring could not be read: \(error.message.trimmingCharacters(in: CharacterSet(charactersIn: ".")))")
+            return .missing(
+                note:
+                    "\(Self.clientCertPasswordVariable) is unset and the keyring could not be read: \(error.message.trimmingCharacters(in: CharacterSet(charactersIn: ".")))"
+            )
         }
     }
 }

@@ -29,10 +29,14 @@ enum EditBudgets {
             for run in 0..<runs {
                 let start = (run + 1) * (size / (runs + 1))
                 let length = copies / runs + (run < copies % runs ? 1 : 0)
-                for offset in 0..<length { list[start + offset] = target; placed += 1 }
+                for offset in 0..<length {
+                    list[start + offset] = target
+                    placed += 1
+                }
             }
             let plan = try EntryEdit.remove(positions: [0]).plan(on: list)
-            row("remove 1 of \(placed + 1) copies (\(placed) kept in \(runs) \(runs == 1 ? "run" : "runs")), \(size) entries", plan.writes.count,
+            row(
+                "remove 1 of \(placed + 1) copies (\(placed) kept in \(runs) \(runs == 1 ? "run" : "runs")), \(size) entries", plan.writes.count,
                 "1 + runs = \(1 + runs)", (size - 1 + 99) / 100)
             let undo = try EntryEdit.remove(positions: [0]).inverse(before: list).plan(on: plan.result)
             row("undo of that removal", undo.writes.count, "≤ the edit's \(plan.writes.count)", (size + 99) / 100)
@@ -42,7 +46,7 @@ enum EditBudgets {
         }
         for n in [100, 2_500, 10_000] {
             var order = Array(0..<n)
-            var generator = SeededGenerator(state: UInt64(n)) // the same table on every run
+            var generator = SeededGenerator(state: UInt64(n))  // the same table on every run
             order.shuffle(using: &generator)
             let plan = try EntryEdit.permute(order: order).plan(on: uris(n, distinct: n))
             row("shuffle \(n) entries, --rewrite (every date reset)", plan.writes.count, "ceil(n/100) = \((n + 99) / 100)", n - 1)
@@ -58,7 +62,8 @@ enum EditBudgets {
         let duplicates = list.indices.filter { !seen.insert(list[$0]).inserted }
         let dedupe = try EntryEdit.remove(positions: duplicates).plan(on: list)
         row("dedupe 10,000 entries, \(duplicates.count) duplicates (5 %)", dedupe.writes.count, "1 per 100 tracks + 1 per run kept", 100)
-        row("import 1,000 rows with URIs (0 searches)", try EntryEdit.insert(uris: uris(1_000, distinct: 1_000), position: 0).plan(on: []).writes.count,
+        row(
+            "import 1,000 rows with URIs (0 searches)", try EntryEdit.insert(uris: uris(1_000, distinct: 1_000), position: 0).plan(on: []).writes.count,
             "≤ 10", 1_000)
         let moved = try EntryEdit.move(start: 2_000, length: 500, to: 0).plan(on: uris(2_500, distinct: 2_500))
         row("move 500 of 2,500 entries", moved.writes.count, "1", 25)

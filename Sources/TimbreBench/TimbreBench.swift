@@ -69,7 +69,8 @@ struct TimbreBench: ParsableCommand {
             source = src
             openedCache = libraryCache
         }
-        out.add("first_frame_ms", samples: firstFrame, note: "open cache + playlists + Liked Songs (\(state.tracks.count) rows) + Screen.render \(columns)x\(rows)")
+        out.add(
+            "first_frame_ms", samples: firstFrame, note: "open cache + playlists + Liked Songs (\(state.tracks.count) rows) + Screen.render \(columns)x\(rows)")
         out.memory("after_first_frame")
 
         // 2. The biggest playlist: open it (load + sort + render).
@@ -95,8 +96,9 @@ struct TimbreBench: ParsableCommand {
         bigState.setTracks(bigRows, of: big.id)
         bigState.apply(.focus(.tracks))
         let queries = filterQueries.split(separator: ",").map(String.init)
-        out.add("filter_largest_keystroke_ms", samples: keystrokes(&bigState, queries: queries, rounds: max(1, iterations / 2)),
-                note: "\(bigRows.count) rows; type + Screen.render per key; queries \(queries)")
+        out.add(
+            "filter_largest_keystroke_ms", samples: keystrokes(&bigState, queries: queries, rounds: max(1, iterations / 2)),
+            note: "\(bigRows.count) rows; type + Screen.render per key; queries \(queries)")
 
         // 4. Sort the largest playlist by title (the `s` key), then back to position.
         var sortSamples: [Double] = []
@@ -129,10 +131,12 @@ struct TimbreBench: ParsableCommand {
                 var p = state
                 t = ContinuousClock.now
                 let scanned = try openedCache.searchByScan(SearchText.foldedBytes(query), limit: 1000).map {
-                    TUIState.SearchHit(playlistID: $0.playlistID, playlistName: $0.playlistName,
-                                       track: EntryRow(position: $0.item.position, title: $0.item.name, artist: $0.item.artists.joined(separator: ", "),
-                                                       album: $0.item.album ?? "", durationMS: $0.item.durationMS, addedAt: $0.item.addedAt,
-                                                       uri: $0.item.uri, year: $0.item.year))
+                    TUIState.SearchHit(
+                        playlistID: $0.playlistID, playlistName: $0.playlistName,
+                        track: EntryRow(
+                            position: $0.item.position, title: $0.item.name, artist: $0.item.artists.joined(separator: ", "),
+                            album: $0.item.album ?? "", durationMS: $0.item.durationMS, addedAt: $0.item.addedAt,
+                            uri: $0.item.uri, year: $0.item.year))
                 }
                 p.showSearchResults(scanned, query: query)
                 _ = Screen.render(p, rows: rows, columns: columns)
@@ -166,8 +170,9 @@ struct TimbreBench: ParsableCommand {
             let setAll = ms(since: t)
             allState.apply(.focus(.tracks))
             out.add("set_all_items_ms", samples: [setAll], note: "setTracks with \(merged.count) rows")
-            out.add("filter_all_keystroke_ms", samples: keystrokes(&allState, queries: Array(queries.prefix(3)), rounds: 1),
-                    note: "\(merged.count) rows; type + Screen.render per key")
+            out.add(
+                "filter_all_keystroke_ms", samples: keystrokes(&allState, queries: Array(queries.prefix(3)), rounds: 1),
+                note: "\(merged.count) rows; type + Screen.render per key")
             out.memory("after_all_items_list")
         }
         out.memory("end")
@@ -217,7 +222,9 @@ struct Report {
         }
         let median = sorted.isEmpty ? 0 : (sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2)
         let f = { (x: Double) in String(format: "%.3f", x) }
-        lines.append("\"\(name)\": {\"median\": \(f(median)), \"p50\": \(f(pct(0.5))), \"p95\": \(f(pct(0.95))), \"max\": \(f(sorted.last ?? 0)), \"n\": \(sorted.count), \"note\": \(quote(note))}")
+        lines.append(
+            "\"\(name)\": {\"median\": \(f(median)), \"p50\": \(f(pct(0.5))), \"p95\": \(f(pct(0.95))), \"max\": \(f(sorted.last ?? 0)), \"n\": \(sorted.count), \"note\": \(quote(note))}"
+        )
         FileHandle.standardError.write(Data("\(name): median \(f(median)) ms, p95 \(f(pct(0.95))) ms, n \(sorted.count) — \(note)\n".utf8))
     }
 

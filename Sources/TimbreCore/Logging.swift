@@ -25,7 +25,8 @@ public struct FileLogHandler: LogHandler {
         if let explicit = event.metadata { merged.merge(explicit) { _, new in new } }
         let level = event.level
         let message = event.message
-        let meta = merged.isEmpty ? "" : " " + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\(TerminalText.sanitize("\($0.value)"))" }.joined(separator: " ")
+        let meta =
+            merged.isEmpty ? "" : " " + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\(TerminalText.sanitize("\($0.value)"))" }.joined(separator: " ")
         let stamp = ClockText.iso(Date(), milliseconds: true)
         sink.write(Redactor.redact("\(stamp) \(level) \(label): \(message)\(meta)") + "\n")
     }

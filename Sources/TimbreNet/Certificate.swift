@@ -26,7 +26,7 @@ public final class Certificate: @unchecked Sendable {
                 result.append(Certificate(owning: cert))
             }
         }
-        ERR_clear_error() // the loop ends on an expected "no start line"
+        ERR_clear_error()  // the loop ends on an expected "no start line"
         guard !result.isEmpty else { throw CertificateError.noCertificates }
         return result
     }

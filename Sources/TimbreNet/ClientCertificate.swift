@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import COpenSSL
 import Foundation
 import TimbreCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The PKCS#12 password as the composition root found it, or why there is none. Asked for only
 /// when the file turns out to need one.

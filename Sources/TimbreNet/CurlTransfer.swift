@@ -23,8 +23,10 @@ final class CurlTransfer: @unchecked Sendable {
     private var body = Data()
     private var tooLarge = false
 
-    init(request: HTTPRequest, host: String, kind: Kind, verification: TLSVerification, settings: TransportSettings,
-         continuation: CheckedContinuation<HTTPResponse, any Error>) {
+    init(
+        request: HTTPRequest, host: String, kind: Kind, verification: TLSVerification, settings: TransportSettings,
+        continuation: CheckedContinuation<HTTPResponse, any Error>
+    ) {
         self.request = request
         self.host = host
         self.kind = kind
@@ -96,11 +98,14 @@ final class CurlTransfer: @unchecked Sendable {
         codes.append(tcurl_set_string(easy, CURLOPT_NOPROXY, settings.proxy?.noProxy ?? ""))
         // A resumed TLS session skips certificate verification, and with it the pin check.
         codes.append(tcurl_set_long(easy, CURLOPT_SSL_SESSIONID_CACHE, 0))
-        codes.append(tcurl_set_ssl_ctx_callback(easy, { _, sslContext, userdata in
-            guard let sslContext, let userdata else { return CURLE_SSL_CERTPROBLEM }
-            TLSVerification.installVerifyCallback(sslContext: sslContext, verification: userdata)
-            return CURLE_OK
-        }))
+        codes.append(
+            tcurl_set_ssl_ctx_callback(
+                easy,
+                { _, sslContext, userdata in
+                    guard let sslContext, let userdata else { return CURLE_SSL_CERTPROBLEM }
+                    TLSVerification.installVerifyCallback(sslContext: sslContext, verification: userdata)
+                    return CURLE_OK
+                }))
         codes.append(tcurl_set_pointer(easy, CURLOPT_SSL_CTX_DATA, verificationPointer))
 
         if kind == .connectOnly {
@@ -118,17 +123,23 @@ final class CurlTransfer: @unchecked Sendable {
             }
             headerList = list
             codes.append(tcurl_set_slist(easy, CURLOPT_HTTPHEADER, list))
-            codes.append(tcurl_set_data_callback(easy, CURLOPT_WRITEFUNCTION, { pointer, size, count, userdata in
-                guard let userdata else { return 0 }
-                let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
-                return transfer.receiveBody(pointer, size * count)
-            }))
+            codes.append(
+                tcurl_set_data_callback(
+                    easy, CURLOPT_WRITEFUNCTION,
+                    { pointer, size, count, userdata in
+                        guard let userdata else { return 0 }
+                        let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
+                        return transfer.receiveBody(pointer, size * count)
+                    }))
             codes.append(tcurl_set_pointer(easy, CURLOPT_WRITEDATA, me))
-            codes.append(tcurl_set_data_callback(easy, CURLOPT_HEADERFUNCTION, { pointer, size, count, userdata in
-                guard let userdata else { return 0 }
-                let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
-                return transfer.receiveHeader(pointer, size * count)
-            }))
+            codes.append(
+                tcurl_set_data_callback(
+                    easy, CURLOPT_HEADERFUNCTION,
+                    { pointer, size, count, userdata in
+                        guard let userdata else { return 0 }
+                        let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
+                        return transfer.receiveHeader(pointer, size * count)
+                    }))
             codes.append(tcurl_set_pointer(easy, CURLOPT_HEADERDATA, me))
         }
 
@@ -151,10 +162,11 @@ final class CurlTransfer: @unchecked Sendable {
         }
         if let body = request.body {
             codes.append(tcurl_set_off(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))
-            codes.append(body.withUnsafeBytes { raw in
-                // COPYPOSTFIELDS copies, so the Data may go away after this call.
-                tcurl_set_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!))
-            })
+            codes.append(
+                body.withUnsafeBytes { raw in
+                    // COPYPOSTFIELDS copies, so the Data may go away after this call.
+                    tcurl_set_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!))
+                })
         } else if request.method != .get, request.method != .head {
             // A write without a body still says `Content-Length: 0` (POST, PUT and DELETE alike):
             // Spotify's front end answers 411 otherwise. An empty POSTFIELDS makes curl send it.
@@ -179,7 +191,7 @@ final class CurlTransfer: @unchecked Sendable {
         // Byte-level: this runs for every header line of every response.
         let line = UnsafeRawBufferPointer(start: pointer, count: count).bindMemory(to: UInt8.self)
         if line.starts(with: "HTTP/".utf8) {
-            headers = [:] // a new response (after 100 Continue): forget the previous headers
+            headers = [:]  // a new response (after 100 Continue): forget the previous headers
         } else if let colon = line.firstIndex(of: UInt8(ascii: ":")) {
             let name = String(decoding: Self.trimmed(line[..<colon]).map(Self.asciiLowercased), as: UTF8.self)
             let value = String(decoding: Self.trimmed(line[(colon + 1)...]), as: UTF8.self)
@@ -229,12 +241,15 @@ final class CurlTransfer: @unchecked Sendable {
     private func clientCertificateRejection() -> TransportError? {
         guard verification.serverAskedForCertificate, let alert = verification.fatalAlert else { return nil }
         if verification.clientCertificateSent, let identity = verification.identity {
-            verification.observer.record(.clientCertificateRejected(host: host, subject: identity.subject, pin: identity.pin, reason: "the server sent the TLS alert \"\(alert)\""))
+            verification.observer.record(
+                .clientCertificateRejected(host: host, subject: identity.subject, pin: identity.pin, reason: "the server sent the TLS alert \"\(alert)\""))
             return .trust(TrustFailure(host: host, reason: .clientCertificateRejected(subject: identity.subject, path: identity.path, alert: alert)))
         }
         guard verification.identity == nil else { return nil }
-        verification.observer.record(.clientCertificateRejected(host: host, subject: nil, pin: nil,
-            reason: "the server asked for a client certificate and [tls] client_cert is not set; it sent the TLS alert \"\(alert)\""))
+        verification.observer.record(
+            .clientCertificateRejected(
+                host: host, subject: nil, pin: nil,
+                reason: "the server asked for a client certificate and [tls] client_cert is not set; it sent the TLS alert \"\(alert)\""))
         return .trust(TrustFailure(host: host, reason: .clientCertificateRequired(alert: alert)))
     }
 
@@ -258,7 +273,8 @@ final class CurlTransfer: @unchecked Sendable {
         case CURLE_SSL_CONNECT_ERROR:
             let lowered = detail.lowercased()
             if ["protocol version", "unsupported protocol", "wrong version number", "no protocols available", "version too low"]
-                .contains(where: lowered.contains) {
+                .contains(where: lowered.contains)
+            {
                 return TransportError.trust(TrustFailure(host: host, reason: .protocolTooOld(minimum: settings.minimumTLS, detail: detail)))
             }
             return TransportError.connection(host: host, kind: .tls, detail: detail)
@@ -271,7 +287,7 @@ final class CurlTransfer: @unchecked Sendable {
         case CURLE_WRITE_ERROR where tooLarge:
             return TransportError.responseTooLarge(host: host, limit: settings.maxResponseBytes)
         case CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE, CURLE_HTTP2,
-             CURLE_HTTP2_STREAM, CURLE_BAD_CONTENT_ENCODING:
+            CURLE_HTTP2_STREAM, CURLE_BAD_CONTENT_ENCODING:
             return TransportError.connection(host: host, kind: .reset, detail: detail)
         default:
             return TransportError.connection(host: host, kind: .other, detail: detail)

@@ -113,8 +113,9 @@ public final class CurlTransport: HTTPTransport {
         let state = Locked<(transfer: CurlTransfer?, cancelled: Bool)>((nil, false))
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let transfer = CurlTransfer(request: request, host: host, kind: kind, verification: verification,
-                                            settings: settings, continuation: continuation)
+                let transfer = CurlTransfer(
+                    request: request, host: host, kind: kind, verification: verification,
+                    settings: settings, continuation: continuation)
                 let cancelledEarly = state.withLock { state -> Bool in
                     state.transfer = transfer
                     return state.cancelled
@@ -181,7 +182,10 @@ final class CurlMultiLoop: @unchecked Sendable {
 
         /// The loop takes everything posted so far.
         mutating func take() -> (submissions: [CurlTransfer], cancellations: [CurlTransfer], stopping: Bool) {
-            defer { submissions = []; cancellations = [] }
+            defer {
+                submissions = []
+                cancellations = []
+            }
             return (submissions, cancellations, stopping)
         }
 
@@ -266,7 +270,8 @@ final class CurlMultiLoop: @unchecked Sendable {
             var queued: Int32 = 0
             while let message = curl_multi_info_read(multi, &queued) {
                 guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
-                      let transfer = active.removeValue(forKey: easy) else { continue }
+                    let transfer = active.removeValue(forKey: easy)
+                else { continue }
                 let code = tcurl_msg_result(message)
                 curl_multi_remove_handle(multi, easy)
                 transfer.complete(code)

@@ -58,8 +58,10 @@ struct ExchangeRedaction {
         if value.count >= 8, value != Self.placeholder { removed.insert(value) }
     }
 
-    private mutating func replace(_ pattern: NSRegularExpression?, in text: String, valueGroup: Int,
-                                  rebuild: ([String], String) -> String) -> String {
+    private mutating func replace(
+        _ pattern: NSRegularExpression?, in text: String, valueGroup: Int,
+        rebuild: ([String], String) -> String
+    ) -> String {
         guard let pattern else { return text }
         let whole = text as NSString
         var result = ""

@@ -25,8 +25,10 @@ public struct HTTPRequest: Sendable {
     /// it cannot have reached the server.)
     public var repeatable: Bool { !reconciles && method.isIdempotent }
 
-    public init(method: HTTPMethod = .get, url: URL, headers: [(name: String, value: String)] = [], body: Data? = nil, timeout: Duration? = nil,
-                reconciles: Bool = false) {
+    public init(
+        method: HTTPMethod = .get, url: URL, headers: [(name: String, value: String)] = [], body: Data? = nil, timeout: Duration? = nil,
+        reconciles: Bool = false
+    ) {
         self.method = method
         self.url = url
         self.headers = headers

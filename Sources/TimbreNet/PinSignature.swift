@@ -42,7 +42,8 @@ public struct HMACKey: Sendable {
 
     public init(bytes: [UInt8], origin: String) throws(RemotePinError) {
         guard bytes.count >= Self.minimumLength else {
-            throw RemotePinError.keyUnusable("the HMAC key from \(origin) is \(bytes.count) bytes; use at least \(Self.minimumLength) random bytes (e.g. `openssl rand -hex 32`)")
+            throw RemotePinError.keyUnusable(
+                "the HMAC key from \(origin) is \(bytes.count) bytes; use at least \(Self.minimumLength) random bytes (e.g. `openssl rand -hex 32`)")
         }
         self.bytes = bytes
         self.origin = origin
@@ -53,7 +54,10 @@ public struct HMACKey: Sendable {
             return .invalid("the signature is \(signature.count) bytes; an HMAC-SHA256 signature is 32 (truncated or not an HMAC)")
         }
         let expected = Crypto.hmacSHA256(key: bytes, data: data)
-        return Crypto.constantTimeEquals(expected, signature) ? .valid : .invalid("the HMAC-SHA256 signature does not match the document with the key from \(origin) (the document was changed, or signed with another key)")
+        return Crypto.constantTimeEquals(expected, signature)
+            ? .valid
+            : .invalid(
+                "the HMAC-SHA256 signature does not match the document with the key from \(origin) (the document was changed, or signed with another key)")
     }
 }
 
@@ -90,7 +94,9 @@ public final class SignerPublicKey: @unchecked Sendable {
 
     public static func parse(pem data: Data, path: String) throws(RemotePinError) -> SignerPublicKey {
         if data.range(of: Data("PRIVATE KEY-----".utf8)) != nil {
-            throw RemotePinError.keyUnusable("\(path) holds a private key; give timbre the public key only (`openssl pkey -in KEY.pem -pubout -out signer.pem`) and keep the private key on the signing machine")
+            throw RemotePinError.keyUnusable(
+                "\(path) holds a private key; give timbre the public key only (`openssl pkey -in KEY.pem -pubout -out signer.pem`) and keep the private key on the signing machine"
+            )
         }
         let parsed: OpaquePointer? = data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> OpaquePointer? in
             guard let base = raw.baseAddress, let bio = BIO_new_mem_buf(base, Int32(raw.count)) else { return nil }
@@ -132,6 +138,7 @@ public final class SignerPublicKey: @unchecked Sendable {
             }
         }
         ERR_clear_error()
-        return result == 1 ? .valid : .invalid("the \(algorithm.rawValue) signature does not verify with \(path) (the document was changed, or signed with another key)")
+        return result == 1
+            ? .valid : .invalid("the \(algorithm.rawValue) signature does not verify with \(path) (the document was changed, or signed with another key)")
     }
 }

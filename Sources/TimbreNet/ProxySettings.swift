@@ -52,7 +52,8 @@ public struct ProxySettings: Sendable, Equatable {
     /// Why this proxy cannot be used, or nil.
     public var refusal: String? {
         guard isTLSToProxy else { return nil }
-        return "\(variable) names an https:// proxy (\(TerminalText.preview(redacted))), which timbre does not support: use its http:// address — the connection to the server is still TLS end to end through the proxy's tunnel, with the pins checked on the server's certificate"
+        return
+            "\(variable) names an https:// proxy (\(TerminalText.preview(redacted))), which timbre does not support: use its http:// address — the connection to the server is still TLS end to end through the proxy's tunnel, with the pins checked on the server's certificate"
     }
 
     /// The proxy without its credentials, for doctor and messages (`http://***@host:port`): the

@@ -116,7 +116,7 @@ public struct RecordedExchange: Sendable {
     /// Reads a file `serialized()` wrote.
     public static func parse(_ data: Data) -> RecordedExchange? {
         guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let sequence = object["sequence"] as? Int, let method = object["method"] as? String, let url = object["url"] as? String
+            let sequence = object["sequence"] as? Int, let method = object["method"] as? String, let url = object["url"] as? String
         else { return nil }
         let headers = (object["request_headers"] as? [[String]] ?? []).compactMap { pair in pair.count == 2 ? (name: pair[0], value: pair[1]) : nil }
         let outcome: Outcome
@@ -129,8 +129,9 @@ public struct RecordedExchange: Sendable {
         } else {
             return nil
         }
-        return RecordedExchange(sequence: sequence, method: method, url: url, requestHeaders: headers, requestBody: body(object, prefix: "request_"),
-                                outcome: outcome)
+        return RecordedExchange(
+            sequence: sequence, method: method, url: url, requestHeaders: headers, requestBody: body(object, prefix: "request_"),
+            outcome: outcome)
     }
 
     private init(sequence: Int, method: String, url: String, requestHeaders: [(name: String, value: String)], requestBody: Data?, outcome: Outcome) {

@@ -116,8 +116,10 @@ public struct AppliedRemotePins: Sendable, Equatable {
 
     /// `pins status --json`'s `"remote"`.
     public var statusJSON: JSONValue {
-        .object([("version", .int(parsed.version)), ("expires_at", .string(parsed.expiresText)),
-                 ("applied_at", .string(ClockText.iso(appliedAt))), ("source", .string(source))])
+        .object([
+            ("version", .int(parsed.version)), ("expires_at", .string(parsed.expiresText)),
+            ("applied_at", .string(ClockText.iso(appliedAt))), ("source", .string(source)),
+        ])
     }
 }
 
@@ -165,7 +167,8 @@ public enum RemotePinError: UserFacingError, Equatable {
         case .notNewer(let version, let applied): return "its version \(version) is not newer than the applied version \(applied) (no rollback)"
         case .expired(let when): return "it expired at \(when)"
         case .removesHosts(let hosts):
-            return "it would remove every pin of \(hosts.joined(separator: ", ")), which the applied set pins (allow_host_removal = true in [tls.remote] permits that)"
+            return
+                "it would remove every pin of \(hosts.joined(separator: ", ")), which the applied set pins (allow_host_removal = true in [tls.remote] permits that)"
         case .floorDamaged(let path):
             return "the highest version applied so far (\(path)) is unreadable, so no document can be shown to be newer (no rollback)"
         }
@@ -177,7 +180,8 @@ public enum RemotePinError: UserFacingError, Equatable {
         case .keyUnusable: return "check public_key in [tls.remote], or TIMBRE_PINS_HMAC_KEY / the keyring item for hmac = true"
         case .notNewer: return "`timbre pins status` shows the applied version; the signer must publish a higher one"
         case .expired: return "ask the signer for a fresh document"
-        case .floorDamaged(let path): return "write the last version you applied into it (`echo N > \(path)`), or remove it to accept any version above the stored set's"
+        case .floorDamaged(let path):
+            return "write the last version you applied into it (`echo N > \(path)`), or remove it to accept any version above the stored set's"
         default: return nil
         }
     }
@@ -249,8 +253,10 @@ public struct RemotePinStore: Sendable {
         guard parsed.expiresAt > now else {
             return .ignored("the applied pin set (version \(parsed.version)) expired at \(parsed.expiresText); it is ignored — fix: `timbre pins update`")
         }
-        return .applied(AppliedRemotePins(document: stored.document, signature: stored.signature, appliedAt: stored.appliedAt,
-                                          source: stored.source, parsed: parsed))
+        return .applied(
+            AppliedRemotePins(
+                document: stored.document, signature: stored.signature, appliedAt: stored.appliedAt,
+                source: stored.source, parsed: parsed))
     }
 
     /// The version of the stored document even when it cannot be verified any more: a newer
@@ -271,7 +277,7 @@ public struct RemotePinStore: Sendable {
         var info = stat()
         guard lstat(floorPath, &info) == 0 else { return stored }
         guard let data = BoundedRead.file(floorPath, limit: 64).data,
-              let floor = Int(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)), floor >= 1
+            let floor = Int(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)), floor >= 1
         else { throw .floorDamaged(path: floorPath) }
         return max(floor, stored ?? 0)
     }
@@ -300,12 +306,12 @@ public struct RemotePinStore: Sendable {
 
     private func readStored() -> Stored? {
         guard let data = FileManager.default.contents(atPath: path),
-              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-              object["format"] as? Int == 1,
-              let document = (object["document"] as? String).flatMap({ Data(base64Encoded: $0) }),
-              let signature = object["signature"] as? String, let signatureBytes = Data(base64Encoded: signature),
-              let appliedText = object["applied_at"] as? String, let appliedAt = RemotePinDocument.parseTime(appliedText),
-              let source = object["source"] as? String
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            object["format"] as? Int == 1,
+            let document = (object["document"] as? String).flatMap({ Data(base64Encoded: $0) }),
+            let signature = object["signature"] as? String, let signatureBytes = Data(base64Encoded: signature),
+            let appliedText = object["applied_at"] as? String, let appliedAt = RemotePinDocument.parseTime(appliedText),
+            let source = object["source"] as? String
         else { return nil }
         return Stored(document: Array(document), signature: signature, signatureBytes: Array(signatureBytes), appliedAt: appliedAt, source: source)
     }
@@ -323,16 +329,19 @@ public struct RemotePinUpdater: Sendable {
     }
 
     @discardableResult
-    public func update(document: [UInt8], signature: String?, key: PinDocumentKey, source: String,
-                       allowHostRemoval: Bool, now: Date = Date()) throws -> AppliedRemotePins {
+    public func update(
+        document: [UInt8], signature: String?, key: PinDocumentKey, source: String,
+        allowHostRemoval: Bool, now: Date = Date()
+    ) throws -> AppliedRemotePins {
         let current: AppliedRemotePins? = {
             if case .applied(let set) = store.load(key: key, now: now) { return set }
             return nil
         }()
         let applied: AppliedRemotePins
         do {
-            applied = try RemotePinCheck.evaluate(document: document, signature: signature, key: key, source: source, current: current,
-                                                  versionFloor: try store.versionFloor(), allowHostRemoval: allowHostRemoval, now: now)
+            applied = try RemotePinCheck.evaluate(
+                document: document, signature: signature, key: key, source: source, current: current,
+                versionFloor: try store.versionFloor(), allowHostRemoval: allowHostRemoval, now: now)
         } catch {
             observer.record(.remoteRefused(source: source, reason: error.reason))
             throw error

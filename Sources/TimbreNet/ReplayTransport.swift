@@ -81,7 +81,8 @@ public final class ReplayTransport: HTTPTransport {
             let path = directory.appendingPathComponent(name).path
             let read = BoundedRead.file(path, limit: Self.maxFileBytes)
             if read.tooLarge {
-                throw ReplayError.unreadable(directory: directory.path, detail: "\(name) is over \(Self.maxFileBytes >> 20) MB, more than any recorded exchange")
+                throw ReplayError.unreadable(
+                    directory: directory.path, detail: "\(name) is over \(Self.maxFileBytes >> 20) MB, more than any recorded exchange")
             }
             guard let data = read.data, let exchange = RecordedExchange.parse(data) else {
                 throw ReplayError.unreadable(directory: directory.path, detail: "\(name) is not a recorded exchange")

@@ -13,8 +13,10 @@ public final class RequestExecutor: Sendable {
     private let jitter: @Sendable () -> Double
     private let counter = Locked(0)
 
-    public init(transport: any HTTPTransport, budget: RateBudget = RateBudget(), policy: RetryPolicy = .default,
-                logger: Logger = Logger(label: "timbre.http"), jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }) {
+    public init(
+        transport: any HTTPTransport, budget: RateBudget = RateBudget(), policy: RetryPolicy = .default,
+        logger: Logger = Logger(label: "timbre.http"), jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }
+    ) {
         self.transport = transport
         self.budget = budget
         self.policy = policy
@@ -72,8 +74,9 @@ public final class RequestExecutor: Sendable {
                 case .sameEpisode:
                     break
                 case .overBudget(let waited):
-                    throw SpotifyError.rateLimited(retryAfterSeconds: Int(wait.components.seconds), waitedSeconds: Int(waited.components.seconds),
-                                                   budgetSeconds: Int(budget.waitBudget.components.seconds), path: Self.path(request.url))
+                    throw SpotifyError.rateLimited(
+                        retryAfterSeconds: Int(wait.components.seconds), waitedSeconds: Int(waited.components.seconds),
+                        budgetSeconds: Int(budget.waitBudget.components.seconds), path: Self.path(request.url))
                 }
 
             case .success(let response) where (500..<600).contains(response.status):

@@ -12,8 +12,10 @@ public struct RetryPolicy: Sendable {
     /// every request in flight to see the tokens refreshed for the others die first.
     public var maxReauthorizations: Int
 
-    public init(maxRetries: Int = 6, baseDelay: Duration = .milliseconds(250), maxDelay: Duration = .seconds(8),
-                maxReauthorizations: Int = 16) {
+    public init(
+        maxRetries: Int = 6, baseDelay: Duration = .milliseconds(250), maxDelay: Duration = .seconds(8),
+        maxReauthorizations: Int = 16
+    ) {
         self.maxRetries = maxRetries
         self.baseDelay = baseDelay
         self.maxDelay = maxDelay

@@ -58,9 +58,11 @@ public enum SpotifyError: UserFacingError, Equatable {
             return "Spotify answered \(status) for \(TerminalText.sanitize(path)) with an unexpected body: \(TerminalText.sanitize(preview))"
         case .rateLimited(let seconds, let waited, let budget, let path):
             if waited == 0, seconds > budget {
-                return "Spotify is rate-limiting timbre (\(TerminalText.sanitize(path))) and asks to wait \(Self.duration(seconds)), longer than rate_limit_budget (\(budget) s)"
+                return
+                    "Spotify is rate-limiting timbre (\(TerminalText.sanitize(path))) and asks to wait \(Self.duration(seconds)), longer than rate_limit_budget (\(budget) s)"
             }
-            return "Spotify is rate-limiting timbre (\(TerminalText.sanitize(path))): after \(waited) s of waiting it asks for \(Self.duration(seconds)) more, past rate_limit_budget (\(budget) s)"
+            return
+                "Spotify is rate-limiting timbre (\(TerminalText.sanitize(path))): after \(waited) s of waiting it asks for \(Self.duration(seconds)) more, past rate_limit_budget (\(budget) s)"
         case .quotaExceeded(let path):
             return "Spotify says this app's request quota is used up (QUOTA_EXCEEDED, \(TerminalText.sanitize(path)))"
         case .serverUnavailable(let status, let attempts, let path):

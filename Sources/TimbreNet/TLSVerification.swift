@@ -140,17 +140,22 @@ final class TLSVerification: @unchecked Sendable {
             SSL_CTX_set_cert_verify_callback(context, { _, _ in 0 }, nil)
             return
         }
-        SSL_CTX_set_cert_verify_callback(context, { store, argument in
-            guard let store, let argument else { return 0 }
-            return Unmanaged<TLSVerification>.fromOpaque(argument).takeUnretainedValue().verify(store)
-        }, retained)
-        SSL_CTX_set_cert_cb(context, { ssl, argument in
-            guard let ssl, let argument else { return 0 }
-            return Unmanaged<TLSVerification>.fromOpaque(argument).takeUnretainedValue().certificateRequested(ssl)
-        }, retained)
+        SSL_CTX_set_cert_verify_callback(
+            context,
+            { store, argument in
+                guard let store, let argument else { return 0 }
+                return Unmanaged<TLSVerification>.fromOpaque(argument).takeUnretainedValue().verify(store)
+            }, retained)
+        SSL_CTX_set_cert_cb(
+            context,
+            { ssl, argument in
+                guard let ssl, let argument else { return 0 }
+                return Unmanaged<TLSVerification>.fromOpaque(argument).takeUnretainedValue().certificateRequested(ssl)
+            }, retained)
         SSL_CTX_set_info_callback(context) { ssl, situation, value in
             guard situation & tossl_cb_read_alert() == tossl_cb_read_alert(), let ssl,
-                  let owner = SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), TLSVerification.contextDataIndex) else { return }
+                let owner = SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), TLSVerification.contextDataIndex)
+            else { return }
             Unmanaged<TLSVerification>.fromOpaque(owner).takeUnretainedValue().alertReceived(value)
         }
     }

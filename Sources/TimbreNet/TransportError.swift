@@ -61,7 +61,8 @@ public enum TransportError: UserFacingError, Equatable {
                 return "refused to connect to \(failure.host): no certificate pin policy covers this host"
             case .pinMismatch(let expected, let scope, let presented):
                 let got = presented.map { "\($0.position.rawValue) \($0.pin)" }.joined(separator: ", ")
-                return "TLS trust failure for \(failure.host): no certificate (scope \(scope.rawValue)) matches the \(expected.count) pinned key(s); the server presented \(got)"
+                return
+                    "TLS trust failure for \(failure.host): no certificate (scope \(scope.rawValue)) matches the \(expected.count) pinned key(s); the server presented \(got)"
             case .certificateInvalid(let detail):
                 return "TLS trust failure for \(failure.host): the certificate is not valid for this host (\(TerminalText.preview(detail)))"
             case .protocolTooOld(let minimum, let detail):
@@ -73,7 +74,8 @@ public enum TransportError: UserFacingError, Equatable {
             case .clientCertificateRejected(let subject, let path, let alert):
                 return "\(failure.host) rejected the client certificate \(subject) from \(TerminalText.preview(path)) (TLS alert: \(alert))"
             case .clientCertificateRequired(let alert):
-                return "the server asked for a client certificate; set [tls] client_cert in config.toml to your PKCS#12 file (\(failure.host) ended the handshake: \(alert))"
+                return
+                    "the server asked for a client certificate; set [tls] client_cert in config.toml to your PKCS#12 file (\(failure.host) ended the handshake: \(alert))"
             }
         case .connection(let host, let kind, let detail):
             let what: String
@@ -100,7 +102,8 @@ public enum TransportError: UserFacingError, Equatable {
             case .noPolicy:
                 return "add a [[tls.pin]] table for \(failure.host) to config.toml; `timbre pins https://\(failure.host)` prints the pins of its chain"
             case .pinMismatch:
-                return "if the certificates were rotated legitimately, check them with `timbre pins https://\(failure.host)` and update [[tls.pin]] in config.toml"
+                return
+                    "if the certificates were rotated legitimately, check them with `timbre pins https://\(failure.host)` and update [[tls.pin]] in config.toml"
             case .certificateInvalid, .caFileUnusable:
                 return "check the system clock and [tls] ca_file in config.toml"
             case .protocolTooOld:

@@ -56,8 +56,8 @@ public enum TrustEvent: Sendable, Equatable {
     public var host: String {
         switch self {
         case .pinMatched(let host, _, _, _), .pinMismatch(let host, _), .allowedByPermissiveMode(let host, _),
-             .policyMissing(let host), .systemTrustFailed(let host, _), .clientCertificateUsed(let host, _, _),
-             .clientCertificateRejected(let host, _, _, _):
+            .policyMissing(let host), .systemTrustFailed(let host, _), .clientCertificateUsed(let host, _, _),
+            .clientCertificateRejected(let host, _, _, _):
             return host
         case .remoteApplied(let source, _, _), .remoteRefused(let source, _):
             return URL(string: source).flatMap { $0.scheme == nil ? nil : $0.host } ?? ""
@@ -87,12 +87,17 @@ struct LoggingTrustObserver: TrustObserver {
             if isPrimary {
                 logger.debug("pin matched", metadata: ["host": "\(host)", "pin": "\(pin)", "position": "\(position.rawValue)"])
             } else {
-                logger.notice("backup pin matched; the primary pin may be out of date", metadata: ["host": "\(host)", "pin": "\(pin)", "position": "\(position.rawValue)"])
+                logger.notice(
+                    "backup pin matched; the primary pin may be out of date",
+                    metadata: ["host": "\(host)", "pin": "\(pin)", "position": "\(position.rawValue)"])
             }
         case .pinMismatch(let host, let presented):
-            logger.error("pin mismatch: connection refused", metadata: ["host": "\(host)", "presented": "\(presented.map { "\($0.position.rawValue)=\($0.pin)" })"])
+            logger.error(
+                "pin mismatch: connection refused", metadata: ["host": "\(host)", "presented": "\(presented.map { "\($0.position.rawValue)=\($0.pin)" })"])
         case .allowedByPermissiveMode(let host, let presented):
-            logger.warning("pin mismatch allowed by permissive mode", metadata: ["host": "\(host)", "presented": "\(presented.map { "\($0.position.rawValue)=\($0.pin)" })"])
+            logger.warning(
+                "pin mismatch allowed by permissive mode",
+                metadata: ["host": "\(host)", "presented": "\(presented.map { "\($0.position.rawValue)=\($0.pin)" })"])
         case .policyMissing(let host):
             logger.error("no pin policy for host: request refused", metadata: ["host": "\(host)"])
         case .systemTrustFailed(let host, let reason):
@@ -104,7 +109,9 @@ struct LoggingTrustObserver: TrustObserver {
         case .clientCertificateUsed(let host, let subject, let pin):
             logger.debug("client certificate accepted", metadata: ["host": "\(host)", "subject": "\(subject)", "pin": "\(pin)"])
         case .clientCertificateRejected(let host, let subject, _, let reason):
-            logger.error("client certificate rejected", metadata: ["host": "\(host)", "subject": "\(subject ?? "none configured")", "reason": "\(TerminalText.sanitize(reason))"])
+            logger.error(
+                "client certificate rejected",
+                metadata: ["host": "\(host)", "subject": "\(subject ?? "none configured")", "reason": "\(TerminalText.sanitize(reason))"])
         }
     }
 }

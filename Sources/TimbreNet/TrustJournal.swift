@@ -1,8 +1,9 @@
+import Foundation
+import TimbreCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-import TimbreCore
 
 /// The kinds of line in trust.jsonl (CONTRACT: "Trust events").
 public enum TrustEventKind: String, Sendable, CaseIterable {
@@ -41,39 +42,46 @@ public struct TrustRecord: Sendable, Equatable {
         }
         switch event {
         case .pinMatched(let host, let pin, let position, let isPrimary):
-            self.init(at: at, kind: .pinMatch, host: host, pin: pin.description,
-                      detail: "\(position.rawValue) matched the \(isPrimary ? "primary" : "backup") pin")
+            self.init(
+                at: at, kind: .pinMatch, host: host, pin: pin.description,
+                detail: "\(position.rawValue) matched the \(isPrimary ? "primary" : "backup") pin")
         case .pinMismatch(let host, let presented):
-            self.init(at: at, kind: .pinMismatch, host: host, pin: presented.first?.pin.description,
-                      detail: "connection refused; presented \(chain(presented))")
+            self.init(
+                at: at, kind: .pinMismatch, host: host, pin: presented.first?.pin.description,
+                detail: "connection refused; presented \(chain(presented))")
         case .allowedByPermissiveMode(let host, let presented):
-            self.init(at: at, kind: .permissiveAllow, host: host, pin: presented.first?.pin.description,
-                      detail: "no pin matched; allowed by mode = \"permissive\"; presented \(chain(presented))")
+            self.init(
+                at: at, kind: .permissiveAllow, host: host, pin: presented.first?.pin.description,
+                detail: "no pin matched; allowed by mode = \"permissive\"; presented \(chain(presented))")
         case .remoteApplied(let source, let version, let hosts):
-            self.init(at: at, kind: .remoteApplied, host: event.host, pin: nil,
-                      detail: "version \(version) from \(Redactor.redact(source)) (\(hosts) host\(hosts == 1 ? "" : "s"))")
+            self.init(
+                at: at, kind: .remoteApplied, host: event.host, pin: nil,
+                detail: "version \(version) from \(Redactor.redact(source)) (\(hosts) host\(hosts == 1 ? "" : "s"))")
         case .remoteRefused(let source, let reason):
             self.init(at: at, kind: .remoteRefused, host: event.host, pin: nil, detail: "\(Redactor.redact(source)): \(reason)")
         case .clientCertificateUsed(let host, let subject, let pin):
             self.init(at: at, kind: .clientCertUsed, host: host, pin: pin.description, detail: "presented \(subject)")
         case .clientCertificateRejected(let host, let subject, let pin, let reason):
-            self.init(at: at, kind: .clientCertRejected, host: host, pin: pin?.description,
-                      detail: subject.map { "presented \($0); \(reason)" } ?? reason)
+            self.init(
+                at: at, kind: .clientCertRejected, host: host, pin: pin?.description,
+                detail: subject.map { "presented \($0); \(reason)" } ?? reason)
         case .policyMissing, .systemTrustFailed:
             return nil
         }
     }
 
     public var json: JSONValue {
-        .object([("at", .string(at)), ("event", .string(kind.rawValue)), ("host", .string(host)), ("pin", .optional(pin)),
-                 ("detail", .string(detail))])
+        .object([
+            ("at", .string(at)), ("event", .string(kind.rawValue)), ("host", .string(host)), ("pin", .optional(pin)),
+            ("detail", .string(detail)),
+        ])
     }
 
     /// Reads one line; nil for a line that is not a record (a torn or foreign line is skipped).
     public init?(line: Substring) {
         guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-              let at = object["at"] as? String, let kindText = object["event"] as? String,
-              let kind = TrustEventKind(rawValue: kindText), let host = object["host"] as? String
+            let at = object["at"] as? String, let kindText = object["event"] as? String,
+            let kind = TrustEventKind(rawValue: kindText), let host = object["host"] as? String
         else { return nil }
         self.init(at: at, kind: kind, host: host, pin: object["pin"] as? String, detail: object["detail"] as? String ?? "")
     }

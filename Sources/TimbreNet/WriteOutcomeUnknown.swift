@@ -12,7 +12,9 @@ public struct WriteOutcomeUnknown: UserFacingError, Equatable {
         self.reason = reason
     }
 
-    public var message: String { "no answer to the write on \(TerminalText.sanitize(path)) (\(TerminalText.sanitize(reason))): Spotify may or may not have applied it" }
+    public var message: String {
+        "no answer to the write on \(TerminalText.sanitize(path)) (\(TerminalText.sanitize(reason))): Spotify may or may not have applied it"
+    }
     public var hint: String? { "timbre checks the playlist before doing anything else; run `timbre history` to see where the edit stands" }
     public var exitStatus: ExitStatus { .failure }
 }

@@ -52,10 +52,12 @@ struct SandboxResponder: HTTPResponder {
             fields[.contentLength] = String(bytes.count)
             let partial = ByteBuffer(bytes: bytes.prefix(cut))
             // Throwing mid-body makes the server drop the connection without finishing the response.
-            return Response(status: status, headers: fields, body: ResponseBody(contentLength: bytes.count) { writer in
-                try await writer.write(partial)
-                throw ConnectionReset()
-            })
+            return Response(
+                status: status, headers: fields,
+                body: ResponseBody(contentLength: bytes.count) { writer in
+                    try await writer.write(partial)
+                    throw ConnectionReset()
+                })
         }
         return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }

@@ -162,9 +162,12 @@ extension Root {
                 ("accounts_url", .string(baseURL)),
                 ("api_url", .string(baseURL + "/v1")),
                 ("ca_file", .string(state.certificates.caFile)),
-                ("pins", .object([
-                    ("leaf", .string(pins.leaf)), ("intermediate", .string(pins.intermediate)), ("root", .string(pins.root)),
-                ])),
+                (
+                    "pins",
+                    .object([
+                        ("leaf", .string(pins.leaf)), ("intermediate", .string(pins.intermediate)), ("root", .string(pins.root)),
+                    ])
+                ),
                 ("client_id", .string(state.clientID)),
                 ("user_id", .string(userID)),
                 ("request_log", .string(state.directory + "/requests.jsonl")),

@@ -11,8 +11,10 @@ public struct BackgroundSync: Sendable {
     /// Seconds new requests still wait after a 429, for the status line.
     public var rateLimitWait: @Sendable () async -> Int?
 
-    public init(run: @escaping @Sendable (@escaping @Sendable (SyncProgress) -> Void) async throws -> SyncReport,
-                rateLimitWait: @escaping @Sendable () async -> Int? = { nil }) {
+    public init(
+        run: @escaping @Sendable (@escaping @Sendable (SyncProgress) -> Void) async throws -> SyncReport,
+        rateLimitWait: @escaping @Sendable () async -> Int? = { nil }
+    ) {
         self.run = run
         self.rateLimitWait = rateLimitWait
     }
@@ -71,10 +73,12 @@ public final class TUIApp: @unchecked Sendable {
     /// `inbox` brings warnings from background work (the keyring, the token manager, the cache)
     /// to the status line and `:messages`; `stderrLog` is where fd 2 points while the interface
     /// owns the terminal (nil leaves fd 2 alone: tests of the loop).
-    public init(source: any LibrarySource, sync: BackgroundSync?, status: StatusInfo, keys: [String: String],
-                services: TUIServices? = nil,
-                environment: [String: String],
-                inbox: MessageInbox = MessageInbox(), stderrLog: String? = nil) {
+    public init(
+        source: any LibrarySource, sync: BackgroundSync?, status: StatusInfo, keys: [String: String],
+        services: TUIServices? = nil,
+        environment: [String: String],
+        inbox: MessageInbox = MessageInbox(), stderrLog: String? = nil
+    ) {
         self.source = source
         self.sync = sync
         self.services = services
@@ -174,21 +178,24 @@ public final class TUIApp: @unchecked Sendable {
         let waiting = edits.enqueue { queued in
             mailbox.withLock { $0.append(.editStarted(edit.label, queued: queued)) }
             do {
-                let report = try await services.run(edit, { done, total in
-                    mailbox.withLock { $0.append(.editProgress(edit.label, done: done, total: total)) }
-                }, { cost in
-                    // Short ones need no question (as on the command line).
-                    guard cost.needsAsking else { return .moves }
-                    return await withCheckedContinuation { continuation in
-                        let answer = OrderAnswer(continuation)
-                        let asked = mailbox.withLock { events -> Bool in
-                            guard !closing.current else { return false }
-                            events.append(.orderQuestion(cost, answer))
-                            return true
+                let report = try await services.run(
+                    edit,
+                    { done, total in
+                        mailbox.withLock { $0.append(.editProgress(edit.label, done: done, total: total)) }
+                    },
+                    { cost in
+                        // Short ones need no question (as on the command line).
+                        guard cost.needsAsking else { return .moves }
+                        return await withCheckedContinuation { continuation in
+                            let answer = OrderAnswer(continuation)
+                            let asked = mailbox.withLock { events -> Bool in
+                                guard !closing.current else { return false }
+                                events.append(.orderQuestion(cost, answer))
+                                return true
+                            }
+                            if !asked { answer.resume(.cancel) }
                         }
-                        if !asked { answer.resume(.cancel) }
-                    }
-                })
+                    })
                 mailbox.withLock { $0.append(.editFinished(edit, report)) }
             } catch {
                 var message = Self.sentence(for: error)

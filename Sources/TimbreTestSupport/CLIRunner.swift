@@ -26,8 +26,10 @@ public struct TimbreCLI: Sendable {
         }
         var env = ProcessInfo.processInfo.environment
         // Never let a developer's own setup leak into a test.
-        for key in ["TIMBRE_CONFIG", "TIMBRE_CLIENT_ID", "TIMBRE_REFRESH_TOKEN", "TIMBRE_PROFILE", "BROWSER", "NO_COLOR",
-                    "TIMBRE_CLIENT_CERT_PASSWORD", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"] {
+        for key in [
+            "TIMBRE_CONFIG", "TIMBRE_CLIENT_ID", "TIMBRE_REFRESH_TOKEN", "TIMBRE_PROFILE", "BROWSER", "NO_COLOR",
+            "TIMBRE_CLIENT_CERT_PASSWORD", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY",
+        ] {
             env[key] = nil
         }
         env["XDG_CONFIG_HOME"] = home.appendingPathComponent("config").path
@@ -57,14 +59,19 @@ public struct TimbreCLI: Sendable {
 
     /// config.toml that points timbre at a sandbox and pins its root.
     public func configure(for sandbox: SandboxProcess, pin: String? = nil, redirectPort: Int = 0) throws {
-        try writeConfig(sandbox.info.configTOML(pins: pin.map { [$0] }, top: """
-            client_id = "\(sandbox.info.clientID)"
-            redirect_port = \(redirectPort)
-            """))
+        try writeConfig(
+            sandbox.info.configTOML(
+                pins: pin.map { [$0] },
+                top: """
+                    client_id = "\(sandbox.info.clientID)"
+                    redirect_port = \(redirectPort)
+                    """))
     }
 
-    public func run(_ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:], timeout: Duration = .seconds(60),
-                    executable: String? = nil) async throws -> CLIResult {
+    public func run(
+        _ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:], timeout: Duration = .seconds(60),
+        executable: String? = nil
+    ) async throws -> CLIResult {
         let binary = try executable.map { URL(fileURLWithPath: $0) } ?? SandboxProcess.binaryDirectory().appendingPathComponent("timbre")
         let process = Process()
         process.executableURL = binary
@@ -93,9 +100,10 @@ public struct TimbreCLI: Sendable {
             }
             try await Task.sleep(for: .milliseconds(20))
         }
-        return CLIResult(status: process.terminationStatus,
-                         stdout: (try? String(contentsOf: out, encoding: .utf8)) ?? "",
-                         stderr: (try? String(contentsOf: err, encoding: .utf8)) ?? "")
+        return CLIResult(
+            status: process.terminationStatus,
+            stdout: (try? String(contentsOf: out, encoding: .utf8)) ?? "",
+            stderr: (try? String(contentsOf: err, encoding: .utf8)) ?? "")
     }
 
     /// Every file under this test's home whose bytes contain `needle`.

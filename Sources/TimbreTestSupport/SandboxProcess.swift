@@ -221,7 +221,8 @@ public final class SandboxProcess: @unchecked Sendable {
 
         let process = Process()
         process.executableURL = binary
-        process.arguments = ["serve", "--state-dir", state.path, "--port", "0", "--library", library.rawValue, "--seed", String(seed)]
+        process.arguments =
+            ["serve", "--state-dir", state.path, "--port", "0", "--library", library.rawValue, "--seed", String(seed)]
             + extraArguments + (clientTLS.map { ["--client-ca", $0.caFile] } ?? [])
         let stdout = Pipe()
         process.standardOutput = stdout
@@ -349,8 +350,9 @@ public final class SandboxProcess: @unchecked Sendable {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("timbre-file-\(UUID().uuidString)")
         try data.write(to: scratch)
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let result = try await curl("/__sandbox/files/\(name)", method: "PUT", headers: ["Content-Type: application/octet-stream"],
-                                    extraArguments: ["--data-binary", "@" + scratch.path])
+        let result = try await curl(
+            "/__sandbox/files/\(name)", method: "PUT", headers: ["Content-Type: application/octet-stream"],
+            extraArguments: ["--data-binary", "@" + scratch.path])
         guard result.exitCode == 0, result.status == 200 else {
             throw SandboxProcessError.controlFailed("/__sandbox/files/\(name)", result.status, result.text)
         }
@@ -456,11 +458,16 @@ public final class SandboxProcess: @unchecked Sendable {
         guard authorize.status == 302, let location = authorize.header("Location"),
             let code = URLComponents(string: location)?.queryItems?.first(where: { $0.name == "code" })?.value
         else { throw SandboxProcessError.controlFailed("/authorize", authorize.status, authorize.text) }
-        let token = try await curl("/api/token", data: [
-            "grant_type=authorization_code", "code=\(code)", "redirect_uri=\(redirect)",
-            "client_id=\(info.clientID)", "code_verifier=\(verifier)",
-        ])
-        struct Token: Decodable { var access_token: String; var refresh_token: String }
+        let token = try await curl(
+            "/api/token",
+            data: [
+                "grant_type=authorization_code", "code=\(code)", "redirect_uri=\(redirect)",
+                "client_id=\(info.clientID)", "code_verifier=\(verifier)",
+            ])
+        struct Token: Decodable {
+            var access_token: String
+            var refresh_token: String
+        }
         guard token.status == 200, let decoded = try? JSONDecoder().decode(Token.self, from: token.body) else {
             throw SandboxProcessError.controlFailed("/api/token", token.status, token.text)
         }

@@ -6,8 +6,14 @@ import Foundation
 enum Examples {
     /// Command path (without `timbre`) → examples, each `command  # what it does`.
     static let table: [String: [String]] = [
-        "": ["timbre                                   # the interface on the cache", "timbre demo                              # try it against the bundled sandbox", "timbre --profile work sync               # another account's profile"],
-        "demo": ["timbre demo", "timbre demo --library small --no-interface", "timbre --profile demo playlists          # in another terminal, while the demo runs"],
+        "": [
+            "timbre                                   # the interface on the cache",
+            "timbre demo                              # try it against the bundled sandbox",
+            "timbre --profile work sync               # another account's profile",
+        ],
+        "demo": [
+            "timbre demo", "timbre demo --library small --no-interface", "timbre --profile demo playlists          # in another terminal, while the demo runs",
+        ],
         "doctor": ["timbre doctor", "timbre doctor --online", "timbre doctor --json | jq -r '.checks[] | select(.level != \"ok\") | .fix'"],
         "login": ["timbre login", "timbre login --paste                     # over SSH", "timbre login --with-token < refresh-token.txt"],
         "logout": ["timbre logout", "timbre logout --profile work"],
@@ -18,7 +24,10 @@ enum Examples {
         "tracks": ["timbre tracks \"road trip\"", "timbre tracks liked --csv > liked.csv", "timbre tracks 37i9dQZF1DXcBWIGoYBM5M --json | jq length"],
         "playlist create": ["timbre playlist create \"Road Trip 2024\"", "timbre playlist create Focus --private --description \"no lyrics\""],
         "playlist edit": ["timbre playlist edit \"Road Trip\" --name \"Road Trip 2025\"", "timbre playlist edit Focus --private --no-collaborative"],
-        "playlist add": ["timbre playlist add \"Road Trip\" spotify:track:4uLU6hMCjMI75M1A2tKUQC", "timbre search \"heart of glass\" --json | jq -r '.[0].uri' | timbre playlist add Focus -"],
+        "playlist add": [
+            "timbre playlist add \"Road Trip\" spotify:track:4uLU6hMCjMI75M1A2tKUQC",
+            "timbre search \"heart of glass\" --json | jq -r '.[0].uri' | timbre playlist add Focus -",
+        ],
         "playlist remove": ["timbre playlist remove \"Road Trip\" --position 3", "timbre playlist remove Focus --uri spotify:track:4uLU6hMCjMI75M1A2tKUQC"],
         "playlist move": ["timbre playlist move \"Road Trip\" --position 5-7 --to 1", "timbre playlist move Focus --position 12 --to 2 --dry-run"],
         "playlist dedupe": ["timbre playlist dedupe \"Road Trip\" --dry-run", "timbre playlist dedupe Focus --fuzzy"],
@@ -66,7 +75,8 @@ enum Examples {
     /// the generated man pages carry them; the text unchanged if it is not that JSON.
     static func addingToDump(_ text: String) -> String {
         guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
-              let command = object["command"] as? [String: Any] else { return text }
+            let command = object["command"] as? [String: Any]
+        else { return text }
         var dump = object
         dump["command"] = adding(to: command, path: [])
         guard let data = try? JSONSerialization.data(withJSONObject: dump, options: [.sortedKeys]) else { return text }

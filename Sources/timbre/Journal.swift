@@ -35,7 +35,9 @@ extension Root {
 
     struct History: Runnable {
         static let configuration = CommandConfiguration(
-            abstract: "The edit journal, newest first: done, undone, interrupted (finished by the next sync or edit, or dropped with --abandon) or failed (with the reason).")
+            abstract:
+                "The edit journal, newest first: done, undone, interrupted (finished by the next sync or edit, or dropped with --abandon) or failed (with the reason)."
+        )
 
         @Flag(help: "Print a JSON array.")
         var json = false
@@ -43,9 +45,11 @@ extension Root {
         @Option(help: "At most this many edits (1–200).")
         var limit = 20
 
-        @Option(name: .customLong("abandon"), help: ArgumentHelp(
-            "End the interrupted edit ID without finishing it (nothing more of it is sent); prints what it leaves on Spotify.",
-            valueName: "ID"))
+        @Option(
+            name: .customLong("abandon"),
+            help: ArgumentHelp(
+                "End the interrupted edit ID without finishing it (nothing more of it is sent); prints what it leaves on Spotify.",
+                valueName: "ID"))
         var abandon: Int64?
 
         func validate() throws {

@@ -2,7 +2,6 @@ import ArgumentParser
 import TimbreApp
 import TimbreCore
 
-
 extension Root {
     struct Playlists: Runnable {
         static let configuration = CommandConfiguration(

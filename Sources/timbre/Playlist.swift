@@ -94,7 +94,8 @@ extension Root {
 
         struct Sort: Runnable {
             static let configuration = CommandConfiguration(
-                abstract: "Save an order by title, artist, album, year, duration or added date (stable; dates added kept; journalled; `timbre undo` restores the old order).",
+                abstract:
+                    "Save an order by title, artist, album, year, duration or added date (stable; dates added kept; journalled; `timbre undo` restores the old order).",
                 discussion: Playlist.orderDiscussion)
 
             @Argument(help: "The playlist: its name (or the start of it), ID, spotify:playlist:ID or link.", completion: .playlists)
@@ -115,7 +116,9 @@ extension Root {
             @OptionGroup var options: EditOptions
 
             func run(_ invocation: Invocation) async throws -> ExitStatus {
-                try await PlaylistEditCommand(ref: ref, action: .sort(by: by, reverse: reverse), flags: EditFlags(options, force: force, order: order, yes: yes)).run(invocation)
+                try await PlaylistEditCommand(
+                    ref: ref, action: .sort(by: by, reverse: reverse), flags: EditFlags(options, force: force, order: order, yes: yes)
+                ).run(invocation)
             }
         }
 
@@ -138,8 +141,10 @@ extension Root {
             @OptionGroup var options: EditOptions
 
             func run(_ invocation: Invocation) async throws -> ExitStatus {
-                try await CreateCommand(name: name, description: description, isPrivate: `private`, collaborative: collaborative,
-                                        flags: EditFlags(options)).run(invocation)
+                try await CreateCommand(
+                    name: name, description: description, isPrivate: `private`, collaborative: collaborative,
+                    flags: EditFlags(options)
+                ).run(invocation)
             }
         }
 
@@ -168,8 +173,10 @@ extension Root {
             @OptionGroup var options: EditOptions
 
             func run(_ invocation: Invocation) async throws -> ExitStatus {
-                try await DetailsCommand(ref: ref, name: name, description: description, isPublic: visibility.map { $0 == .public },
-                                         collaborative: collaboration.map { $0 == .collaborative }, flags: EditFlags(options)).run(invocation)
+                try await DetailsCommand(
+                    ref: ref, name: name, description: description, isPublic: visibility.map { $0 == .public },
+                    collaborative: collaboration.map { $0 == .collaborative }, flags: EditFlags(options)
+                ).run(invocation)
             }
         }
 
@@ -200,7 +207,8 @@ extension Root {
             @Argument(help: "spotify:track:ID, spotify:episode:ID, a link, or - to read them from stdin.")
             var items: [String]
 
-            @Option(parsing: .unconditional, help: "Insert so that the first item becomes entry N (counting from 1, as `timbre tracks` shows); default: the end.")
+            @Option(
+                parsing: .unconditional, help: "Insert so that the first item becomes entry N (counting from 1, as `timbre tracks` shows); default: the end.")
             var position: Int?
 
             @OptionGroup var force: ForceOption
@@ -236,7 +244,8 @@ extension Root {
             @OptionGroup var options: EditOptions
 
             func run(_ invocation: Invocation) async throws -> ExitStatus {
-                try await PlaylistEditCommand(ref: ref, action: .remove(positions: positions.map(\.range), uris: uris), flags: EditFlags(options, force: force)).run(invocation)
+                try await PlaylistEditCommand(ref: ref, action: .remove(positions: positions.map(\.range), uris: uris), flags: EditFlags(options, force: force))
+                    .run(invocation)
             }
         }
 

@@ -1,10 +1,11 @@
 import ArgumentParser
 import Foundation
+import TimbreApp
+import TimbreCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import TimbreApp
-import TimbreCore
 
 /// A subcommand: its options parsed by ArgumentParser, its work one call into TimbreApp.
 protocol Runnable: ParsableCommand {
@@ -27,8 +28,11 @@ struct Root: Runnable {
             config, cache, user data, log and set of secrets; default "default".
             """,
         version: TimbreVersion.current,
-        subcommands: [Demo.self, Doctor.self, Login.self, Logout.self, Auth.self, Sync.self, Playlists.self, Tracks.self, Playlist.self,
-                      Folder.self, Stats.self, Export.self, Import.self, Duplicates.self, Search.self, Like.self, Unlike.self, Undo.self, Redo.self, History.self, API.self, Pins.self, PathsCommand.self]
+        subcommands: [
+            Demo.self, Doctor.self, Login.self, Logout.self, Auth.self, Sync.self, Playlists.self, Tracks.self, Playlist.self,
+            Folder.self, Stats.self, Export.self, Import.self, Duplicates.self, Search.self, Like.self, Unlike.self, Undo.self, Redo.self, History.self,
+            API.self, Pins.self, PathsCommand.self,
+        ]
     )
 
     func run(_ invocation: Invocation) async throws -> ExitStatus {
@@ -142,13 +146,17 @@ struct Root: Runnable {
     /// help and the command's `--help` as the hint.
     static func usageError(for error: any Error, arguments: [String]) -> UsageError {
         // A negative position reads as an option to the parser ("Missing value"): say what is wrong.
-        for (index, argument) in arguments.enumerated() where ["--position", "--to"].contains(argument) || argument.hasPrefix("--position=") || argument.hasPrefix("--to=") {
-            let value = argument.contains("=") ? String(argument.drop { $0 != "=" }.dropFirst())
+        for (index, argument) in arguments.enumerated()
+        where ["--position", "--to"].contains(argument) || argument.hasPrefix("--position=") || argument.hasPrefix("--to=") {
+            let value =
+                argument.contains("=")
+                ? String(argument.drop { $0 != "=" }.dropFirst())
                 : arguments.indices.contains(index + 1) ? arguments[index + 1] : ""
             if value.hasPrefix("-"), let number = Int(value.split(separator: "-").first.map(String.init) ?? ""), number >= 0 {
                 let option = argument.split(separator: "=").first.map(String.init) ?? argument
-                return UsageError(message: "positions count from 1: '\(option) \(TerminalText.preview(value, limit: 20))' names none",
-                                  hint: "`timbre tracks REF` shows each entry's position")
+                return UsageError(
+                    message: "positions count from 1: '\(option) \(TerminalText.preview(value, limit: 20))' names none",
+                    hint: "`timbre tracks REF` shows each entry's position")
             }
         }
         let lines = fullMessage(for: error).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
@@ -156,10 +164,11 @@ struct Root: Runnable {
         if message.isEmpty { message = "that is not a timbre command line" }
         message = message.prefix(1).lowercased() + message.dropFirst()
         // "  See 'timbre playlist add --help' for more information."
-        let command = lines.lazy.compactMap { line -> String? in
-            guard let start = line.range(of: "See '"), let end = line.range(of: "' for more", range: start.upperBound..<line.endIndex) else { return nil }
-            return String(line[start.upperBound..<end.lowerBound])
-        }.first ?? "timbre --help"
+        let command =
+            lines.lazy.compactMap { line -> String? in
+                guard let start = line.range(of: "See '"), let end = line.range(of: "' for more", range: start.upperBound..<line.endIndex) else { return nil }
+                return String(line[start.upperBound..<end.lowerBound])
+            }.first ?? "timbre --help"
         var hint = "`\(command)` shows the usage, every option and examples"
         if let help = lines.first(where: { $0.hasPrefix("Help:") }) {
             hint = help.dropFirst("Help:".count).trimmingCharacters(in: .whitespaces) + "; " + hint

@@ -6,7 +6,8 @@ extension Root {
     struct Search: Runnable {
         static let configuration = CommandConfiguration(
             abstract: "Search Spotify's catalogue; each line starts with the URI to give `playlist add` or `like`.",
-            discussion: "QUERY takes free words and track:, artist:, album:, year: filters. Development-mode apps get 10 results a request; timbre asks page by page.")
+            discussion:
+                "QUERY takes free words and track:, artist:, album:, year: filters. Development-mode apps get 10 results a request; timbre asks page by page.")
 
         @Argument(help: "What to look for.")
         var query: String
@@ -46,7 +47,8 @@ extension Root {
 extension Root {
     struct Stats: Runnable {
         static let configuration = CommandConfiguration(
-            abstract: "Offline: entries, total and average duration, distinct artists and albums, share liked, years, top artists and albums, entries per decade.")
+            abstract:
+                "Offline: entries, total and average duration, distinct artists and albums, share liked, years, top artists and albums, entries per decade.")
 
         @Argument(help: "The playlist: its name (or the start of it), ID, spotify:playlist:ID, link, or liked.", completion: .playlists)
         var ref: String

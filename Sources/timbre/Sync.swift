@@ -13,7 +13,9 @@ extension Root {
                 at once: the second waits briefly, then gives up with a message.
                 """)
 
-        @Option(name: .customLong("playlist"), help: "Sync only this playlist (cached name, ID, spotify:playlist:ID, link, or liked). Repeatable.", completion: .playlists)
+        @Option(
+            name: .customLong("playlist"), help: "Sync only this playlist (cached name, ID, spotify:playlist:ID, link, or liked). Repeatable.",
+            completion: .playlists)
         var playlists: [String] = []
 
         @Flag(help: "Sync Liked Songs (alone, or with the --playlist selection).")

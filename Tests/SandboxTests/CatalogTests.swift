@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SandboxCore
 
 /// `GET /search`, `/tracks/{id}`, `/albums/{id}/tracks`.
@@ -51,7 +52,8 @@ import Testing
         #expect(albums["total"] as? Int == expectedAlbums.count)
         #expect((albums["items"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == expectedAlbums.prefix(50).map(\.id))
         if expectedAlbums.count > 50 {
-            #expect((albums["next"] as? String)?.hasSuffix("/v1/search?offset=50&limit=50&type=album&q=" + FormEncoding.escape("year:\(year - 1)-\(year)")) == true)
+            #expect(
+                (albums["next"] as? String)?.hasSuffix("/v1/search?offset=50&limit=50&type=album&q=" + FormEncoding.escape("year:\(year - 1)-\(year)")) == true)
         } else {
             #expect(albums["next"] is NSNull)
         }
@@ -85,7 +87,9 @@ import Testing
         #expect(client.get("/v1/tracks/\(PlaylistWriteTests.foreignID)").message == "Resource not found")
         #expect(client.get("/v1/tracks/short").message == "Invalid base62 id")
         let playlist = try client.ownPlaylist(isPublic: false)
-        #expect(client.call("POST", "/v1/playlists/\(playlist.id)/items", json: WriteClient.urisBody(["spotify:track:\(PlaylistWriteTests.foreignID)"])).status == 201)
+        #expect(
+            client.call("POST", "/v1/playlists/\(playlist.id)/items", json: WriteClient.urisBody(["spotify:track:\(PlaylistWriteTests.foreignID)"])).status
+                == 201)
         let added = client.get("/v1/tracks/\(PlaylistWriteTests.foreignID)")
         #expect(added.status == 200)
         #expect(added.object["name"] as? String == pool.foreignTrack(id: PlaylistWriteTests.foreignID).name)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TimbreTestSupport
+
 @testable import SandboxCore
 
 @Suite(.tags(.integration), .integrationTier) struct CertificateTests {

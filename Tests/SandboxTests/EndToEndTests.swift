@@ -17,19 +17,22 @@ import TimbreTestSupport
             // authorize → 302 with code and state
             let verifier = Digest.randomToken(bytes: 48)
             let redirect = "http://127.0.0.1:8974/callback"
-            let authorize = try await sandbox.curl("/authorize?response_type=code&client_id=\(sandbox.info.clientID)"
-                + "&redirect_uri=\(FormEncoding.escape(redirect))&scope=playlist-read-private&state=xyz123"
-                + "&code_challenge_method=S256&code_challenge=\(Digest.pkceChallenge(verifier: verifier))")
+            let authorize = try await sandbox.curl(
+                "/authorize?response_type=code&client_id=\(sandbox.info.clientID)"
+                    + "&redirect_uri=\(FormEncoding.escape(redirect))&scope=playlist-read-private&state=xyz123"
+                    + "&code_challenge_method=S256&code_challenge=\(Digest.pkceChallenge(verifier: verifier))")
             #expect(authorize.status == 302)
             let location = try #require(authorize.header("Location"))
             let items = URLComponents(string: location)?.queryItems ?? []
             #expect(items.first { $0.name == "state" }?.value == "xyz123")
             let code = try #require(items.first { $0.name == "code" }?.value)
 
-            let token = try await sandbox.curl("/api/token", data: [
-                "grant_type=authorization_code", "code=\(code)", "redirect_uri=\(redirect)",
-                "client_id=\(sandbox.info.clientID)", "code_verifier=\(verifier)",
-            ])
+            let token = try await sandbox.curl(
+                "/api/token",
+                data: [
+                    "grant_type=authorization_code", "code=\(code)", "redirect_uri=\(redirect)",
+                    "client_id=\(sandbox.info.clientID)", "code_verifier=\(verifier)",
+                ])
             #expect(token.status == 200)
             let tokenJSON = try #require(token.json() as? [String: Any])
             let access = try #require(tokenJSON["access_token"] as? String)
@@ -56,8 +59,11 @@ import TimbreTestSupport
 
             // The request log has every non-control request, and no secret.
             let log = try await sandbox.requests()
-            #expect(log.map(\.path) == ["/authorize", "/api/token", "/v1/me", "/v1/me/playlists", "/v1/playlists/\(first)/items",
-                                        "/v1/playlists/\(first)/items", "/v1/playlists/\(first)/tracks"])
+            #expect(
+                log.map(\.path) == [
+                    "/authorize", "/api/token", "/v1/me", "/v1/me/playlists", "/v1/playlists/\(first)/items",
+                    "/v1/playlists/\(first)/items", "/v1/playlists/\(first)/tracks",
+                ])
             #expect(log[2].auth == "bearer" && log[0].auth == "none")
             let fileLog = try String(contentsOfFile: sandbox.info.requestLog, encoding: .utf8)
             #expect(fileLog.split(separator: "\n").count == log.count)
@@ -92,9 +98,11 @@ import TimbreTestSupport
             #expect(malformed.json() == nil)
 
             let refresh = try await sandbox.mintRefreshToken()
-            let refreshed = try await sandbox.curl("/api/token", data: [
-                "grant_type=refresh_token", "refresh_token=\(refresh)", "client_id=\(sandbox.info.clientID)",
-            ])
+            let refreshed = try await sandbox.curl(
+                "/api/token",
+                data: [
+                    "grant_type=refresh_token", "refresh_token=\(refresh)", "client_id=\(sandbox.info.clientID)",
+                ])
             #expect(refreshed.status == 200)
             let library = try await sandbox.library(includeItems: false)
             #expect((library["counts"] as? [String: Any])?["playlists"] as? Int == 9)

@@ -1,20 +1,27 @@
 import Testing
+
 @testable import SandboxCore
 
 @Suite struct FieldFilterTests {
     let page: JSONValue = .object([
         ("href", "h"),
-        ("items", .array([
-            .object([
-                ("added_at", "2024-01-01T00:00:00Z"), ("is_local", false), ("primary_color", .null),
-                ("item", .object([
-                    ("album", .object([("id", "A"), ("name", "Album")])),
-                    ("artists", .array([.object([("id", "x"), ("name", "One")]), .object([("id", "y"), ("name", "Two")])])),
-                    ("id", "T"), ("name", "Song"), ("popularity", 3),
-                ])),
-            ]),
-            .object([("added_at", .null), ("is_local", false), ("item", .null)]),
-        ])),
+        (
+            "items",
+            .array([
+                .object([
+                    ("added_at", "2024-01-01T00:00:00Z"), ("is_local", false), ("primary_color", .null),
+                    (
+                        "item",
+                        .object([
+                            ("album", .object([("id", "A"), ("name", "Album")])),
+                            ("artists", .array([.object([("id", "x"), ("name", "One")]), .object([("id", "y"), ("name", "Two")])])),
+                            ("id", "T"), ("name", "Song"), ("popularity", 3),
+                        ])
+                    ),
+                ]),
+                .object([("added_at", .null), ("is_local", false), ("item", .null)]),
+            ])
+        ),
         ("next", .null),
         ("total", 2),
     ])
@@ -34,17 +41,23 @@ import Testing
     @Test func filtersObjectsAndEveryArrayElement() throws {
         let filter = try FieldFilter(parsing: "total,items(added_at,item(id,artists(name),album(name)))")
         let expected: JSONValue = .object([
-            ("items", .array([
-                .object([
-                    ("added_at", "2024-01-01T00:00:00Z"),
-                    ("item", .object([
-                        ("album", .object([("name", "Album")])),
-                        ("artists", .array([.object([("name", "One")]), .object([("name", "Two")])])),
-                        ("id", "T"),
-                    ])),
-                ]),
-                .object([("added_at", .null), ("item", .null)]),
-            ])),
+            (
+                "items",
+                .array([
+                    .object([
+                        ("added_at", "2024-01-01T00:00:00Z"),
+                        (
+                            "item",
+                            .object([
+                                ("album", .object([("name", "Album")])),
+                                ("artists", .array([.object([("name", "One")]), .object([("name", "Two")])])),
+                                ("id", "T"),
+                            ])
+                        ),
+                    ]),
+                    .object([("added_at", .null), ("item", .null)]),
+                ])
+            ),
             ("total", 2),
         ])
         #expect(filter.apply(to: page) == expected)

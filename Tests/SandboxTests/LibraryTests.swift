@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SandboxCore
 
 @Suite struct LibraryTests {
@@ -37,12 +38,16 @@ import Testing
         }
         #expect(duplicated)
 
-        let names = library.playlists.map(\.name)
+        let names =
+            library.playlists.map(\.name)
             + library.playlists.flatMap { $0.entries.filter { $0.kind == .track }.map { library.pool.track(Int($0.ref)).name } }
-        for needle in ["🎶", "夜", "حبيبي", "שיר", "e\u{301}", "\"", "\n", "\t", "'); DROP TABLE playlists;--",
-                       "\u{1B}]0;pwned\u{07}", "\u{1B}[31m", "\u{9B}"] {
-            #expect(names.contains { $0.unicodeScalars.map(String.init).joined().contains(needle) || $0.contains(needle) },
-                    "\(size) lacks a name with \(needle.debugDescription)")
+        for needle in [
+            "🎶", "夜", "حبيبي", "שיר", "e\u{301}", "\"", "\n", "\t", "'); DROP TABLE playlists;--",
+            "\u{1B}]0;pwned\u{07}", "\u{1B}[31m", "\u{9B}",
+        ] {
+            #expect(
+                names.contains { $0.unicodeScalars.map(String.init).joined().contains(needle) || $0.contains(needle) },
+                "\(size) lacks a name with \(needle.debugDescription)")
         }
         #expect(names.contains { $0.count >= 10_000 })
         #expect(library.playlists.allSatisfy { SpotifyID.isValid($0.id) })

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SandboxCore
 
 /// Follows and likes: `/me/library`, its `contains`, `/playlists/{id}/followers`, `/me/tracks`.
@@ -94,7 +95,8 @@ import Testing
         // Two of them happen to be liked in the generated library (tracks 324 and 325).
         #expect(fortyURIs.filter(liked.contains) == [client.trackURI(324), client.trackURI(325)])
         let forty = fortyURIs.joined(separator: ",")
-        #expect(client.get("/v1/me/library/contains?uris=\(forty)").json as? [Bool] == fortyURIs.map { $0 == client.trackURI(324) || $0 == client.trackURI(325) })
+        #expect(
+            client.get("/v1/me/library/contains?uris=\(forty)").json as? [Bool] == fortyURIs.map { $0 == client.trackURI(324) || $0 == client.trackURI(325) })
         let many = forty + "," + client.trackURI(399)
         #expect(client.call("PUT", "/v1/me/library?uris=\(many)").message == "Too many ids requested")
         #expect(client.get("/v1/me/library/contains?uris=\(many)").message == "Too many ids requested")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SandboxCore
 
 /// Add, remove, reorder, replace, create and details, in process (small library, seed 42).
@@ -64,7 +65,9 @@ import Testing
         #expect(client.call("POST", path, json: WriteClient.urisBody([client.trackURI(1)], extra: "\"position\":-1")).message == "Index out of bounds")
         let bad = client.call("POST", path, json: WriteClient.urisBody([client.trackURI(1), "spotify:track:short"]))
         #expect(bad.status == 400 && bad.message == "Invalid track uri: spotify:track:short")
-        #expect(client.call("POST", path, json: WriteClient.urisBody(["spotify:playlist:\(playlist.id)"])).message == "Invalid track uri: spotify:playlist:\(playlist.id)")
+        #expect(
+            client.call("POST", path, json: WriteClient.urisBody(["spotify:playlist:\(playlist.id)"])).message
+                == "Invalid track uri: spotify:playlist:\(playlist.id)")
         #expect(client.call("POST", path, json: "").message == "Missing uris")
         #expect(client.call("POST", path, json: #"{"uris":"spotify:track:x"}"#).message == "Error parsing JSON.")
         #expect(client.entries(playlist.id) == before)
@@ -208,7 +211,9 @@ import Testing
         #expect(client.call("DELETE", path, json: WriteClient.itemsBody([x])).message == "You cannot remove tracks from a playlist you don't own.")
         #expect(client.call("PUT", path, json: #"{"range_start":0,"insert_before":2}"#).message == "You cannot reorder tracks in a playlist you don't own.")
         #expect(client.call("PUT", path, json: WriteClient.urisBody([x])).message == "You cannot replace tracks in a playlist you don't own.")
-        #expect(client.call("PUT", "/v1/playlists/\(editorial.id)", json: #"{"name":"Mine now"}"#).message == "You cannot change details of a playlist you don't own.")
+        #expect(
+            client.call("PUT", "/v1/playlists/\(editorial.id)", json: #"{"name":"Mine now"}"#).message
+                == "You cannot change details of a playlist you don't own.")
         #expect(client.model(editorial.id)["name"] as? String == "Today's Top Hits")
         #expect(client.model(editorial.id)["track_count"] as? Int == 50)
 
@@ -281,8 +286,9 @@ import Testing
         let other = extended.call("POST", "/v1/users/alice.k/playlists", json: #"{"name":"Hers"}"#)
         #expect(other.status == 403 && other.message == "You cannot create a playlist for another user")
         #expect(client.call("POST", "/v1/me/playlists", json: #"{"description":"no name"}"#).message == "Missing required field: name")
-        #expect(client.call("POST", "/v1/me/playlists", json: #"{"name":"Both","collaborative":true}"#).message
-            == "You can only set collaborative to true on non-public playlists")
+        #expect(
+            client.call("POST", "/v1/me/playlists", json: #"{"name":"Both","collaborative":true}"#).message
+                == "You can only set collaborative to true on non-public playlists")
         #expect(client.call("POST", "/v1/me/playlists", json: #"{"name":"Shared","collaborative":true,"public":false}"#).status == 201)
         #expect(client.listedPlaylists().count == 12)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SandboxCore
 
 /// The sandbox's behaviour in process, without the TLS server.
@@ -29,7 +30,8 @@ import Testing
     }
 
     static func authorize(_ service: SandboxService, challenge: String, redirect: String = redirect) -> SandboxResponse {
-        let query = "response_type=code&client_id=0123456789abcdef0123456789abcdef&redirect_uri=\(FormEncoding.escape(redirect))"
+        let query =
+            "response_type=code&client_id=0123456789abcdef0123456789abcdef&redirect_uri=\(FormEncoding.escape(redirect))"
             + "&scope=user-library-read&state=s1&code_challenge_method=S256&code_challenge=\(challenge)"
         return service.handle(SandboxRequest(method: "GET", path: "/authorize", query: query, headers: [:]))
     }
@@ -44,10 +46,12 @@ import Testing
     /// A signed-in access token and refresh token.
     static func signIn(_ service: SandboxService) -> (String, String) {
         let response = authorize(service, challenge: Digest.pkceChallenge(verifier: verifier))
-        let (_, token) = post(service, "/api/token", form: [
-            "grant_type": "authorization_code", "code": code(from: response) ?? "", "redirect_uri": redirect,
-            "client_id": "0123456789abcdef0123456789abcdef", "code_verifier": verifier,
-        ])
+        let (_, token) = post(
+            service, "/api/token",
+            form: [
+                "grant_type": "authorization_code", "code": code(from: response) ?? "", "redirect_uri": redirect,
+                "client_id": "0123456789abcdef0123456789abcdef", "code_verifier": verifier,
+            ])
         return (token["access_token"] as? String ?? "", token["refresh_token"] as? String ?? "")
     }
 
@@ -103,8 +107,11 @@ import Testing
         let service = Self.make()
         #expect(Self.post(service, "/api/token", form: [:]).1["error"] as? String == "unsupported_grant_type")
         #expect(Self.post(service, "/api/token", form: ["grant_type": "password", "client_id": "x"]).1["error"] as? String == "unsupported_grant_type")
-        #expect(Self.post(service, "/api/token", form: ["grant_type": "refresh_token", "client_id": "nope", "refresh_token": "x"]).1["error"] as? String == "invalid_client")
-        let bad = Self.post(service, "/api/token", form: ["grant_type": "refresh_token", "client_id": "0123456789abcdef0123456789abcdef", "refresh_token": "x"])
+        #expect(
+            Self.post(service, "/api/token", form: ["grant_type": "refresh_token", "client_id": "nope", "refresh_token": "x"]).1["error"] as? String
+                == "invalid_client")
+        let bad = Self.post(
+            service, "/api/token", form: ["grant_type": "refresh_token", "client_id": "0123456789abcdef0123456789abcdef", "refresh_token": "x"])
         #expect(bad.0 == 400)
         #expect(bad.1["error_description"] as? String == "Invalid refresh token")
     }
@@ -140,7 +147,8 @@ import Testing
         #expect(Self.get(service, "/v1/me", token: "nonsense").0 == 401)
         #expect(Self.get(service, "/v1/me").0 == 401)
         _ = service.handle(SandboxRequest(method: "POST", path: "/__sandbox/revoke-refresh-tokens", query: "", headers: [:]))
-        let revoked = Self.post(service, "/api/token", form: ["grant_type": "refresh_token", "refresh_token": refresh, "client_id": "0123456789abcdef0123456789abcdef"])
+        let revoked = Self.post(
+            service, "/api/token", form: ["grant_type": "refresh_token", "refresh_token": refresh, "client_id": "0123456789abcdef0123456789abcdef"])
         #expect(revoked.1["error"] as? String == "invalid_grant")
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SandboxCore
 
 /// What Spotify refuses a development-mode app in 2026, as the sandbox answers it (docs/SANDBOX.md
@@ -128,9 +129,11 @@ import Testing
         let before = client.entries(mine.id)
         let snapshot = client.snapshot(mine.id)
         let unknown = "spotify:track:\(PlaylistWriteTests.foreignID)"
-        for (method, body) in [("POST", WriteClient.urisBody([client.trackURI(9), unknown])),
-                               ("PUT", WriteClient.urisBody([unknown])),
-                               ("POST", WriteClient.urisBody(["spotify:episode:\(PlaylistWriteTests.foreignID)"]))] {
+        for (method, body) in [
+            ("POST", WriteClient.urisBody([client.trackURI(9), unknown])),
+            ("PUT", WriteClient.urisBody([unknown])),
+            ("POST", WriteClient.urisBody(["spotify:episode:\(PlaylistWriteTests.foreignID)"])),
+        ] {
             let answer = client.call(method, "/v1/playlists/\(mine.id)/items", json: body)
             #expect(answer.status == 400, "\(method) \(body)")
             #expect(answer.text == #"{"error":{"status":400,"message":"Payload contains a non-existing ID"}}"#)
@@ -159,9 +162,11 @@ import Testing
         let client = WriteClient()
         let uri = client.trackURI(11)
         func bare(_ method: String, _ headers: [String: String]) -> SandboxResponse {
-            client.service.handle(SandboxRequest(method: method, path: "/v1/me/library", query: "uris=\(uri)",
-                                                 headers: ["authorization": "Bearer \(client.token)"].merging(headers) { $1 }),
-                                  now: WriteClient.now)
+            client.service.handle(
+                SandboxRequest(
+                    method: method, path: "/v1/me/library", query: "uris=\(uri)",
+                    headers: ["authorization": "Bearer \(client.token)"].merging(headers) { $1 }),
+                now: WriteClient.now)
         }
         let liked = client.liked()
         for method in ["PUT", "DELETE"] {
@@ -182,8 +187,10 @@ import Testing
         #expect(writes.map { $0["content_length"] as? String } == [nil, nil, "0", nil])
         // Off: the old, kinder front end.
         let lenient = WriteClient { $0.requireContentLength = false }
-        let answer = lenient.service.handle(SandboxRequest(method: "PUT", path: "/v1/me/library", query: "uris=\(uri)",
-                                                           headers: ["authorization": "Bearer \(lenient.token)"]), now: WriteClient.now)
+        let answer = lenient.service.handle(
+            SandboxRequest(
+                method: "PUT", path: "/v1/me/library", query: "uris=\(uri)",
+                headers: ["authorization": "Bearer \(lenient.token)"]), now: WriteClient.now)
         #expect(answer.status == 200)
     }
 
@@ -208,9 +215,11 @@ import Testing
         let mine = try client.ownPlaylist(isPublic: false, minimum: 3)
         let id = client.library.pool.trackID(450)
         let liked = client.liked()
-        for (method, target) in [("PUT", "/v1/me/tracks?ids=\(id)"), ("DELETE", "/v1/me/tracks?ids=\(id)"), ("GET", "/v1/me/tracks/contains?ids=\(id)"),
-                                 ("PUT", "/v1/playlists/\(mine.id)/followers"), ("DELETE", "/v1/playlists/\(mine.id)/followers"),
-                                 ("POST", "/v1/users/sandbox_user/playlists")] {
+        for (method, target) in [
+            ("PUT", "/v1/me/tracks?ids=\(id)"), ("DELETE", "/v1/me/tracks?ids=\(id)"), ("GET", "/v1/me/tracks/contains?ids=\(id)"),
+            ("PUT", "/v1/playlists/\(mine.id)/followers"), ("DELETE", "/v1/playlists/\(mine.id)/followers"),
+            ("POST", "/v1/users/sandbox_user/playlists"),
+        ] {
             let answer = client.call(method, target, json: method == "POST" ? #"{"name":"x"}"# : nil)
             #expect(answer.status == 403 && answer.message == "Forbidden", "\(method) \(target)")
         }

@@ -1,13 +1,16 @@
 import Foundation
 import Testing
+
 @testable import SandboxCore
 
 /// The faults that make storms: periodic ones, rate-limit windows, reasons, dying tokens.
 @Suite struct StormFaultTests {
     private func request(_ service: SandboxService, _ target: String, token: String, at now: Date) -> SandboxResponse {
         let parts = target.split(separator: "?", maxSplits: 1).map(String.init)
-        return service.handle(SandboxRequest(method: "GET", path: parts[0], query: parts.count > 1 ? parts[1] : "",
-                                             headers: ["authorization": "Bearer \(token)"]), now: now)
+        return service.handle(
+            SandboxRequest(
+                method: "GET", path: parts[0], query: parts.count > 1 ? parts[1] : "",
+                headers: ["authorization": "Bearer \(token)"]), now: now)
     }
 
     private func addFaults(_ service: SandboxService, _ json: String) {
@@ -42,8 +45,12 @@ import Testing
         #expect(inside.status == 429)
         #expect(inside.headers.first { $0.0 == "Retry-After" }?.1 == "1", "the seconds left, rounded up")
         // The accounts service is not rate-limited by it.
-        let token = ServiceTests.post(service, "/api/token", form: ["grant_type": "refresh_token", "refresh_token": "nope",
-                                                                      "client_id": "0123456789abcdef0123456789abcdef"])
+        let token = ServiceTests.post(
+            service, "/api/token",
+            form: [
+                "grant_type": "refresh_token", "refresh_token": "nope",
+                "client_id": "0123456789abcdef0123456789abcdef",
+            ])
         #expect(token.0 == 400)
         // Closed: answers again, and the spent fault opens no other window.
         for offset in [2.0, 2.1, 2.2, 2.3] {
@@ -70,8 +77,12 @@ import Testing
         #expect(dead.status == 401)
         #expect(String(decoding: dead.body, as: UTF8.self).contains("The access token expired"))
         // A refreshed token gets its own three.
-        let (_, fresh) = ServiceTests.post(service, "/api/token", form: ["grant_type": "refresh_token", "refresh_token": refresh,
-                                                                           "client_id": "0123456789abcdef0123456789abcdef"])
+        let (_, fresh) = ServiceTests.post(
+            service, "/api/token",
+            form: [
+                "grant_type": "refresh_token", "refresh_token": refresh,
+                "client_id": "0123456789abcdef0123456789abcdef",
+            ])
         let next = try #require(fresh["access_token"] as? String)
         #expect(request(service, "/v1/me", token: next, at: now).status == 200)
     }

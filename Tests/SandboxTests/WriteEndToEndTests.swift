@@ -60,8 +60,9 @@ import TimbreTestSupport
 
             let followed = try await sandbox.followedPlaylistIDs()
             #expect(followed.count == 9)
-            let unfollow = try await sandbox.curl("/v1/me/library?uris=spotify:playlist:\(Self.morningCoffee)", method: "DELETE",
-                                                  headers: ["Content-Length: 0"], bearer: access)
+            let unfollow = try await sandbox.curl(
+                "/v1/me/library?uris=spotify:playlist:\(Self.morningCoffee)", method: "DELETE",
+                headers: ["Content-Length: 0"], bearer: access)
             #expect(unfollow.status == 200)
             #expect(try await sandbox.followedPlaylistIDs() == followed.filter { $0 != Self.morningCoffee })
             #expect(try await sandbox.playlistInfo(Self.morningCoffee).followed == false)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SandboxCore
 
 /// Faults aimed at writes: `apply_then_reset`, and status faults narrowed by `method`.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SandboxCore
 
 /// An in-process sandbox with a signed-in token, for the write endpoints. Every request is sent
@@ -28,7 +29,8 @@ struct WriteClient {
 
     /// A new access token carrying exactly `scopes`.
     func signIn(scopes: [String]) -> String {
-        let query = "response_type=code&client_id=0123456789abcdef0123456789abcdef&redirect_uri=\(FormEncoding.escape(Self.redirect))"
+        let query =
+            "response_type=code&client_id=0123456789abcdef0123456789abcdef&redirect_uri=\(FormEncoding.escape(Self.redirect))"
             + "&scope=\(FormEncoding.escape(scopes.joined(separator: " ")))&state=s1&code_challenge_method=S256"
             + "&code_challenge=\(Digest.pkceChallenge(verifier: ServiceTests.verifier))"
         let authorize = service.handle(SandboxRequest(method: "GET", path: "/authorize", query: query, headers: [:]))
@@ -74,8 +76,10 @@ struct WriteClient {
     @discardableResult
     func control(_ method: String, _ name: String, json: String = "") -> Answer {
         let parts = name.split(separator: "?", maxSplits: 1).map(String.init)
-        let response = service.handle(SandboxRequest(method: method, path: "/__sandbox/" + parts[0], query: parts.count > 1 ? parts[1] : "",
-                                                     headers: [:], body: Array(json.utf8)))
+        let response = service.handle(
+            SandboxRequest(
+                method: method, path: "/__sandbox/" + parts[0], query: parts.count > 1 ? parts[1] : "",
+                headers: [:], body: Array(json.utf8)))
         return Answer(status: response.status, body: response.body, response: response)
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TimbreCore
+
 @testable import TimbreAuth
 
 /// The credentials file decides which refresh token timbre uses: a symlink or a file that others

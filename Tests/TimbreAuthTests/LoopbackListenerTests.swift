@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TimbreCore
 import TimbreTestSupport
+
 @testable import TimbreAuth
 
 /// The loopback listener against hostile neighbours: a page that fires a callback with the wrong

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-import TimbreTestSupport
 import TimbreCore
+import TimbreTestSupport
+
 @testable import TimbreAuth
 
 /// No Secret Service, and one that never answers. GDBus picks the session bus address once per
@@ -133,9 +134,15 @@ enum ChildProbe {
             outcome.hint = error.hint ?? ""
             outcome.exitStatus = error.exitStatus.rawValue
             switch error {
-            case .serviceUnavailable(let detail): outcome.error = "serviceUnavailable"; outcome.detail = detail
-            case .timeout(let seconds): outcome.error = "timeout"; outcome.timeoutSeconds = seconds
-            default: outcome.error = "other"; outcome.detail = error.description
+            case .serviceUnavailable(let detail):
+                outcome.error = "serviceUnavailable"
+                outcome.detail = detail
+            case .timeout(let seconds):
+                outcome.error = "timeout"
+                outcome.timeoutSeconds = seconds
+            default:
+                outcome.error = "other"
+                outcome.detail = error.description
             }
         }
         try JSONEncoder().encode(outcome).write(to: URL(fileURLWithPath: output))

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TimbreCore
+
 @testable import TimbreAuth
 
 /// `--insecure-storage`: the plain-text credentials file.
@@ -100,7 +101,10 @@ import TimbreCore
         try FileManager.default.createDirectory(atPath: folder + "/timbre", withIntermediateDirectories: true)
         #expect(FileManager.default.createFile(atPath: path, contents: Data("[1,2]".utf8), attributes: [.posixPermissions: 0o600]))
         let error = await #expect(throws: SecretStoreError.self) { try await makeStore().read(.refreshToken, profile: "default") }
-        guard case .malformedFile = error else { Issue.record("expected .malformedFile, got \(String(describing: error))"); return }
+        guard case .malformedFile = error else {
+            Issue.record("expected .malformedFile, got \(String(describing: error))")
+            return
+        }
     }
 }
 
@@ -123,8 +127,9 @@ import TimbreCore
     }
 
     private func vault(environment: [String: String] = [:], keyring: MemorySecretStore = MemorySecretStore(), insecureStorage: Bool) -> CredentialVault {
-        CredentialVault(profile: "default", refreshTier: .high, environment: EnvironmentSecretStore(environment: environment), keyring: keyring,
-                        file: FileSecretStore(path: paths.credentials, warn: { _ in }), insecureStorage: insecureStorage, warnings: { _ in })
+        CredentialVault(
+            profile: "default", refreshTier: .high, environment: EnvironmentSecretStore(environment: environment), keyring: keyring,
+            file: FileSecretStore(path: paths.credentials, warn: { _ in }), insecureStorage: insecureStorage, warnings: { _ in })
     }
 
     @Test func readOrderIsEnvThenKeyringThenTheFile() async throws {

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-import TimbreTestSupport
 import TimbreCore
+import TimbreTestSupport
+
 @testable import TimbreAuth
 
 /// Against the real Secret Service (gnome-keyring inside `dbus-run-session`, see scripts/test.sh).
@@ -162,7 +163,10 @@ import TimbreCore
 
         // Nobody answers the unlock prompt (headless: no prompter at all).
         let error = await #expect(throws: SecretStoreError.self) { try await store.read(.refreshToken, profile: profile) }
-        guard case .sensitiveLocked = error else { Issue.record("expected .sensitiveLocked, got \(String(describing: error))"); return }
+        guard case .sensitiveLocked = error else {
+            Issue.record("expected .sensitiveLocked, got \(String(describing: error))")
+            return
+        }
         #expect(error?.exitStatus == .authenticationRequired)
         #expect(error?.message == "unlock the timbre-sensitive keyring to use your Spotify session")
         #expect(try await KeyringHelper.sensitiveIsLocked())

@@ -3,12 +3,16 @@ import Testing
 import TimbreCore
 import TimbreNet
 import TimbreTestSupport
+
 @testable import TimbreAuth
 
 /// A scripted accounts service + API: counts refreshes, rotates on demand.
 private final class FakeSpotify: HTTPTransport, @unchecked Sendable {
-    let state = Locked((refreshes: 0, issued: 0, rotate: true, omitRefresh: false, revoked: false, validRefresh: "r0",
-                        validAccess: Set<String>(), apiCalls: 0, usesPerToken: Int?.none, uses: [String: Int](), hosts: [String]()))
+    let state = Locked(
+        (
+            refreshes: 0, issued: 0, rotate: true, omitRefresh: false, revoked: false, validRefresh: "r0",
+            validAccess: Set<String>(), apiCalls: 0, usesPerToken: Int?.none, uses: [String: Int](), hosts: [String]()
+        ))
     let refreshDelay: Duration
 
     init(refreshDelay: Duration = .milliseconds(50)) { self.refreshDelay = refreshDelay }
@@ -83,8 +87,9 @@ private struct EmptyStore: SecretStore {
         let store = MemoryStore()
         try await store.write(SecretBytes("r0"), kind: .refreshToken, tier: .high, profile: "p")
         store.writes.withLock { $0 = [] }
-        let vault = CredentialVault(profile: "p", refreshTier: .high, environment: nil, keyring: store, file: EmptyStore(),
-                                    insecureStorage: false, warnings: { _ in })
+        let vault = CredentialVault(
+            profile: "p", refreshTier: .high, environment: nil, keyring: store, file: EmptyStore(),
+            insecureStorage: false, warnings: { _ in })
         let executor = RequestExecutor(transport: fake, policy: RetryPolicy(maxRetries: 0))
         let accounts = AccountsClient(executor: executor, accountsURL: URL(string: "https://accounts.test")!, clientID: "c")
         let manager = TokenManager(accounts: accounts, vault: vault, session: session)
@@ -180,8 +185,10 @@ private struct EmptyStore: SecretStore {
         #expect(try await client.get("https://api.test/v1/me?offset=50").status == 200)
         #expect(try await client.get("https://API.test:443/v1/me").status == 200, "case and the default port are the same origin")
         // Anything else never sees the token: another host, port, scheme, or a path outside api_url.
-        for hostile in ["https://evil.test/v1/me", "https://api.test.evil.test/v1/me", "https://api.test:8443/v1/me",
-                        "http://api.test/v1/me", "https://api.test/other/me", "https://user@evil.test/v1"] {
+        for hostile in [
+            "https://evil.test/v1/me", "https://api.test.evil.test/v1/me", "https://api.test:8443/v1/me",
+            "http://api.test/v1/me", "https://api.test/other/me", "https://user@evil.test/v1",
+        ] {
             let error = await #expect(throws: TransportError.self, "\(hostile)") { try await client.get(hostile) }
             #expect(error?.message.contains("only sent to api_url") == true, "\(String(describing: error?.message))")
         }
@@ -192,8 +199,10 @@ private struct EmptyStore: SecretStore {
     /// and "below api_url" is by whole segments.
     @Test func pathsAreNormalisedAndMustStayBelowAPIURL() throws {
         let api = try #require(URL(string: "https://api.test/v1"))
-        for (path, expected) in [("me/./playlists?limit=5", "https://api.test/v1/me/playlists?limit=5"), ("me/../me", "https://api.test/v1/me"),
-                                 ("https://api.test/v1/me/%2E/x", "https://api.test/v1/me/x"), ("https://api.test/v1", "https://api.test/v1")] {
+        for (path, expected) in [
+            ("me/./playlists?limit=5", "https://api.test/v1/me/playlists?limit=5"), ("me/../me", "https://api.test/v1/me"),
+            ("https://api.test/v1/me/%2E/x", "https://api.test/v1/me/x"), ("https://api.test/v1", "https://api.test/v1"),
+        ] {
             #expect(try AuthorizedClient.resolve(path, apiURL: api).absoluteString == expected, "\(path)")
         }
         for path in ["../x", "me/../../x", "me/%2e%2e/%2E%2E/x", "..", "https://api.test/v1evil", "https://api.test/v1/../x", "https://api.test/"] {
@@ -240,8 +249,10 @@ private struct EmptyStore: SecretStore {
         #expect(query["code_challenge_method"] == "S256")
         #expect(query["code_challenge"] == pkce.challenge)
         #expect(query["state"] == "st+ate")
-        #expect(query["scope"] == "playlist-read-private playlist-read-collaborative user-library-read playlist-modify-public playlist-modify-private user-library-modify",
-                "reading and editing")
+        #expect(
+            query["scope"]
+                == "playlist-read-private playlist-read-collaborative user-library-read playlist-modify-public playlist-modify-private user-library-modify",
+            "reading and editing")
     }
 
     @Test func callbackParsing() throws {

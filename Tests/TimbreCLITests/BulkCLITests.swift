@@ -50,7 +50,12 @@ extension SyncCLITests {
             // Sort by title: the names come back in order; the multiset is the same.
             #expect(await s.cli.invoke(["playlist", "sort", id, "--by", "title"]).status == 0)
             let names = (try await s.sandbox.playlistInfo(id)).items.map { $0.name ?? "" }
-            #expect(names == names.sorted { $0.lowercased().folding(options: .diacriticInsensitive, locale: nil) <= $1.lowercased().folding(options: .diacriticInsensitive, locale: nil) } || names.count < 2)
+            #expect(
+                names
+                    == names.sorted {
+                        $0.lowercased().folding(options: .diacriticInsensitive, locale: nil)
+                            <= $1.lowercased().folding(options: .diacriticInsensitive, locale: nil)
+                    } || names.count < 2)
             #expect(try await s.sandbox.entries(of: id).sorted() == deduped.sorted())
             #expect(await s.cli.invoke(["playlist", "sort", id, "--by", "year", "--reverse"]).status == 0)
             #expect(try await s.sandbox.entries(of: id).sorted() == deduped.sorted())
@@ -123,7 +128,9 @@ extension SyncCLITests {
             for round in 0..<6 {
                 let before = try await s.sandbox.entries(of: id)
                 // Killed after k of its 25 writes (replace the first 100, add the rest in 24).
-                if try await runKilledAfter(s, writes: Int.random(in: 1...24, using: &generator), ["playlist", "shuffle", id, "--rewrite"]) { interrupted += 1 }
+                if try await runKilledAfter(s, writes: Int.random(in: 1...24, using: &generator), ["playlist", "shuffle", id, "--rewrite"]) {
+                    interrupted += 1
+                }
                 let marker = tracks[round % tracks.count]
                 let next = await s.cli.invoke(["playlist", "add", id, marker])
                 #expect(next.status == 0, "round \(round): \(next.stderr)")
@@ -142,8 +149,9 @@ extension SyncCLITests {
             let (id, original) = try await ownPlaylist(s)
             let copied = await s.cli.invoke(["playlist", "copy", id, "new:Copy of mine", "--json"])
             #expect(copied.status == 0, "\(copied.stderr)")
-            let newID = try #require((parse(await s.cli.invoke(["playlists", "--json"]).stdout) as? [[String: Any]] ?? [])
-                .first { $0["name"] as? String == "Copy of mine" }?["id"] as? String)
+            let newID = try #require(
+                (parse(await s.cli.invoke(["playlists", "--json"]).stdout) as? [[String: Any]] ?? [])
+                    .first { $0["name"] as? String == "Copy of mine" }?["id"] as? String)
             let sendable = original.filter { $0.hasPrefix("spotify:track:") || $0.hasPrefix("spotify:episode:") }
             #expect(try await s.sandbox.entries(of: newID) == sendable, "the same entries in the same order (local files left out)")
             // Copying again with --dedupe adds nothing: every entry is there already.
@@ -180,7 +188,10 @@ extension SyncCLITests {
             let csv = await s.cli.invoke(["export", id])
             #expect(csv.status == 0, "\(csv.stderr)")
             let lines = csv.stdout.components(separatedBy: "\r\n").filter { !$0.isEmpty }
-            #expect(lines.first == "Track URI,Track Name,Artist URI(s),Artist Name(s),Album URI,Album Name,Album Artist URI(s),Album Artist Name(s),Album Release Date,Album Image URL,Disc Number,Track Number,Track Duration (ms),Track Preview URL,Explicit,Popularity,ISRC,Added By,Added At")
+            #expect(
+                lines.first
+                    == "Track URI,Track Name,Artist URI(s),Artist Name(s),Album URI,Album Name,Album Artist URI(s),Album Artist Name(s),Album Release Date,Album Image URL,Disc Number,Track Number,Track Duration (ms),Track Preview URL,Explicit,Popularity,ISRC,Added By,Added At"
+            )
             #expect(lines.count >= tracks.count + 1, "a header and a record per entry (quoted newlines may split a record)")
             let file = s.cli.home.appendingPathComponent("export.csv").path
             #expect(await s.cli.invoke(["export", id, "-o", file]).status == 0)
@@ -224,7 +235,8 @@ extension SyncCLITests {
             let known = try #require(tracks.first { ($0["kind"] as? String) == "track" })
             let name = known["name"] as? String ?? "", artist = (known["artists"] as? [String])?.first ?? ""
             let seconds = (known["duration_ms"] as? Int ?? 0) / 1000
-            let timor = "Title,Artist,Album,Release Date,Duration,Spotify URI\n\(CSVQuote(name)),\(CSVQuote(artist)),,,\(seconds / 60):\(String(format: "%02d", seconds % 60)),\nZzqx Never Recorded,Nobody At All,,,3:00,\n"
+            let timor =
+                "Title,Artist,Album,Release Date,Duration,Spotify URI\n\(CSVQuote(name)),\(CSVQuote(artist)),,,\(seconds / 60):\(String(format: "%02d", seconds % 60)),\nZzqx Never Recorded,Nobody At All,,,3:00,\n"
             let before = try await s.sandbox.entries(of: id)
             let dry = await s.cli.invoke(["import", "-", "--into", id, "--dry-run", "--json"], stdin: timor)
             #expect(dry.status == 3, "\(dry.stderr)")
@@ -246,7 +258,9 @@ extension SyncCLITests {
         let s = try await setUp("small")
         try await withCleanup({ await s.cleanUp() }) {
             #expect(await s.cli.invoke(["sync", "--quiet"]).status == 0)
-            let ids = (parse(await s.cli.invoke(["playlists", "--json"]).stdout) as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }.filter { $0 != "liked" }
+            let ids = (parse(await s.cli.invoke(["playlists", "--json"]).stdout) as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }.filter {
+                $0 != "liked"
+            }
             try await s.sandbox.clearRequests()
             #expect(await s.cli.invoke(["folder", "create", "Road"]).status == 0)
             #expect(await s.cli.invoke(["folder", "create", "Work"]).status == 0)

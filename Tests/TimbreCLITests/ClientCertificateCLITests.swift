@@ -69,8 +69,9 @@ struct ClientPKI: Sendable {
     func withSetup(latencyMs: Int = 0, _ body: (Setup) async throws -> Void) async throws {
         let pki = try await ClientPKI.make()
         try await withCleanup({ pki.remove() }) {
-            let sandbox = try await SandboxProcess.start(extraArguments: ["--refresh-rotation", "same", "--latency-ms", String(latencyMs)],
-                                                         clientTLS: pki.sandboxTLS)
+            let sandbox = try await SandboxProcess.start(
+                extraArguments: ["--refresh-rotation", "same", "--latency-ms", String(latencyMs)],
+                clientTLS: pki.sandboxTLS)
             try await withCleanup({ await sandbox.stop() }) {
                 let cli = try TimbreCLI(extraEnvironment: [
                     "TIMBRE_REFRESH_TOKEN": try await sandbox.mintRefreshToken(),
@@ -117,8 +118,10 @@ struct ClientPKI: Sendable {
             try await s.sandbox.clearRequests()
             let result = await s.cli.invoke(["sync"], environment: ["TIMBRE_CLIENT_CERT_PASSWORD": "not-" + s.pki.password])
             #expect(result.status == 5)
-            #expect(result.stderr.contains(
-                "the PKCS#12 password for \(s.pki.file("client.p12")) is wrong (it came from TIMBRE_CLIENT_CERT_PASSWORD): set TIMBRE_CLIENT_CERT_PASSWORD or store it in the keyring with `secret-tool store"),
+            #expect(
+                result.stderr.contains(
+                    "the PKCS#12 password for \(s.pki.file("client.p12")) is wrong (it came from TIMBRE_CLIENT_CERT_PASSWORD): set TIMBRE_CLIENT_CERT_PASSWORD or store it in the keyring with `secret-tool store"
+                ),
                 "\(result.stderr)")
             let logged = try await s.sandbox.requests()
             #expect(logged.isEmpty)
@@ -140,7 +143,9 @@ struct ClientPKI: Sendable {
             try s.configure(clientCert: s.pki.file("garbage.p12"))
             let garbage = await s.cli.invoke(["sync"], environment: ["TIMBRE_CLIENT_CERT_PASSWORD": s.pki.password])
             #expect(garbage.status == 5)
-            #expect(garbage.stderr.contains("the client certificate file \(s.pki.file("garbage.p12")) ([tls] client_cert) is not a PKCS#12 (.p12) file"), "\(garbage.stderr)")
+            #expect(
+                garbage.stderr.contains("the client certificate file \(s.pki.file("garbage.p12")) ([tls] client_cert) is not a PKCS#12 (.p12) file"),
+                "\(garbage.stderr)")
 
             try s.configure(clientCert: s.pki.file("missing.p12"))
             let missing = await s.cli.invoke(["sync"], environment: ["TIMBRE_CLIENT_CERT_PASSWORD": s.pki.password])
@@ -176,7 +181,9 @@ struct ClientPKI: Sendable {
             try s.configure(clientCert: s.pki.file("other.p12"))
             let result = await s.cli.invoke(["sync"], environment: ["TIMBRE_CLIENT_CERT_PASSWORD": s.pki.password])
             #expect(result.status == 5)
-            #expect(result.stderr.contains("127.0.0.1 rejected the client certificate CN=stranger from \(s.pki.file("other.p12")) (TLS alert: "), "\(result.stderr)")
+            #expect(
+                result.stderr.contains("127.0.0.1 rejected the client certificate CN=stranger from \(s.pki.file("other.p12")) (TLS alert: "), "\(result.stderr)"
+            )
             #expect(!result.stderr.contains("pin"), "not a pin problem: \(result.stderr)")
             #expect(s.events("client_cert_rejected").first?["detail"] as? String == "presented CN=stranger; the server sent the TLS alert \"unknown CA\"")
             #expect(s.events("client_cert_used").isEmpty)
@@ -201,7 +208,10 @@ struct ClientPKI: Sendable {
             let good = await s.cli.invoke(["doctor", "--online"], environment: ["TIMBRE_CLIENT_CERT_PASSWORD": s.pki.password])
             let line = good.stdout.split(separator: "\n").first { $0.contains("client cert") }.map(String.init) ?? ""
             #expect(line.hasPrefix("ok"), "\(good.stdout)")
-            #expect(line.contains("\(s.pki.file("client.p12")) loads: CN=timbre test client, issued by CN=timbre test client CA with 1 chain certificate, expires 20"), "\(line)")
+            #expect(
+                line.contains(
+                    "\(s.pki.file("client.p12")) loads: CN=timbre test client, issued by CN=timbre test client CA with 1 chain certificate, expires 20"),
+                "\(line)")
             #expect(good.stdout.contains("TLS and pins ok"), "\(good.stdout)")
 
             let bad = await s.cli.invoke(["doctor"], environment: ["TIMBRE_CLIENT_CERT_PASSWORD": "wrong"])
@@ -246,7 +256,10 @@ struct ClientPKI: Sendable {
             try s.cli.writeConfig(text)
             let result = await s.cli.invoke(["sync"])
             #expect(result.status == 2)
-            #expect(result.stderr.contains("sets client_cert_password, which timbre never reads from a file: remove that line and put the PKCS#12 password in the environment variable TIMBRE_CLIENT_CERT_PASSWORD or in the keyring"), "\(result.stderr)")
+            #expect(
+                result.stderr.contains(
+                    "sets client_cert_password, which timbre never reads from a file: remove that line and put the PKCS#12 password in the environment variable TIMBRE_CLIENT_CERT_PASSWORD or in the keyring"
+                ), "\(result.stderr)")
             #expect(!result.stderr.contains(s.pki.password))
             let logged = try await s.sandbox.requests()
             #expect(logged.isEmpty)

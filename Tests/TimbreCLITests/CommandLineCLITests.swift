@@ -122,13 +122,17 @@ extension SyncCLITests {
             try script.stdout.write(to: file, atomically: true, encoding: .utf8)
             func complete(_ words: [String], environment: [String: String] = [:]) async throws -> [String] {
                 let quoted = words.map { "'\($0.replacingOccurrences(of: "'", with: "'\\''"))'" }.joined(separator: " ")
-                let result = try await s.cli.run(["-c", """
-                    source /usr/share/bash-completion/bash_completion
-                    source "$1"
-                    COMP_WORDS=("$2" \(quoted)); COMP_CWORD=\(words.count); COMP_LINE="${COMP_WORDS[*]}"; COMP_POINT=${#COMP_LINE}
-                    _timbre timbre "${COMP_WORDS[-1]}" "${COMP_WORDS[-2]}"
-                    printf '%s\\n' "${COMPREPLY[@]}"
-                    """, "bash", file.path, binary], environment: environment, executable: "/bin/bash")
+                let result = try await s.cli.run(
+                    [
+                        "-c",
+                        """
+                        source /usr/share/bash-completion/bash_completion
+                        source "$1"
+                        COMP_WORDS=("$2" \(quoted)); COMP_CWORD=\(words.count); COMP_LINE="${COMP_WORDS[*]}"; COMP_POINT=${#COMP_LINE}
+                        _timbre timbre "${COMP_WORDS[-1]}" "${COMP_WORDS[-2]}"
+                        printf '%s\\n' "${COMPREPLY[@]}"
+                        """, "bash", file.path, binary,
+                    ], environment: environment, executable: "/bin/bash")
                 #expect(result.status == 0, "\(result.stderr)")
                 return result.stdout.split(separator: "\n").map(String.init)
             }

@@ -12,7 +12,10 @@ import TimbreTestSupport
     @Test func theCLIWorksAgainstTheRunningDemoAndItsInterfaceSeesTheEdit() async throws {
         let cli = try TimbreCLI()
         let tmux = Tmux()
-        try await withCleanup({ tmux.kill(); cli.remove() }) {
+        try await withCleanup({
+            tmux.kill()
+            cli.remove()
+        }) {
             let bin = try SandboxProcess.binaryDirectory().appendingPathComponent("timbre").path
             var env = ["LANG=C.UTF-8", "TERM=tmux-256color"]
             for key in ["XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "HOME", "PATH"] {
@@ -29,8 +32,9 @@ import TimbreTestSupport
             #expect(playlists.status == 0, "\(playlists.stderr)")
             let listed = (try? JSONSerialization.jsonObject(with: Data(playlists.stdout.utf8)) as? [[String: Any]]) ?? []
             #expect(listed.count > 1)
-            let credentials = try #require(try await cli.run(["--profile", "demo", "paths", "--json"]).stdout
-                .data(using: .utf8).flatMap { try JSONSerialization.jsonObject(with: $0) as? [String: String] }?["credentials"])
+            let credentials = try #require(
+                try await cli.run(["--profile", "demo", "paths", "--json"]).stdout
+                    .data(using: .utf8).flatMap { try JSONSerialization.jsonObject(with: $0) as? [String: String] }?["credentials"])
             let mode = try FileManager.default.attributesOfItem(atPath: credentials)[.posixPermissions] as? Int
             #expect(mode == 0o600)
             // Online: the catalogue, then an edit of a new playlist, on the demo's sandbox.

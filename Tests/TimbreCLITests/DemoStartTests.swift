@@ -27,7 +27,10 @@ struct DemoStartTests {
     @Test func theDemoFindsTheSandboxWhereThePackageInstallsIt() async throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("timbre-demo-prefix-\(UUID().uuidString)")
         let cli = try TimbreCLI()
-        try await withCleanup({ try? FileManager.default.removeItem(at: root); cli.remove() }) {
+        try await withCleanup({
+            try? FileManager.default.removeItem(at: root)
+            cli.remove()
+        }) {
             let build = try SandboxProcess.binaryDirectory()
             for folder in ["bin", "lib/timbre"] {
                 try FileManager.default.createDirectory(at: root.appendingPathComponent(folder), withIntermediateDirectories: true)
@@ -38,16 +41,18 @@ struct DemoStartTests {
             #expect(missing.status == 1)
             #expect(missing.stderr.contains("\(root.path)/lib/timbre/timbre-sandbox"), "\(missing.stderr)")
             #expect(missing.stderr.contains("hint: "))
-            try FileManager.default.copyItem(atPath: build.appendingPathComponent("timbre-sandbox").path,
-                                             toPath: root.appendingPathComponent("lib/timbre/timbre-sandbox").path)
+            try FileManager.default.copyItem(
+                atPath: build.appendingPathComponent("timbre-sandbox").path,
+                toPath: root.appendingPathComponent("lib/timbre/timbre-sandbox").path)
             let result = try await cli.run(["demo", "--no-interface", "--library", "small"], timeout: .seconds(120), executable: timbre)
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stderr.contains("Synced: "))
             // Afterwards the CLI reads the demo's cache, and doctor knows the profile.
             #expect(await cli.invoke(["--profile", "demo", "playlists"]).status == 0)
             let doctor = await cli.invoke(["--profile", "demo", "doctor"])
-            #expect(doctor.stdout.split(separator: "\n").contains { $0.hasPrefix("ok") && $0.contains("not used: the demo profile keeps its sandbox session") },
-                    "\(doctor.stdout)")
+            #expect(
+                doctor.stdout.split(separator: "\n").contains { $0.hasPrefix("ok") && $0.contains("not used: the demo profile keeps its sandbox session") },
+                "\(doctor.stdout)")
             #expect(doctor.stdout.contains("sign-in") && doctor.stdout.contains("signed in (secret in file)"), "\(doctor.stdout)")
             // Online, with the demo over: not "check your network", but where the sandbox went.
             let search = await cli.invoke(["--profile", "demo", "search", "heart"])
@@ -69,14 +74,17 @@ struct DemoStartTests {
             try "#!/bin/sh\nexec sleep 30\n".write(to: fake, atomically: true, encoding: .utf8)
             chmod(fake.path, 0o755)
             // The previous demo's cache, journal and session: a demo that cannot start keeps them.
-            let previous = ["cache/timbre/profiles/demo/library.sqlite", "data/timbre/profiles/demo/timbre.sqlite",
-                            "config/timbre/profiles/demo/credentials.json"].map { cli.home.appendingPathComponent($0) }
+            let previous = [
+                "cache/timbre/profiles/demo/library.sqlite", "data/timbre/profiles/demo/timbre.sqlite",
+                "config/timbre/profiles/demo/credentials.json",
+            ].map { cli.home.appendingPathComponent($0) }
             for file in previous {
                 try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
                 try "previous demo".write(to: file, atomically: true, encoding: .utf8)
             }
-            let result = try await cli.run(["demo", "--no-interface"], environment: ["TIMBRE_DEMO_START_TIMEOUT": "1"],
-                                           timeout: .seconds(25), executable: copy)
+            let result = try await cli.run(
+                ["demo", "--no-interface"], environment: ["TIMBRE_DEMO_START_TIMEOUT": "1"],
+                timeout: .seconds(25), executable: copy)
             #expect(result.status == 1)
             #expect(result.stderr.contains("did not announce itself within 1 seconds"), "\(result.stderr)")
             for file in previous {

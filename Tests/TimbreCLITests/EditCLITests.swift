@@ -142,7 +142,10 @@ extension SyncCLITests {
             #expect(forced.status == 0, "\(forced.stderr)")
             var expected = changed
             let meant = original[2]
-            let index = try #require(expected.indices.first { expected[$0] == meant && original.prefix(2).filter { $0 == meant }.count == expected.prefix($0).filter { $0 == meant }.count })
+            let index = try #require(
+                expected.indices.first {
+                    expected[$0] == meant && original.prefix(2).filter { $0 == meant }.count == expected.prefix($0).filter { $0 == meant }.count
+                })
             expected.remove(at: index)
             #expect(try await s.sandbox.entries(of: id) == expected)
         }
@@ -153,9 +156,10 @@ extension SyncCLITests {
         try await withCleanup({ await s.cleanUp() }) {
             #expect(await s.cli.invoke(["sync", "--quiet"]).status == 0)
             let model = try await s.sandbox.library(includeItems: false)
-            let foreign = try #require((model["playlists"] as? [[String: Any]] ?? []).first {
-                ($0["owner_id"] as? String) != s.sandbox.info.userID && ($0["collaborative"] as? Bool) == false
-            }?["id"] as? String)
+            let foreign = try #require(
+                (model["playlists"] as? [[String: Any]] ?? []).first {
+                    ($0["owner_id"] as? String) != s.sandbox.info.userID && ($0["collaborative"] as? Bool) == false
+                }?["id"] as? String)
             let (id, original) = try await ownPlaylist(s)
             try await s.sandbox.clearRequests()
             let refused = await s.cli.invoke(["playlist", "add", foreign, original[0]])

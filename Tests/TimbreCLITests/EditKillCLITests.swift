@@ -40,8 +40,9 @@ extension SyncCLITests {
                 let next = await s.cli.invoke(["playlist", "add", id, marker])
                 #expect(next.status == 0, "round \(round): \(next.stderr)")
                 let after = try await s.sandbox.entries(of: id)
-                #expect(after == before + [marker] || after == removed + [marker],
-                        "round \(round): the playlist is neither untouched nor exactly the edit's result")
+                #expect(
+                    after == before + [marker] || after == removed + [marker],
+                    "round \(round): the playlist is neither untouched nor exactly the edit's result")
                 let states = (parse(await s.cli.invoke(["history", "--json"]).stdout) as? [[String: Any]] ?? []).compactMap { $0["state"] as? String }
                 #expect(!states.contains("interrupted") && !states.contains("failed"), "round \(round): \(states)")
                 let cached = (parse(await s.cli.invoke(["tracks", id, "--json"]).stdout) as? [[String: Any]] ?? []).map { $0["uri"] as? String ?? "" }

@@ -28,10 +28,13 @@ extension SyncCLITests {
                 let exported = await s.cli.invoke(["export", playlist])
                 #expect(exported.status == 0, "\(exported.stderr)")
                 let records = try CSVReader.records(exported.stdout)
-                #expect(records.first?.fields == ["Track URI", "Track Name", "Artist URI(s)", "Artist Name(s)", "Album URI", "Album Name",
-                                                  "Album Artist URI(s)", "Album Artist Name(s)", "Album Release Date", "Album Image URL",
-                                                  "Disc Number", "Track Number", "Track Duration (ms)", "Track Preview URL", "Explicit",
-                                                  "Popularity", "ISRC", "Added By", "Added At"])
+                #expect(
+                    records.first?.fields == [
+                        "Track URI", "Track Name", "Artist URI(s)", "Artist Name(s)", "Album URI", "Album Name",
+                        "Album Artist URI(s)", "Album Artist Name(s)", "Album Release Date", "Album Image URL",
+                        "Disc Number", "Track Number", "Track Duration (ms)", "Track Preview URL", "Explicit",
+                        "Popularity", "ISRC", "Added By", "Added At",
+                    ])
                 for record in records.dropFirst() {
                     let cell = Dictionary(uniqueKeysWithValues: zip(records[0].fields, record.fields.map(CSVCell.decode)))
                     #expect(record.fields.count == 19)
@@ -62,7 +65,9 @@ extension SyncCLITests {
                     #expect(cell["ISRC"] == (item["external_ids"] as? [String: Any])?["isrc"] as? String)
                 }
             }
-            #expect(tracks >= 50 && explicit >= 1 && adders.count >= 2 && discs == ["1", "2"], "\(tracks) tracks, \(explicit) explicit, \(adders.count) adders, discs \(discs)")
+            #expect(
+                tracks >= 50 && explicit >= 1 && adders.count >= 2 && discs == ["1", "2"],
+                "\(tracks) tracks, \(explicit) explicit, \(adders.count) adders, discs \(discs)")
         }
     }
 
@@ -83,22 +88,41 @@ extension SyncCLITests {
             func text(_ track: [String: Any], _ key: String) -> String { track[key] as? String ?? "" }
             let duration = { (track: [String: Any]) in String(track["duration_ms"] as? Int ?? 0) }
 
-            let watsonbox = ([ExportifyFormatTests.watsonboxHeader] + tracks.map { t in
-                [text(t, "uri"), text(t, "name"), "", artists(t).map { $0.replacingOccurrences(of: ",", with: #"\,"#) }.joined(separator: ", "),
-                 "", text(t, "album"), "", "", "", "", "1", "1", duration(t), "", "false", "0", "", "", text(t, "added_at")].map(q).joined(separator: ",")
-            }).joined(separator: "\n") + "\n"
-            let current = "\u{FEFF}" + ([ExportifyFormatTests.pavelHeader] + tracks.map { t in
-                ([text(t, "uri"), q(text(t, "name")), q(text(t, "album")), q(artists(t).map { $0.replacingOccurrences(of: ";", with: "") }.joined(separator: ";")),
-                  "", duration(t), "0", "false", "", text(t, "added_at"), "\"\"", "\"undefined\""] + Array(repeating: "", count: 12)).joined(separator: ",")
-            }).joined(separator: "\n") + "\n"
-            let old = "\u{FEFF}" + ([ExportifyFormatTests.pavelOldHeader] + tracks.map { t in
-                ([text(t, "id"), "\"\"", q(text(t, "name").replacingOccurrences(of: "\"", with: "")), "", q(text(t, "album")), q(artists(t).joined(separator: ",")),
-                  "", duration(t), "0", "", text(t, "added_at"), "\"\"", "\"\"", "", ""] + Array(repeating: "", count: 12)).joined(separator: ",")
-            }).joined(separator: "\n") + "\n"
+            let watsonbox =
+                ([ExportifyFormatTests.watsonboxHeader]
+                + tracks.map { t in
+                    [
+                        text(t, "uri"), text(t, "name"), "", artists(t).map { $0.replacingOccurrences(of: ",", with: #"\,"#) }.joined(separator: ", "),
+                        "", text(t, "album"), "", "", "", "", "1", "1", duration(t), "", "false", "0", "", "", text(t, "added_at"),
+                    ].map(q).joined(separator: ",")
+                }).joined(separator: "\n") + "\n"
+            let current =
+                "\u{FEFF}"
+                + ([ExportifyFormatTests.pavelHeader]
+                + tracks.map { t in
+                    ([
+                        text(t, "uri"), q(text(t, "name")), q(text(t, "album")),
+                        q(artists(t).map { $0.replacingOccurrences(of: ";", with: "") }.joined(separator: ";")),
+                        "", duration(t), "0", "false", "", text(t, "added_at"), "\"\"", "\"undefined\"",
+                    ] + Array(repeating: "", count: 12)).joined(separator: ",")
+                }).joined(separator: "\n") + "\n"
+            let old =
+                "\u{FEFF}"
+                + ([ExportifyFormatTests.pavelOldHeader]
+                + tracks.map { t in
+                    ([
+                        text(t, "id"), "\"\"", q(text(t, "name").replacingOccurrences(of: "\"", with: "")), "", q(text(t, "album")),
+                        q(artists(t).joined(separator: ",")),
+                        "", duration(t), "0", "", text(t, "added_at"), "\"\"", "\"\"", "", "",
+                    ] + Array(repeating: "", count: 12)).joined(separator: ",")
+                }).joined(separator: "\n") + "\n"
             // A spreadsheet's re-save of watsonbox's file: BOM, CRLF, `;`, quotes only where needed, ragged rows, blank records.
-            let resaved = "\u{FEFF}Track URI;Track Name;Artist URI(s);Artist Name(s)\r\n" + tracks.enumerated().map { index, t in
-                index % 2 == 0 ? "\(text(t, "uri"));\(q(text(t, "name")))" : "\(text(t, "uri"));\(q(text(t, "name")));;\(q(artists(t).joined(separator: ", ")));;;1;2"
-            }.joined(separator: "\r\n") + "\r\n;;;\r\n;;;\r\n"
+            let resaved =
+                "\u{FEFF}Track URI;Track Name;Artist URI(s);Artist Name(s)\r\n"
+                + tracks.enumerated().map { index, t in
+                    index % 2 == 0
+                        ? "\(text(t, "uri"));\(q(text(t, "name")))" : "\(text(t, "uri"));\(q(text(t, "name")));;\(q(artists(t).joined(separator: ", ")));;;1;2"
+                }.joined(separator: "\r\n") + "\r\n;;;\r\n;;;\r\n"
 
             for (layout, content) in [("watsonbox", watsonbox), ("current", current), ("spotify-id", old), ("re-saved", resaved)] {
                 let file = s.cli.home.appendingPathComponent("\(layout).csv").path
@@ -126,7 +150,8 @@ extension SyncCLITests {
             #expect(await s.cli.invoke(["sync", "--quiet"]).status == 0)
             let (id, _) = try await ownPlaylist(s)
             let before = try await s.sandbox.entries(of: id)
-            let unknown = "Title,Artist,Album,Release Date,Duration,Spotify URI\n"
+            let unknown =
+                "Title,Artist,Album,Release Date,Duration,Spotify URI\n"
                 + (0..<3).map { "Zzqx Never Recorded \($0),Nobody At All,,,3:00,\n" }.joined() + "Zzqx Never Recorded 0,Nobody At All,,,3:00,\n"
             try await s.sandbox.clearRequests()
             for dryRun in [["--dry-run"], []] {
@@ -155,7 +180,8 @@ extension SyncCLITests {
             let name = known["name"] as? String ?? "", artist = (known["artists"] as? [String])?.first ?? ""
             let ms = known["duration_ms"] as? Int ?? 0
             for (offset, matches) in [(1_500, true), (5_000, false)] {
-                let file = "\u{FEFF}" + ExportifyFormatTests.pavelHeader + "\n"
+                let file =
+                    "\u{FEFF}" + ExportifyFormatTests.pavelHeader + "\n"
                     + ",\(CSVQuote(name)),\"\",\(CSVQuote(artist.replacingOccurrences(of: ";", with: "") + ";Someone Else")),,\(ms + offset),0,false,,,\"\",\"\"\n"
                 let dry = await s.cli.invoke(["import", "-", "--into", id, "--dry-run", "--json"], stdin: file)
                 let report = parse(dry.stdout) as? [String: Any] ?? [:]

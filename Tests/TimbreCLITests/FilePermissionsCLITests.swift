@@ -39,9 +39,10 @@ struct FilePermissionsCLITests {
             try FileManager.default.createDirectory(atPath: cacheFolder, withIntermediateDirectories: true)
             chmod(cacheFolder, 0o755)
             let loose = try await cli.run(["doctor"])
-            #expect(loose.stdout.split(separator: "\n").contains {
-                $0.hasPrefix("warn") && $0.contains("permissions") && $0.contains("chmod go-rwx \(cacheFolder)")
-            }, "\(loose.stdout)")
+            #expect(
+                loose.stdout.split(separator: "\n").contains {
+                    $0.hasPrefix("warn") && $0.contains("permissions") && $0.contains("chmod go-rwx \(cacheFolder)")
+                }, "\(loose.stdout)")
             cli.remove()
         } catch {
             cli.remove()

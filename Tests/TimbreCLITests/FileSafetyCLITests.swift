@@ -40,7 +40,10 @@ struct FileSafetyCLITests {
     @Test func aConfigLinkedToAFileOthersCanWriteIsRefusedLikeTheFileItself() async throws {
         let cli = try TimbreCLI()
         let other = try scratch()
-        try await withCleanup({ cli.remove(); try? FileManager.default.removeItem(atPath: other) }) {
+        try await withCleanup({
+            cli.remove()
+            try? FileManager.default.removeItem(atPath: other)
+        }) {
             let target = other + "/config.toml"
             try Data("client_id = \"abc\"\n".utf8).write(to: URL(fileURLWithPath: target))
             chmod(target, 0o666)
@@ -55,7 +58,10 @@ struct FileSafetyCLITests {
     @Test func aConfigFolderLinkedToAWorldWritableFolderIsRefused() async throws {
         let cli = try TimbreCLI()
         let other = try scratch()
-        try await withCleanup({ cli.remove(); try? FileManager.default.removeItem(atPath: other) }) {
+        try await withCleanup({
+            cli.remove()
+            try? FileManager.default.removeItem(atPath: other)
+        }) {
             let folder = other + "/shared"
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             chmod(folder, 0o777)
@@ -85,7 +91,10 @@ struct FileSafetyCLITests {
     func aConfigLinkedToAnotherUsersFileIsRefused() async throws {
         let cli = try TimbreCLI()
         let other = try scratch()
-        try await withCleanup({ cli.remove(); try? FileManager.default.removeItem(atPath: other) }) {
+        try await withCleanup({
+            cli.remove()
+            try? FileManager.default.removeItem(atPath: other)
+        }) {
             let target = other + "/config.toml"
             try Data("client_id = \"abc\"\n".utf8).write(to: URL(fileURLWithPath: target))
             chmod(target, 0o644)
@@ -103,7 +112,10 @@ struct FileSafetyCLITests {
     @Test func aCacheLinkedToAnotherDatabaseIsRefusedAndThatFileLeftAlone() async throws {
         let cli = try TimbreCLI()
         let other = try scratch()
-        try await withCleanup({ cli.remove(); try? FileManager.default.removeItem(atPath: other) }) {
+        try await withCleanup({
+            cli.remove()
+            try? FileManager.default.removeItem(atPath: other)
+        }) {
             // An empty file is an empty SQLite database: without the check timbre writes its
             // tables into it and makes it 0600.
             let target = other + "/someone.sqlite"
@@ -125,7 +137,10 @@ struct FileSafetyCLITests {
     @Test func aJournalLinkedToAnotherDatabaseIsRefusedAndThatFileLeftAlone() async throws {
         let cli = try TimbreCLI()
         let other = try scratch()
-        try await withCleanup({ cli.remove(); try? FileManager.default.removeItem(atPath: other) }) {
+        try await withCleanup({
+            cli.remove()
+            try? FileManager.default.removeItem(atPath: other)
+        }) {
             let target = other + "/someone.sqlite"
             #expect(FileManager.default.createFile(atPath: target, contents: Data()))
             chmod(target, 0o644)
@@ -173,7 +188,10 @@ struct FileSafetyCLITests {
     @Test func aRecordingFolderOthersCanWriteIsRefusedBeforeAnythingIsSent() async throws {
         let cli = try TimbreCLI(extraEnvironment: Self.signedIn)
         let folder = try scratch()
-        try await withCleanup({ cli.remove(); try? FileManager.default.removeItem(atPath: folder) }) {
+        try await withCleanup({
+            cli.remove()
+            try? FileManager.default.removeItem(atPath: folder)
+        }) {
             try cli.writeConfig(Self.offlineConfig)
             chmod(folder, 0o1777)
             let result = try await cli.run(["api", "me"], environment: ["TIMBRE_RECORD": folder])
@@ -188,7 +206,10 @@ struct FileSafetyCLITests {
     func aRecordingFolderOfAnotherUserIsRefused() async throws {
         let cli = try TimbreCLI(extraEnvironment: Self.signedIn)
         let folder = try scratch()
-        try await withCleanup({ cli.remove(); try? FileManager.default.removeItem(atPath: folder) }) {
+        try await withCleanup({
+            cli.remove()
+            try? FileManager.default.removeItem(atPath: folder)
+        }) {
             try cli.writeConfig(Self.offlineConfig)
             chmod(folder, 0o700)
             #expect(chown(folder, Self.otherUID, Self.otherUID) == 0)
@@ -204,7 +225,10 @@ struct FileSafetyCLITests {
     @Test func aHugeNumberInTheRecordingFolderIsIgnoredNotACrash() async throws {
         let cli = try TimbreCLI(extraEnvironment: Self.signedIn)
         let folder = try scratch()
-        try await withCleanup({ cli.remove(); try? FileManager.default.removeItem(atPath: folder) }) {
+        try await withCleanup({
+            cli.remove()
+            try? FileManager.default.removeItem(atPath: folder)
+        }) {
             try cli.writeConfig(Self.offlineConfig)
             chmod(folder, 0o700)
             try Data("{}".utf8).write(to: URL(fileURLWithPath: folder + "/9223372036854775807-x.json"))

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import timbre
 import TimbreApp
+
+@testable import timbre
 
 /// Issue #31, item 10: `--profile` is taken only where an option can stand — never as the value of
 /// an option that takes one. The grammar is the parser's own (`Root.shape`, from `_dumpHelp`).
@@ -21,8 +22,10 @@ import TimbreApp
     }
 
     @Test func aValueThatLooksLikeTheOptionStaysAValue() throws {
-        for arguments in [["playlist", "create", "Mix", "--description", "--profile=work"], ["playlist", "create", "Mix", "--description", "--profile", "work"],
-                          ["export", "liked", "-o", "--profile=work"], ["api", "me", "--input", "--profile"]] {
+        for arguments in [
+            ["playlist", "create", "Mix", "--description", "--profile=work"], ["playlist", "create", "Mix", "--description", "--profile", "work"],
+            ["export", "liked", "-o", "--profile=work"], ["api", "me", "--input", "--profile"],
+        ] {
             let (rest, profile) = try apply(arguments)
             #expect(profile == nil, "\(arguments)")
             #expect(rest == arguments, "\(arguments)")
@@ -30,9 +33,11 @@ import TimbreApp
     }
 
     @Test func whereAnOptionCanStandItIsStillTheGlobalOption() throws {
-        for arguments in [["--profile", "work", "playlist", "create", "Mix", "--description", "x"],
-                          ["playlist", "create", "Mix", "--description", "x", "--profile=work"],
-                          ["playlist", "add", "37i9dQZF1DXcBWIGoYBM5M", "--position", "3", "--profile", "work", "spotify:track:4uLU6hMCjMI75M1A2tKUQC"]] {
+        for arguments in [
+            ["--profile", "work", "playlist", "create", "Mix", "--description", "x"],
+            ["playlist", "create", "Mix", "--description", "x", "--profile=work"],
+            ["playlist", "add", "37i9dQZF1DXcBWIGoYBM5M", "--position", "3", "--profile", "work", "spotify:track:4uLU6hMCjMI75M1A2tKUQC"],
+        ] {
             let (rest, profile) = try apply(arguments)
             #expect(profile == "work", "\(arguments)")
             #expect(!rest.contains { $0.hasPrefix("--profile") } && !rest.contains("work"), "\(arguments): \(rest)")

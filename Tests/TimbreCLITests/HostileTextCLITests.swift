@@ -12,8 +12,10 @@ import TimbreTestSupport
     }
 
     @Test func authStatusAndLoginShowAHostileDisplayNameInert() async throws {
-        try await SandboxProcess.with(extraArguments: ["--refresh-rotation", "same", "--display-name", Self.hostileName,
-                                                           "--user-id", "id\u{1B}[2J\u{2066}"]) { sandbox in
+        try await SandboxProcess.with(extraArguments: [
+            "--refresh-rotation", "same", "--display-name", Self.hostileName,
+            "--user-id", "id\u{1B}[2J\u{2066}",
+        ]) { sandbox in
             let cli = try TimbreCLI(extraEnvironment: ["TIMBRE_PROFILE": "hostile-\(UUID().uuidString.prefix(8))"])
             try await withCleanup({ cli.remove() }) {
                 try cli.configure(for: sandbox)

@@ -1,10 +1,11 @@
 import Foundation
 import SandboxCore
 import Testing
-@testable import TimbreApp
 import TimbreCore
 import TimbreLibrary
 import TimbreTestSupport
+
+@testable import TimbreApp
 
 /// Commands run in-process through a buffered console (`invoke`): the parser, the command and the
 /// exit-code mapping the binary uses, with no process, keyring or server — the unit tier.
@@ -81,8 +82,10 @@ import TimbreTestSupport
     @Test func parserErrorsTakeTimbresForm() async throws {
         try await withCLI { cli in
             let id = "37i9dQZF1DXcBWIGoYBM5M"
-            for arguments in [["playlist", "add", id, "spotify:track:4uLU6hMCjMI75M1A2tKUQC", "--position", "-1"],
-                              ["playlist", "move", id, "--position", "2", "--to", "-1"]] {
+            for arguments in [
+                ["playlist", "add", id, "spotify:track:4uLU6hMCjMI75M1A2tKUQC", "--position", "-1"],
+                ["playlist", "move", id, "--position", "2", "--to", "-1"],
+            ] {
                 let result = await cli.invoke(arguments)
                 #expect(result.status == 2, "\(arguments)")
                 #expect(result.stdout.isEmpty)
@@ -207,7 +210,8 @@ import TimbreTestSupport
 /// The formats `timbre import` reads, recognised by their headers.
 @Suite struct ImportFormatTests {
     @Test func exportifyTimorTracksCSVAndURILists() throws {
-        let exportify = "\"Track URI\",\"Track Name\",\"Artist Name(s)\",\"Album Name\",\"Track Duration (ms)\"\r\nspotify:track:4uLU6hMCjMI75M1A2tKUQC,Song,\"A,B\",Al,1000\r\n,No Uri,C,Al,61000\r\n"
+        let exportify =
+            "\"Track URI\",\"Track Name\",\"Artist Name(s)\",\"Album Name\",\"Track Duration (ms)\"\r\nspotify:track:4uLU6hMCjMI75M1A2tKUQC,Song,\"A,B\",Al,1000\r\n,No Uri,C,Al,61000\r\n"
         let rows = try PlaylistImport.rows(exportify)
         #expect(rows.map(\.uri) == ["spotify:track:4uLU6hMCjMI75M1A2tKUQC", nil])
         #expect(rows.map(\.artist) == ["A", "C"] && rows[1].durationMS == 61_000 && rows[1].line == 3)

@@ -36,7 +36,10 @@ import TimbreTestSupport
 
     @Test func browserLoginStoresInTheKeyringAndStatusShowsTheUser() async throws {
         let (sandbox, cli) = try await setUp()
-        try await withCleanup({ await sandbox.stop(); cli.remove() }) {
+        try await withCleanup({
+            await sandbox.stop()
+            cli.remove()
+        }) {
 
             let login = try await cli.run(["login"])
             #expect(login.status == 0, "\(login.stderr)")
@@ -73,7 +76,10 @@ import TimbreTestSupport
 
     @Test func forgedStateStoresNothing() async throws {
         let (sandbox, cli) = try await setUp()
-        try await withCleanup({ await sandbox.stop(); cli.remove() }) {
+        try await withCleanup({
+            await sandbox.stop()
+            cli.remove()
+        }) {
             // A callback with another state is answered 404 and the login keeps waiting for its own.
             let login = await cli.invoke(["login"], environment: ["BROWSER_MODE": "forge", "TIMBRE_LOGIN_TIMEOUT": "3"])
             #expect(login.status == 1)
@@ -89,7 +95,10 @@ import TimbreTestSupport
 
     @Test func aForgedCallbackDoesNotEndTheLogin() async throws {
         let (sandbox, cli) = try await setUp()
-        try await withCleanup({ await sandbox.stop(); cli.remove() }) {
+        try await withCleanup({
+            await sandbox.stop()
+            cli.remove()
+        }) {
             let login = await cli.invoke(["login"], environment: ["BROWSER_MODE": "forge-first"])
             #expect(login.status == 0, "\(login.stderr)")
             let browserLog = try String(contentsOfFile: cli.environment["BROWSER_LOG"] ?? "", encoding: .utf8)
@@ -100,7 +109,10 @@ import TimbreTestSupport
 
     @Test func deniedAccessIsReportedClearly() async throws {
         let (sandbox, cli) = try await setUp()
-        try await withCleanup({ await sandbox.stop(); cli.remove() }) {
+        try await withCleanup({
+            await sandbox.stop()
+            cli.remove()
+        }) {
             try await sandbox.setAuthorizeMode(approve: false)
             let login = await cli.invoke(["login"])
             #expect(login.status == 4)
@@ -111,7 +123,10 @@ import TimbreTestSupport
 
     @Test func pasteFlowReadsTheRedirectFromStdin() async throws {
         let (sandbox, cli) = try await setUp()
-        try await withCleanup({ await sandbox.stop(); cli.remove() }) {
+        try await withCleanup({
+            await sandbox.stop()
+            cli.remove()
+        }) {
             try cli.configure(for: sandbox, redirectPort: 8974)
             // Start the paste login, read the URL it prints, approve it as a browser would, and paste
             // the address the browser ended on into its stdin.
@@ -144,7 +159,10 @@ import TimbreTestSupport
 
     @Test func withTokenAcceptsAMintedTokenAndRejectsABadOne() async throws {
         let (sandbox, cli) = try await setUp(["--refresh-rotation", "same"])
-        try await withCleanup({ await sandbox.stop(); cli.remove() }) {
+        try await withCleanup({
+            await sandbox.stop()
+            cli.remove()
+        }) {
             let bad = await cli.invoke(["login", "--with-token"], stdin: "not-a-real-refresh-token\n")
             #expect(bad.status == 4, "\(bad.stderr)")
             #expect(await cli.invoke(["auth", "status"]).status == 4, "nothing stored after a rejected token")
@@ -164,7 +182,10 @@ import TimbreTestSupport
         // The sandbox rotates refresh tokens (its default, as Spotify does): a refresh before
         // finding nowhere to store the result would spend the token the user gave.
         let (sandbox, cli) = try await setUp()
-        try await withCleanup({ await sandbox.stop(); cli.remove() }) {
+        try await withCleanup({
+            await sandbox.stop()
+            cli.remove()
+        }) {
             let minted = try await sandbox.mintRefreshToken()
             let noKeyring = ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/timbre-no-keyring"]
             let refused = try await cli.run(["login", "--with-token"], stdin: minted, environment: noKeyring)
@@ -181,7 +202,10 @@ import TimbreTestSupport
 
     @Test func insecureStorageWritesA0600FileAndWarns() async throws {
         let (sandbox, cli) = try await setUp(["--refresh-rotation", "same"])
-        try await withCleanup({ await sandbox.stop(); cli.remove() }) {
+        try await withCleanup({
+            await sandbox.stop()
+            cli.remove()
+        }) {
             let minted = try await sandbox.mintRefreshToken()
             let login = await cli.invoke(["login", "--with-token", "--insecure-storage"], stdin: minted)
             #expect(login.status == 0, "\(login.stderr)")
@@ -200,7 +224,10 @@ import TimbreTestSupport
 
     @Test func environmentTokenIsUsedAndNeverWritten() async throws {
         let (sandbox, cli) = try await setUp(["--refresh-rotation", "same"])
-        try await withCleanup({ await sandbox.stop(); cli.remove() }) {
+        try await withCleanup({
+            await sandbox.stop()
+            cli.remove()
+        }) {
             let minted = try await sandbox.mintRefreshToken()
             let status = await cli.invoke(["auth", "status", "--json"], environment: ["TIMBRE_REFRESH_TOKEN": minted])
             #expect(status.status == 0, "\(status.stderr)")
@@ -214,7 +241,10 @@ import TimbreTestSupport
     @Test func shortLivedTokensRefreshAndRevocationMeansSignInAgain() async throws {
         // Access tokens live 60 s, under the 5-minute margin: every `auth token` refreshes.
         let (sandbox, cli) = try await setUp(["--access-token-ttl", "60"])
-        try await withCleanup({ await sandbox.stop(); cli.remove() }) {
+        try await withCleanup({
+            await sandbox.stop()
+            cli.remove()
+        }) {
             #expect(await cli.invoke(["login"]).status == 0)
             let first = await cli.invoke(["auth", "token"])
             let second = await cli.invoke(["auth", "token"])

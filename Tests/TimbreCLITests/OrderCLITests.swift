@@ -153,15 +153,18 @@ extension SyncCLITests {
                 let current = try await s.sandbox.entries(of: id)
                 var order = Array(current.indices)
                 switch round {
-                case 0: order.reverse()                                    // LIS 1: n − 1 moves
-                case 1: order = Array(order.dropFirst(3)) + order.prefix(3) // a run: one move
+                case 0: order.reverse()  // LIS 1: n − 1 moves
+                case 1: order = Array(order.dropFirst(3)) + order.prefix(3)  // a run: one move
                 default: order.shuffle(using: &generator)
                 }
                 let plan = try EntryEdit.reorder(order: order).plan(on: current)
                 if round == 0 { #expect(plan.writes.count == current.count - 1) }
                 if round == 1 { #expect(plan.writes.count == 1) }
                 for write in plan.writes {
-                    guard case .reorder(let start, let insertBefore, let length) = write else { Issue.record("not a move: \(write)"); continue }
+                    guard case .reorder(let start, let insertBefore, let length) = write else {
+                        Issue.record("not a move: \(write)")
+                        continue
+                    }
                     let body = #"{"range_start": \#(start), "insert_before": \#(insertBefore), "range_length": \#(length)}"#
                     let sent = await s.cli.invoke(["api", "-X", "PUT", "playlists/\(id)/items", "--input", "-"], stdin: body)
                     #expect(sent.status == 0, "\(sent.stderr)")
@@ -207,9 +210,11 @@ extension SyncCLITests {
             let (id, original) = try await ownPlaylist(s)
             let items = try await s.sandbox.playlistInfo(id).items
             try await s.sandbox.clearRequests()
-            for arguments in [["playlist", "remove", id, "--position", "0"], ["playlist", "remove", id, "--position", "-1"],
-                              ["playlist", "remove", id, "--position", "0-2"], ["playlist", "move", id, "--position", "2", "--to", "0"],
-                              ["playlist", "move", id, "--position", "0", "--to", "2"], ["playlist", "add", id, original[0], "--position", "0"]] {
+            for arguments in [
+                ["playlist", "remove", id, "--position", "0"], ["playlist", "remove", id, "--position", "-1"],
+                ["playlist", "remove", id, "--position", "0-2"], ["playlist", "move", id, "--position", "2", "--to", "0"],
+                ["playlist", "move", id, "--position", "0", "--to", "2"], ["playlist", "add", id, original[0], "--position", "0"],
+            ] {
                 let refused = await s.cli.invoke(arguments)
                 #expect(refused.status == 2, "\(arguments): \(refused.stderr)")
                 #expect(refused.stderr.contains("positions count from 1"), "\(arguments): \(refused.stderr)")

@@ -85,8 +85,9 @@ import TimbreTestSupport
         #expect(leaves.count > 30)
         for (path, discussion) in leaves {
             let examples = discussion.components(separatedBy: "Examples:\n").last?.split(separator: "\n") ?? []
-            #expect(discussion.contains("Examples:\n") && examples.count >= 2 && examples.allSatisfy { $0.hasPrefix("  $ ") },
-                    "timbre \(path): \(discussion)")
+            #expect(
+                discussion.contains("Examples:\n") && examples.count >= 2 && examples.allSatisfy { $0.hasPrefix("  $ ") },
+                "timbre \(path): \(discussion)")
             let help = await cli.invoke((path.isEmpty ? [] : path.split(separator: " ").map(String.init)) + ["--help"])
             #expect(help.status == 0)
             let tail = help.stdout.components(separatedBy: "\nEXAMPLES:\n").last ?? ""
@@ -98,8 +99,9 @@ import TimbreTestSupport
     @Test func theReadmeTableNamesEveryCommand() async throws {
         let cli = try TimbreCLI()
         defer { cli.remove() }
-        let readme = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../README.md").standardizedFileURL, encoding: .utf8)
+        let readme = try String(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                .appendingPathComponent("../../README.md").standardizedFileURL, encoding: .utf8)
         let table = readme.split(separator: "\n").filter { $0.hasPrefix("| `timbre") }.joined(separator: "\n")
         let paths = try await commands(cli).map(\.path).filter { !$0.isEmpty }
         for path in paths {

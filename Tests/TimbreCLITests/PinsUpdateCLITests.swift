@@ -20,7 +20,8 @@ import TimbreTestSupport
 
         /// `[tls.remote]` lines below the sandbox's endpoints, its CA, and a pin for localhost only.
         func configure(remote: String) throws {
-            try cli.writeConfig("""
+            try cli.writeConfig(
+                """
                 client_id = "\(sandbox.info.clientID)"
                 redirect_port = 0
                 accounts_url = "\(sandbox.info.accountsURL)"
@@ -89,7 +90,8 @@ import TimbreTestSupport
 
     /// README: `openssl genpkey … ; openssl pkey -pubout` for ECDSA P-256.
     func makeECDSAKey(_ s: Setup) throws {
-        try shell(s, "openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out signer-key.pem; openssl pkey -in signer-key.pem -pubout -out signer.pem")
+        try shell(
+            s, "openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out signer-key.pem; openssl pkey -in signer-key.pem -pubout -out signer.pem")
     }
 
     /// README: `openssl dgst -sha256 -sign KEY -out SIG.bin DOC; openssl base64 -A -in SIG.bin -out DOC.sig`.
@@ -145,8 +147,11 @@ import TimbreTestSupport
             #expect(sync.status == 0, "the remote set's pin for 127.0.0.1 lets the sync through: \(sync.stderr)")
             var events = s.trustEvents()
             #expect(events.contains { $0["event"] as? String == "remote_applied" && $0["host"] as? String == "localhost" })
-            #expect(events.contains { $0["event"] as? String == "pin_match" && $0["host"] as? String == "127.0.0.1"
-                && $0["pin"] as? String == s.sandbox.info.pins.root })
+            #expect(
+                events.contains {
+                    $0["event"] as? String == "pin_match" && $0["host"] as? String == "127.0.0.1"
+                        && $0["pin"] as? String == s.sandbox.info.pins.root
+                })
             #expect(!events.contains { $0["event"] as? String == "pin_mismatch" })
 
             // Version 2 pins a key the sandbox does not have: applied (it is signed and newer), and
@@ -207,7 +212,8 @@ import TimbreTestSupport
             let next = document(version: 6, [("127.0.0.1", [root], "root"), ("b.example.com", [Self.wrongPin], "any")])
             let signature = try signECDSA(s, next, name: "doc.json")
             try Data(next.replacingOccurrences(of: "root\"", with: "any\"").utf8).write(to: URL(fileURLWithPath: path))
-            await expectRefused(["pins", "update", "--file", path, "--signature", path + ".sig"], "the ECDSA P-256 signature does not verify with \(s.keys)/signer.pem")
+            await expectRefused(
+                ["pins", "update", "--file", path, "--signature", path + ".sig"], "the ECDSA P-256 signature does not verify with \(s.keys)/signer.pem")
             try Data(next.utf8).write(to: URL(fileURLWithPath: path))
             await expectRefused(["pins", "update", "--file", path], "it is unsigned")
             try Data().write(to: URL(fileURLWithPath: s.keys + "/empty.sig"))
@@ -216,18 +222,24 @@ import TimbreTestSupport
             await expectRefused(["pins", "update", "--file", path, "--signature", s.keys + "/short.sig"], "the signature is not one whole DER ECDSA signature")
             let equal = document(version: 5, [("127.0.0.1", [root], "root"), ("b.example.com", [Self.wrongPin], "any")])
             _ = try signECDSA(s, equal, name: "equal.json")
-            await expectRefused(["pins", "update", "--file", s.keys + "/equal.json", "--signature", s.keys + "/equal.json.sig"],
-                                "its version 5 is not newer than the applied version 5")
+            await expectRefused(
+                ["pins", "update", "--file", s.keys + "/equal.json", "--signature", s.keys + "/equal.json.sig"],
+                "its version 5 is not newer than the applied version 5")
             let expired = document(version: 7, expires: "2020-01-01T00:00:00Z", [("127.0.0.1", [root], "root"), ("b.example.com", [Self.wrongPin], "any")])
             _ = try signECDSA(s, expired, name: "expired.json")
-            await expectRefused(["pins", "update", "--file", s.keys + "/expired.json", "--signature", s.keys + "/expired.json.sig"],
-                                "it expired at 2020-01-01T00:00:00Z")
+            await expectRefused(
+                ["pins", "update", "--file", s.keys + "/expired.json", "--signature", s.keys + "/expired.json.sig"],
+                "it expired at 2020-01-01T00:00:00Z")
             let dropsHost = document(version: 8, [("127.0.0.1", [root], "root")])
             _ = try signECDSA(s, dropsHost, name: "drops.json")
-            await expectRefused(["pins", "update", "--file", s.keys + "/drops.json", "--signature", s.keys + "/drops.json.sig"],
-                                "it would remove every pin of b.example.com")
+            await expectRefused(
+                ["pins", "update", "--file", s.keys + "/drops.json", "--signature", s.keys + "/drops.json.sig"],
+                "it would remove every pin of b.example.com")
             // Another signer's key.
-            try shell(s, "openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out other-key.pem; openssl dgst -sha256 -sign other-key.pem -out doc.json.other doc.json; openssl base64 -A -in doc.json.other -out other.sig")
+            try shell(
+                s,
+                "openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out other-key.pem; openssl dgst -sha256 -sign other-key.pem -out doc.json.other doc.json; openssl base64 -A -in doc.json.other -out other.sig"
+            )
             await expectRefused(["pins", "update", "--file", path, "--signature", s.keys + "/other.sig"], "the ECDSA P-256 signature does not verify")
 
             // Allowed explicitly, the host may go.
@@ -299,7 +311,8 @@ import TimbreTestSupport
             try shell(s, "openssl genpkey -algorithm ed25519 -out ed-key.pem; openssl pkey -in ed-key.pem -pubout -out ed.pem")
             try s.configure(remote: "public_key = \"\(s.keys)/ed.pem\"")
             try Data(document(version: 1, [("127.0.0.1", [root], "root")]).utf8).write(to: URL(fileURLWithPath: s.keys + "/ed.json"))
-            try shell(s, "openssl pkeyutl -sign -rawin -inkey ed-key.pem -in ed.json -out ed.json.sig.bin; openssl base64 -A -in ed.json.sig.bin -out ed.json.sig")
+            try shell(
+                s, "openssl pkeyutl -sign -rawin -inkey ed-key.pem -in ed.json -out ed.json.sig.bin; openssl base64 -A -in ed.json.sig.bin -out ed.json.sig")
             let ed = await s.cli.invoke(["pins", "update", "--file", s.keys + "/ed.json", "--signature", s.keys + "/ed.json.sig"])
             #expect(ed.status == 0, "\(ed.stderr)")
             #expect(await s.cli.invoke(["sync", "--quiet"]).status == 0)
@@ -345,9 +358,17 @@ import TimbreTestSupport
             let profile = "pins-\(UUID().uuidString.prefix(8))"
             let key = "keyring-held HMAC key for pin documents"
             try Data(key.utf8).write(to: URL(fileURLWithPath: s.keys + "/hmac.key"))
-            let stored = try ChildProcess.run(["/bin/sh", "-c", "secret-tool store --label='timbre pins HMAC key' xdg:schema io.github.timbre.Secret profile \(profile) kind pins_hmac_key tier high < '\(s.keys)/hmac.key'"], mergeStderr: true)
+            let stored = try ChildProcess.run(
+                [
+                    "/bin/sh", "-c",
+                    "secret-tool store --label='timbre pins HMAC key' xdg:schema io.github.timbre.Secret profile \(profile) kind pins_hmac_key tier high < '\(s.keys)/hmac.key'",
+                ], mergeStderr: true)
             try #require(stored.status == 0, "secret-tool store failed (is the test keyring running? scripts/test.sh starts one): \(stored.output)")
-            defer { _ = try? ChildProcess.run(["/usr/bin/secret-tool", "clear", "xdg:schema", "io.github.timbre.Secret", "profile", profile, "kind", "pins_hmac_key"]) }
+            defer {
+                _ = try? ChildProcess.run([
+                    "/usr/bin/secret-tool", "clear", "xdg:schema", "io.github.timbre.Secret", "profile", profile, "kind", "pins_hmac_key",
+                ])
+            }
             try s.configure(remote: "hmac = true")
             try Data(document(version: 1, [("127.0.0.1", [s.sandbox.info.pins.root], "root")]).utf8).write(to: URL(fileURLWithPath: s.keys + "/k.json"))
             try shell(s, "openssl dgst -sha256 -hmac \"$(cat hmac.key)\" -binary k.json | openssl base64 -A > k.json.sig")

@@ -35,8 +35,10 @@ import TimbreTestSupport
     @Test func oneProfilesLoginSyncAndEditsLeaveAnotherUntouched() async throws {
         let sandbox = try await SandboxProcess.start(library: .small)
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("browser-\(UUID().uuidString).log").path
-        let cli = try TimbreCLI(extraEnvironment: ["BROWSER": Self.browser, "BROWSER_CA": sandbox.info.caFile, "BROWSER_LOG": log,
-                                                   "TIMBRE_LOGIN_TIMEOUT": "20"])
+        let cli = try TimbreCLI(extraEnvironment: [
+            "BROWSER": Self.browser, "BROWSER_CA": sandbox.info.caFile, "BROWSER_LOG": log,
+            "TIMBRE_LOGIN_TIMEOUT": "20",
+        ])
         // Unique names: the keyring is shared by every test of the run.
         let tag = UUID().uuidString.prefix(8).lowercased()
         let a = "a-\(tag)", b = "b-\(tag)"
@@ -90,8 +92,10 @@ import TimbreTestSupport
             #expect(await cli.invoke(["history", "--json", "--profile", b]).stdout == "[]\n")
             // A's files are in A's folders; the default profile has none at all.
             #expect(files(of: a, in: cli).keys.contains { $0.hasSuffix("state/timbre/profiles/\(a)/timbre.log") })
-            for path in ["config/timbre/config.toml", "config/timbre/credentials.json", "cache/timbre/library.sqlite",
-                         "data/timbre/timbre.sqlite", "state/timbre/timbre.log", "state/timbre/trust.jsonl"] {
+            for path in [
+                "config/timbre/config.toml", "config/timbre/credentials.json", "cache/timbre/library.sqlite",
+                "data/timbre/timbre.sqlite", "state/timbre/timbre.log", "state/timbre/trust.jsonl",
+            ] {
                 #expect(!FileManager.default.fileExists(atPath: cli.home.appendingPathComponent(path).path), "\(path)")
             }
 

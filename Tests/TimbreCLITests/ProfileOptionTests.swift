@@ -15,13 +15,16 @@ import TimbreTestSupport
         let home = cli.home.path
         let byVariable = await cli.invoke(["paths", "--json"], environment: ["TIMBRE_PROFILE": "from-env"])
         #expect(byVariable.status == 0, "\(byVariable.stderr)")
-        #expect(paths(byVariable) == [
-            "config": "\(home)/config/timbre/profiles/from-env/config.toml", "cache": "\(home)/cache/timbre/profiles/from-env/library.sqlite",
-            "log": "\(home)/state/timbre/profiles/from-env/timbre.log", "credentials": "\(home)/config/timbre/profiles/from-env/credentials.json",
-            "data": "\(home)/data/timbre/profiles/from-env/timbre.sqlite", "journal": "\(home)/data/timbre/profiles/from-env/timbre.sqlite",
-            "trust": "\(home)/state/timbre/profiles/from-env/trust.jsonl", "remote_pins": "\(home)/data/timbre/profiles/from-env/remote-pins.json",
-        ])
-        for arguments in [["--profile", "from-flag", "paths", "--json"], ["paths", "--json", "--profile", "from-flag"], ["paths", "--profile=from-flag", "--json"]] {
+        #expect(
+            paths(byVariable) == [
+                "config": "\(home)/config/timbre/profiles/from-env/config.toml", "cache": "\(home)/cache/timbre/profiles/from-env/library.sqlite",
+                "log": "\(home)/state/timbre/profiles/from-env/timbre.log", "credentials": "\(home)/config/timbre/profiles/from-env/credentials.json",
+                "data": "\(home)/data/timbre/profiles/from-env/timbre.sqlite", "journal": "\(home)/data/timbre/profiles/from-env/timbre.sqlite",
+                "trust": "\(home)/state/timbre/profiles/from-env/trust.jsonl", "remote_pins": "\(home)/data/timbre/profiles/from-env/remote-pins.json",
+            ])
+        for arguments in [
+            ["--profile", "from-flag", "paths", "--json"], ["paths", "--json", "--profile", "from-flag"], ["paths", "--profile=from-flag", "--json"],
+        ] {
             let result = await cli.invoke(arguments, environment: ["TIMBRE_PROFILE": "from-env"])
             #expect(result.status == 0, "\(arguments): \(result.stderr)")
             #expect(paths(result)["cache"] == "\(home)/cache/timbre/profiles/from-flag/library.sqlite", "\(arguments)")

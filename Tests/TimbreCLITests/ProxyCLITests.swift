@@ -107,8 +107,11 @@ final class ConnectProxy: @unchecked Sendable {
         let cli = try TimbreCLI()
         defer { cli.remove() }
         let none = await cli.invoke(["doctor"])
-        #expect(none.stdout.split(separator: "\n").contains { $0.hasPrefix("ok") && $0.contains("proxy") && $0.hasSuffix("none (https_proxy, HTTPS_PROXY, all_proxy, ALL_PROXY unset): direct connections") },
-                "\(none.stdout)")
+        #expect(
+            none.stdout.split(separator: "\n").contains {
+                $0.hasPrefix("ok") && $0.contains("proxy") && $0.hasSuffix("none (https_proxy, HTTPS_PROXY, all_proxy, ALL_PROXY unset): direct connections")
+            },
+            "\(none.stdout)")
         let set = await cli.invoke(["doctor"], environment: ["ALL_PROXY": "http://me:hunter2@proxy.example:3128", "no_proxy": "internal.example"])
         let line = set.stdout.split(separator: "\n").first { $0.contains("proxy") }.map(String.init) ?? ""
         #expect(line.contains("http://***@proxy.example:3128 (from ALL_PROXY); no_proxy=internal.example connect directly"), "\(line)")

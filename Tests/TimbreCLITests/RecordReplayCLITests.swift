@@ -76,8 +76,9 @@ import TimbreTestSupport
             #expect(replay.status == 0, "\(replay.stderr)")
             let replayReport = json(replay.stdout) as? [String: Any] ?? [:]
             for key in ["status", "playlists", "liked", "items_written"] {
-                #expect(canonical(replayReport[key]) == canonical(firstReport[key]),
-                        "\(key): \(canonical(replayReport[key])) replayed, \(canonical(firstReport[key])) recorded; \(files)")
+                #expect(
+                    canonical(replayReport[key]) == canonical(firstReport[key]),
+                    "\(key): \(canonical(replayReport[key])) replayed, \(canonical(firstReport[key])) recorded; \(files)")
             }
             // Answered at once, the replay learns sooner that `limit=100` is refused, so it may ask
             // for fewer pages at 100 than the recorded run had in flight — never more.

@@ -104,9 +104,10 @@ extension SyncCLITests {
             #expect(await s.cli.invoke(["sync", "--quiet"]).status == 0)
             let playlists = try await sandboxPlaylists(s)
             let me = s.sandbox.info.userID
-            let publicOwn = try #require(playlists.first {
-                $0["owner_id"] as? String == me && $0["public"] as? Bool == true && $0["collaborative"] as? Bool == false
-            }?["id"] as? String)
+            let publicOwn = try #require(
+                playlists.first {
+                    $0["owner_id"] as? String == me && $0["public"] as? Bool == true && $0["collaborative"] as? Bool == false
+                }?["id"] as? String)
             try await s.sandbox.clearRequests()
 
             // Collaborative only when private: refused whole, nothing sent, nothing journalled.
@@ -317,12 +318,14 @@ extension SyncCLITests {
 
             let csv = FileManager.default.temporaryDirectory.appendingPathComponent("exportify-\(UUID().uuidString).csv")
             defer { try? FileManager.default.removeItem(at: csv) }
-            try Data("""
+            try Data(
+                """
                 "Track URI","Track Name","Artist Name(s)","Album Name","Track Duration (ms)"\r
                 "\(original[1])","One","Someone","Somewhere","200000"\r
                 "\(bogus)","Two","Nobody","Nowhere","180000"\r
 
-                """.utf8).write(to: csv)
+                """.utf8
+            ).write(to: csv)
             let imported = await s.cli.invoke(["import", csv.path, "--into", id])
             #expect(imported.status == 2, "\(imported.stderr)")
             #expect(imported.stderr.contains(bogus), "\(imported.stderr)")

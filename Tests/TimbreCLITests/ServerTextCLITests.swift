@@ -16,9 +16,11 @@ struct ServerTextCLITests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("timbre-replay-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         for (index, exchange) in exchanges.enumerated() {
-            let object: [String: Any] = ["sequence": index + 1, "method": exchange.0, "url": exchange.1, "request_headers": [[String]](),
-                                         "request_body": NSNull(), "status": exchange.2, "response_headers": ["content-type": "application/json"],
-                                         "response_body": exchange.3]
+            let object: [String: Any] = [
+                "sequence": index + 1, "method": exchange.0, "url": exchange.1, "request_headers": [[String]](),
+                "request_body": NSNull(), "status": exchange.2, "response_headers": ["content-type": "application/json"],
+                "response_body": exchange.3,
+            ]
             let data = try JSONSerialization.data(withJSONObject: object)
             try data.write(to: folder.appendingPathComponent(String(format: "%04d-%@.json", index + 1, exchange.0)))
         }
@@ -28,7 +30,9 @@ struct ServerTextCLITests {
     // MARK: 6. Proxy credentials
 
     @Test func proxyCredentialsNeverReachStderrTheLogOrDoctor() async throws {
-        let cli = try TimbreCLI(extraEnvironment: ["TIMBRE_REFRESH_TOKEN": "not-a-real-token", "TIMBRE_PROFILE": "proxy-\(UUID().uuidString.prefix(8).lowercased())"])
+        let cli = try TimbreCLI(extraEnvironment: [
+            "TIMBRE_REFRESH_TOKEN": "not-a-real-token", "TIMBRE_PROFILE": "proxy-\(UUID().uuidString.prefix(8).lowercased())",
+        ])
         try await withCleanup({ cli.remove() }) {
             try cli.writeConfig("client_id = \"abc\"\n")
             // libcurl refuses these proxy URLs before connecting, quoting them whole.
@@ -59,7 +63,10 @@ struct ServerTextCLITests {
             ("GET", "https://api.spotify.com/v1/me/playlists", 200, #"{"items": [], "next": "\#(hostile)"}"#),
             ("GET", hostile, 404, #"{"error": {"status": 404, "message": "Not found"}}"#),
         ])
-        try await withCleanup({ cli.remove(); try? FileManager.default.removeItem(at: folder) }) {
+        try await withCleanup({
+            cli.remove()
+            try? FileManager.default.removeItem(at: folder)
+        }) {
             let result = try await cli.run(["api", "me/playlists", "--paginate"], environment: ["TIMBRE_REPLAY": folder.path])
             #expect(result.status == 1, "\(result.stderr)")
             #expect(result.stderr.contains("Spotify answered 404 for /v1/me/x^[]0;pwned^Gy"), "\(result.stderr.debugDescription)")
@@ -80,7 +87,9 @@ struct ServerTextCLITests {
                 // 127.0.0.1 has no pin: had anything been sent, the answer would be exit 5.
                 let result = try await cli.run(["api", path])
                 #expect(result.status == 1, "\(path): \(result.stderr)")
-                #expect(result.stderr.contains("is outside api_url (https://127.0.0.1:9/v1); the access token is only sent to api_url"), "\(path): \(result.stderr)")
+                #expect(
+                    result.stderr.contains("is outside api_url (https://127.0.0.1:9/v1); the access token is only sent to api_url"), "\(path): \(result.stderr)"
+                )
             }
         }
     }
@@ -88,9 +97,14 @@ struct ServerTextCLITests {
     @Test func apiBodiesAreInertOnATerminalAndRawWithRawOrInAPipe() async throws {
         let cli = try TimbreCLI()
         let body = "{\"display_name\": \"Eve\u{1B}]0;pwned\u{07}\"}"
-        let folder = try Self.recording([("GET", "https://api.spotify.com/v1/me", 200, body), ("GET", "https://api.spotify.com/v1/me", 200, body),
-                                         ("GET", "https://api.spotify.com/v1/me", 200, body)])
-        try await withCleanup({ cli.remove(); try? FileManager.default.removeItem(at: folder) }) {
+        let folder = try Self.recording([
+            ("GET", "https://api.spotify.com/v1/me", 200, body), ("GET", "https://api.spotify.com/v1/me", 200, body),
+            ("GET", "https://api.spotify.com/v1/me", 200, body),
+        ])
+        try await withCleanup({
+            cli.remove()
+            try? FileManager.default.removeItem(at: folder)
+        }) {
             let terminal = await cli.invoke(["api", "me"], environment: ["TIMBRE_REPLAY": folder.path], tty: true)
             #expect(terminal.status == 0, "\(terminal.stderr)")
             #expect(terminal.stdout == "{\"display_name\": \"Eve^[]0;pwned^G\"}\n", "\(terminal.stdout.debugDescription)")
@@ -107,7 +121,10 @@ struct ServerTextCLITests {
     @Test func importFromStdinStopsReadingAtItsBound() async throws {
         let cli = try TimbreCLI()
         let input = FileManager.default.temporaryDirectory.appendingPathComponent("timbre-big-\(UUID().uuidString)").path
-        try await withCleanup({ cli.remove(); unlink(input) }) {
+        try await withCleanup({
+            cli.remove()
+            unlink(input)
+        }) {
             // 96 MB of nothing (a sparse file): over the 64 MB bound by half.
             let size: off_t = 96 << 20
             #expect(FileManager.default.createFile(atPath: input, contents: nil))
@@ -136,7 +153,10 @@ struct ServerTextCLITests {
     @Test func anOversizedExchangeFileIsRefusedUnread() async throws {
         let cli = try TimbreCLI()
         let folder = try Self.recording([("GET", "https://api.spotify.com/v1/me", 200, "{}")])
-        try await withCleanup({ cli.remove(); try? FileManager.default.removeItem(at: folder) }) {
+        try await withCleanup({
+            cli.remove()
+            try? FileManager.default.removeItem(at: folder)
+        }) {
             let big = folder.appendingPathComponent("0002-GET-v1-me.json").path
             #expect(FileManager.default.createFile(atPath: big, contents: nil))
             #expect(truncate(big, (256 << 20) + 1) == 0)
@@ -154,8 +174,9 @@ struct ServerTextCLITests {
             // `--profile=work` is the playlist's description here, not a global option: the run
             // must not take on the profile `work` (its log and folders would appear).
             let result = try await cli.run(["playlist", "create", "Mix", "--description", "--profile=work", "--dry-run"])
-            #expect(!FileManager.default.fileExists(atPath: cli.home.appendingPathComponent("state/timbre/profiles/work").path),
-                    "the profile `work` was taken from --description's value: \(result.stderr)")
+            #expect(
+                !FileManager.default.fileExists(atPath: cli.home.appendingPathComponent("state/timbre/profiles/work").path),
+                "the profile `work` was taken from --description's value: \(result.stderr)")
             // Where an option can stand it still works, before and after the command.
             let paths = try await cli.run(["paths", "--json", "--profile", "work"])
             #expect(paths.stdout.contains("/profiles/work/"), "\(paths.stdout)")

@@ -10,12 +10,16 @@ import TimbreTestSupport
     struct Setup {
         let sandbox: SandboxProcess
         let cli: TimbreCLI
-        func cleanUp() async { await sandbox.stop(); cli.remove() }
+        func cleanUp() async {
+            await sandbox.stop()
+            cli.remove()
+        }
     }
 
     func setUp(_ size: String = "medium", _ arguments: [String] = []) async throws -> Setup {
-        let sandbox = try await SandboxProcess.start(library: size == "small" ? .small : .medium,
-                                                     extraArguments: ["--refresh-rotation", "same"] + arguments)
+        let sandbox = try await SandboxProcess.start(
+            library: size == "small" ? .small : .medium,
+            extraArguments: ["--refresh-rotation", "same"] + arguments)
         do {
             let token = try await sandbox.mintRefreshToken()
             let cli = try TimbreCLI(extraEnvironment: ["TIMBRE_REFRESH_TOKEN": token])
@@ -155,8 +159,9 @@ import TimbreTestSupport
             // `true` has exited before timbre writes: every write meets a closed pipe (EPIPE, or
             // SIGPIPE where it is not ignored). Exit 0 or 141 either way; never a crash report.
             for arguments in ["sync --json", "tracks liked --json", "playlists"] {
-                let result = try await s.cli.run(["-c", "\"$0\" \(arguments) | true; echo \"status=${PIPESTATUS[0]}\"", binary],
-                                                 executable: "/bin/bash")
+                let result = try await s.cli.run(
+                    ["-c", "\"$0\" \(arguments) | true; echo \"status=${PIPESTATUS[0]}\"", binary],
+                    executable: "/bin/bash")
                 #expect(result.stdout.contains("status=0") || result.stdout.contains("status=141"), "\(arguments): \(result.stdout) \(result.stderr)")
                 #expect(!result.stderr.contains("Fatal error") && !result.stderr.contains("crashed"), "\(arguments)")
             }
@@ -212,8 +217,10 @@ import TimbreTestSupport
                 // The file passes SQLite's own check (python3's sqlite3: an independent reader) …
                 let check = Process()
                 check.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-                check.arguments = ["python3", "-c", "import sqlite3,sys; print(sqlite3.connect(sys.argv[1], timeout=10).execute('PRAGMA integrity_check').fetchone()[0])",
-                                   s.cli.home.appendingPathComponent("cache/timbre/library.sqlite").path]
+                check.arguments = [
+                    "python3", "-c", "import sqlite3,sys; print(sqlite3.connect(sys.argv[1], timeout=10).execute('PRAGMA integrity_check').fetchone()[0])",
+                    s.cli.home.appendingPathComponent("cache/timbre/library.sqlite").path,
+                ]
                 let pipe = Pipe()
                 check.standardOutput = pipe
                 try check.run()
@@ -226,7 +233,7 @@ import TimbreTestSupport
                 for playlist in cached where playlist["id"] as? String != "liked" {
                     guard let snapshot = playlist["snapshot_id"] as? String, let want = complete[snapshot], !want.isEmpty else { continue }
                     let got = parse(await s.cli.invoke(["tracks", playlist["id"] as? String ?? "", "--json"]).stdout) as? [[String: Any]] ?? []
-                    if got.isEmpty { continue } // listed before its items were ever stored
+                    if got.isEmpty { continue }  // listed before its items were ever stored
                     #expect(got.count == want.count, "round \(round) playlist \(playlist["id"] ?? ""): \(got.count) items for a snapshot of \(want.count)")
                 }
             }

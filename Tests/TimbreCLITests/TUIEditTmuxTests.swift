@@ -50,18 +50,18 @@ import TimbreTestSupport
 
     func withInterface(_ body: (Session) async throws -> Void) async throws {
         try await TUITmuxTests.withSyncedSandbox(.small) { sandbox, cli, tmux in
-                let marker = try tmux.startTimbre(cli, columns: 130, rows: 36)
-                let session = Session(sandbox: sandbox, cli: cli, tmux: tmux)
-                _ = try await session.wait("synced")
-                try await body(session)
-                try tmux.keys("q")
-                let deadline = ContinuousClock.now + .seconds(10)
-                while !FileManager.default.fileExists(atPath: marker), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
-                #expect((try? String(contentsOfFile: marker, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
-                // Nothing printed under curses: no warning or error line from timbre on any screen.
-                for screen in session.screens.screens {
-                    #expect(!screen.contains("timbre: "), "stray output under the interface:\n\(screen)")
-                }
+            let marker = try tmux.startTimbre(cli, columns: 130, rows: 36)
+            let session = Session(sandbox: sandbox, cli: cli, tmux: tmux)
+            _ = try await session.wait("synced")
+            try await body(session)
+            try tmux.keys("q")
+            let deadline = ContinuousClock.now + .seconds(10)
+            while !FileManager.default.fileExists(atPath: marker), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
+            #expect((try? String(contentsOfFile: marker, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+            // Nothing printed under curses: no warning or error line from timbre on any screen.
+            for screen in session.screens.screens {
+                #expect(!screen.contains("timbre: "), "stray output under the interface:\n\(screen)")
+            }
         }
     }
 

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import SandboxCore
+import Testing
 import TimbreTestSupport
 
 /// The interface end to end: the real binary in tmux over a cache synced from the sandbox,
@@ -57,69 +57,69 @@ import TimbreTestSupport
 
     @Test func browseFilterSortSearchResizeQuit() async throws {
         try await Self.withSyncedSandbox(.medium) { sandbox, cli, tmux in
-                _ = sandbox
-                let marker = try tmux.startTimbre(cli, columns: 120, rows: 32)
-                let titleBefore = try tmux.title()
+            _ = sandbox
+            let marker = try tmux.startTimbre(cli, columns: 120, rows: 32)
+            let titleBefore = try tmux.title()
 
-                // First frame: Liked Songs first, then the sandbox's playlists, status line with the user.
-                var screen = try await tmux.waitFor("Liked Songs")
-                #expect(screen.contains("Morning Coffee"))
-                screen = try await tmux.waitFor("synced")
-                // Hostile names are shown inert and did not retitle the pane.
-                #expect(screen.contains("^[]0;pwned^G"))
-                #expect(try tmux.title() == titleBefore)
+            // First frame: Liked Songs first, then the sandbox's playlists, status line with the user.
+            var screen = try await tmux.waitFor("Liked Songs")
+            #expect(screen.contains("Morning Coffee"))
+            screen = try await tmux.waitFor("synced")
+            // Hostile names are shown inert and did not retitle the pane.
+            #expect(screen.contains("^[]0;pwned^G"))
+            #expect(try tmux.title() == titleBefore)
 
-                // Navigate and open a playlist.
-                try tmux.keys("j", "Enter")
-                screen = try await tmux.waitFor("Morning Coffee · 150")
+            // Navigate and open a playlist.
+            try tmux.keys("j", "Enter")
+            screen = try await tmux.waitFor("Morning Coffee · 150")
 
-                // Incremental filter on the tracks pane, then clear.
-                try tmux.keys("/")
-                try tmux.type("signal")
-                screen = try await tmux.waitFor("/signal")
-                let filtered = screen.split(separator: "\n").filter { $0.contains("│") && $0.lowercased().contains("signal") }
-                #expect(!filtered.isEmpty)
-                try tmux.keys("Enter", "Escape")
-                screen = try await tmux.waitFor("Morning Coffee · 150 ·")
+            // Incremental filter on the tracks pane, then clear.
+            try tmux.keys("/")
+            try tmux.type("signal")
+            screen = try await tmux.waitFor("/signal")
+            let filtered = screen.split(separator: "\n").filter { $0.contains("│") && $0.lowercased().contains("signal") }
+            #expect(!filtered.isEmpty)
+            try tmux.keys("Enter", "Escape")
+            screen = try await tmux.waitFor("Morning Coffee · 150 ·")
 
-                // Sort by title, then reverse.
-                try tmux.keys("s")
-                screen = try await tmux.waitFor("sort title ↑")
-                try tmux.keys("S")
-                screen = try await tmux.waitFor("sort title ↓")
+            // Sort by title, then reverse.
+            try tmux.keys("s")
+            screen = try await tmux.waitFor("sort title ↑")
+            try tmux.keys("S")
+            screen = try await tmux.waitFor("sort title ↓")
 
-                // Search across every playlist, jump to a hit.
-                try tmux.keys("F")
-                try tmux.type("beyonce")
-                try tmux.keys("Enter")
-                screen = try await tmux.waitFor("matches for “beyonce”")
-                #expect(screen.contains("Beyoncé"))
-                try tmux.keys("Enter")
-                screen = try await tmux.waitFor("sort ")
+            // Search across every playlist, jump to a hit.
+            try tmux.keys("F")
+            try tmux.type("beyonce")
+            try tmux.keys("Enter")
+            screen = try await tmux.waitFor("matches for “beyonce”")
+            #expect(screen.contains("Beyoncé"))
+            try tmux.keys("Enter")
+            screen = try await tmux.waitFor("sort ")
 
-                // Help lists the live keymap.
-                try tmux.keys("?")
-                screen = try await tmux.waitFor("Keys — any key closes")
-                #expect(screen.contains("move down"))
-                try tmux.keys("Escape")
+            // Help lists the live keymap.
+            try tmux.keys("?")
+            screen = try await tmux.waitFor("Keys — any key closes")
+            #expect(screen.contains("move down"))
+            try tmux.keys("Escape")
 
-                // Resize: too small gets a message, back to normal re-lays out.
-                _ = try tmux.run(["resize-window", "-x", "50", "-y", "8"])
-                screen = try await tmux.waitFor("too small")
-                _ = try tmux.run(["resize-window", "-x", "100", "-y", "30"])
-                screen = try await tmux.waitFor("Liked Songs")
+            // Resize: too small gets a message, back to normal re-lays out.
+            _ = try tmux.run(["resize-window", "-x", "50", "-y", "8"])
+            screen = try await tmux.waitFor("too small")
+            _ = try tmux.run(["resize-window", "-x", "100", "-y", "30"])
+            screen = try await tmux.waitFor("Liked Songs")
 
-                // The `:` prompt runs commands and reports mistakes.
-                try tmux.keys(":")
-                try tmux.type("fly away")
-                try tmux.keys("Enter")
-                screen = try await tmux.waitFor("unknown command")
+            // The `:` prompt runs commands and reports mistakes.
+            try tmux.keys(":")
+            try tmux.type("fly away")
+            try tmux.keys("Enter")
+            screen = try await tmux.waitFor("unknown command")
 
-                #expect(try tmux.title() == titleBefore, "a hostile name changed the terminal title")
-                try tmux.keys("q")
-                let deadline = ContinuousClock.now + .seconds(10)
-                while !FileManager.default.fileExists(atPath: marker), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
-                #expect((try? String(contentsOfFile: marker, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+            #expect(try tmux.title() == titleBefore, "a hostile name changed the terminal title")
+            try tmux.keys("q")
+            let deadline = ContinuousClock.now + .seconds(10)
+            while !FileManager.default.fileExists(atPath: marker), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
+            #expect((try? String(contentsOfFile: marker, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
         }
     }
 
@@ -131,7 +131,10 @@ import TimbreTestSupport
             let cli = try TimbreCLI(extraEnvironment: ["TIMBRE_REFRESH_TOKEN": token])
             try cli.configure(for: sandbox)
             let tmux = Tmux()
-            try await withCleanup({ tmux.kill(); cli.remove() }) {
+            try await withCleanup({
+                tmux.kill()
+                cli.remove()
+            }) {
                 #expect(try await cli.run(["sync", "--quiet"]).status == 0)
                 try await body(sandbox, cli, tmux)
             }
@@ -150,9 +153,14 @@ import TimbreTestSupport
     @Test func dumbTerminalGetsAClearMessage() async throws {
         let cli = try TimbreCLI()
         let tmux = Tmux()
-        defer { tmux.kill(); cli.remove() }
+        defer {
+            tmux.kill()
+            cli.remove()
+        }
         let bin = try SandboxProcess.binaryDirectory().appendingPathComponent("timbre").path
-        let env = ["LANG=C.UTF-8", "TERM=dumb"] + ["XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "HOME", "PATH"]
+        let env =
+            ["LANG=C.UTF-8", "TERM=dumb"]
+            + ["XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "HOME", "PATH"]
             .compactMap { key in cli.environment[key].map { "\(key)=\($0)" } }
         let command = "env " + env.map { "'\($0)'" }.joined(separator: " ") + " '\(bin)'; echo \"DUMB-EXIT=$?\"; sleep 30"
         _ = try tmux.run(["new-session", "-d", "-x", "100", "-y", "30", command])
@@ -164,15 +172,22 @@ import TimbreTestSupport
     @Test func noColorMeansNoColourCodes() async throws {
         let cli = try TimbreCLI()
         let tmux = Tmux()
-        defer { tmux.kill(); cli.remove() }
+        defer {
+            tmux.kill()
+            cli.remove()
+        }
         let bin = try SandboxProcess.binaryDirectory().appendingPathComponent("timbre").path
         func start(_ extra: [String]) async throws -> String {
-            let env = ["LANG=C.UTF-8", "TERM=tmux-256color"] + extra + ["XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "HOME", "PATH"]
+            let env =
+                ["LANG=C.UTF-8", "TERM=tmux-256color"] + extra
+                + ["XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "HOME", "PATH"]
                 .compactMap { key in cli.environment[key].map { "\(key)=\($0)" } }
             tmux.kill()
             // `env -u`: the tmux server inherits this process's environment, and `swift test` may
             // itself run with NO_COLOR set.
-            _ = try tmux.run(["new-session", "-d", "-x", "100", "-y", "30", "env -u NO_COLOR " + env.map { "'\($0)'" }.joined(separator: " ") + " '\(bin)'; sleep 30"])
+            _ = try tmux.run([
+                "new-session", "-d", "-x", "100", "-y", "30", "env -u NO_COLOR " + env.map { "'\($0)'" }.joined(separator: " ") + " '\(bin)'; sleep 30",
+            ])
             _ = try await tmux.waitFor("not signed in")
             return try tmux.run(["capture-pane", "-p", "-e"])
         }
@@ -194,11 +209,18 @@ import TimbreTestSupport
     @Test func sigtermRestoresTheTerminal() async throws {
         let cli = try TimbreCLI()
         let tmux = Tmux()
-        defer { tmux.kill(); cli.remove() }
+        defer {
+            tmux.kill()
+            cli.remove()
+        }
         let bin = try SandboxProcess.binaryDirectory().appendingPathComponent("timbre").path
-        let env = ["LANG=C.UTF-8", "TERM=tmux-256color"] + ["XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "HOME", "PATH"]
+        let env =
+            ["LANG=C.UTF-8", "TERM=tmux-256color"]
+            + ["XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "HOME", "PATH"]
             .compactMap { key in cli.environment[key].map { "\(key)=\($0)" } }
-        let command = "env " + env.map { "'\($0)'" }.joined(separator: " ") + " '\(bin)'; echo \"TERM-EXIT=$?\"; stty -a | tr ' ' '\\n' | grep -x echo | sed 's/^/ /'; sleep 30"
+        let command =
+            "env " + env.map { "'\($0)'" }.joined(separator: " ")
+            + " '\(bin)'; echo \"TERM-EXIT=$?\"; stty -a | tr ' ' '\\n' | grep -x echo | sed 's/^/ /'; sleep 30"
         _ = try tmux.run(["new-session", "-d", "-x", "100", "-y", "30", command])
         _ = try await tmux.waitFor("Playlists (")
         let shell = try tmux.run(["display-message", "-p", "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)

@@ -14,7 +14,10 @@ extension TUITmuxTests {
             let cli = try TimbreCLI(extraEnvironment: ["TIMBRE_REFRESH_TOKEN": token])
             try cli.configure(for: sandbox)
             let tmux = Tmux()
-            try await withCleanup({ tmux.kill(); cli.remove() }) {
+            try await withCleanup({
+                tmux.kill()
+                cli.remove()
+            }) {
                 let bin = try SandboxProcess.binaryDirectory().appendingPathComponent("timbre").path
                 var env = ["LANG=C.UTF-8", "TERM=tmux-256color"]
                 for key in ["XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "TIMBRE_REFRESH_TOKEN", "HOME", "PATH"] {

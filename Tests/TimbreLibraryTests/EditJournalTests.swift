@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TimbreLibrary
 
 /// The journal's bookkeeping on a real SQLite file.

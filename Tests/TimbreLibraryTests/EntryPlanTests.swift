@@ -1,5 +1,6 @@
 import Testing
 import TimbreCore
+
 @testable import TimbreLibrary
 
 /// Planning edits on Spotify's endpoints: every plan, applied write by write with Spotify's
@@ -136,9 +137,11 @@ import TimbreCore
             var order = Array(list.indices)
             switch round % 3 {
             case 0: order.shuffle(using: &rng)
-            case 1: // nearly sorted: a few entries moved
-                for _ in 0..<Int.random(in: 1...5, using: &rng) { order.insert(order.remove(at: Int.random(in: 0..<count, using: &rng)), at: Int.random(in: 0..<count, using: &rng)) }
-            default: // blocks swapped
+            case 1:  // nearly sorted: a few entries moved
+                for _ in 0..<Int.random(in: 1...5, using: &rng) {
+                    order.insert(order.remove(at: Int.random(in: 0..<count, using: &rng)), at: Int.random(in: 0..<count, using: &rng))
+                }
+            default:  // blocks swapped
                 let cut = Int.random(in: 1..<count, using: &rng)
                 order = Array(order[cut...]) + Array(order[..<cut])
             }
@@ -193,19 +196,20 @@ import TimbreCore
 /// duration within 2 s.
 @Suite struct DuplicateFindingTests {
     static func entry(_ position: Int, _ uri: String, _ name: String, _ artist: String, _ ms: Int) -> CachedEntry {
-        CachedEntry(position: position, kind: .track, id: uri.split(separator: ":").last.map(String.init), uri: uri, name: name,
-                    artists: [artist], album: nil, durationMS: ms, addedAt: nil)
+        CachedEntry(
+            position: position, kind: .track, id: uri.split(separator: ":").last.map(String.init), uri: uri, name: name,
+            artists: [artist], album: nil, durationMS: ms, addedAt: nil)
     }
 
     @Test func exactAndFuzzyDuplicatesOfDuplicates() {
         let rows = [
             Self.entry(0, "spotify:track:a", "Heroes", "David Bowie", 371_000),
-            Self.entry(1, "spotify:track:b", "Heroes - 2017 Remaster", "David Bowie", 372_500),   // fuzzy copy of 0
-            Self.entry(2, "spotify:track:a", "Heroes", "David Bowie", 371_000),                   // exact copy of 0
-            Self.entry(3, "spotify:track:c", "Héroes (Mono Version)", "david bowie", 370_000),    // fuzzy copy of 0
-            Self.entry(4, "spotify:track:b", "Heroes - 2017 Remaster", "David Bowie", 372_500),   // exact copy of 1 (itself a duplicate of 0)
-            Self.entry(5, "spotify:track:d", "Heroes", "David Bowie", 300_000),                   // 71 s shorter: another recording
-            Self.entry(6, "spotify:track:e", "Heroes", "Blondie", 371_000),                       // another artist
+            Self.entry(1, "spotify:track:b", "Heroes - 2017 Remaster", "David Bowie", 372_500),  // fuzzy copy of 0
+            Self.entry(2, "spotify:track:a", "Heroes", "David Bowie", 371_000),  // exact copy of 0
+            Self.entry(3, "spotify:track:c", "Héroes (Mono Version)", "david bowie", 370_000),  // fuzzy copy of 0
+            Self.entry(4, "spotify:track:b", "Heroes - 2017 Remaster", "David Bowie", 372_500),  // exact copy of 1 (itself a duplicate of 0)
+            Self.entry(5, "spotify:track:d", "Heroes", "David Bowie", 300_000),  // 71 s shorter: another recording
+            Self.entry(6, "spotify:track:e", "Heroes", "Blondie", 371_000),  // another artist
         ]
         let uris = rows.map(\.uri)
         let exact = Reordering.duplicates(rows, uris: uris, fuzzy: false)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TimbreCore
+
 @testable import TimbreLibrary
 
 /// `LibraryChange`: what it checks before anything is read or sent, and the names it gives.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TimbreCore
 import TimbreNet
+
 @testable import TimbreLibrary
 
 /// The edit layer against an in-memory Spotify with the real write semantics, a real SQLite cache
@@ -60,7 +61,10 @@ import TimbreNet
         _ = try await s.editor.apply(EditRequest(playlist: Self.id, what: .removePositions([1])))
         #expect(s.server.entries == [Self.a, Self.c])
         // Someone adds d at the front; the removed b belongs between a and c still.
-        s.server.state.withLock { $0.entries.insert(Self.d, at: 0); $0.version += 1 }
+        s.server.state.withLock {
+            $0.entries.insert(Self.d, at: 0)
+            $0.version += 1
+        }
         let writes = s.server.writes
         await #expect(throws: EditConflict.self) { try await s.editor.undo() }
         #expect(s.server.writes == writes, "nothing written")
@@ -90,7 +94,10 @@ import TimbreNet
         let s = try await setUp([Self.a, Self.b, Self.c])
         defer { try? FileManager.default.removeItem(at: s.dir) }
         // Someone else inserts at the front after the sync: the cached position 1 (b) is now 2.
-        s.server.state.withLock { $0.entries.insert(Self.d, at: 0); $0.version += 1 }
+        s.server.state.withLock {
+            $0.entries.insert(Self.d, at: 0)
+            $0.version += 1
+        }
         await #expect(throws: EditConflict.self) { try await s.editor.apply(EditRequest(playlist: Self.id, what: .removePositions([1]))) }
         #expect(s.server.writes == 0)
         #expect(s.server.entries == [Self.d, Self.a, Self.b, Self.c])
@@ -103,11 +110,17 @@ import TimbreNet
         defer { try? FileManager.default.removeItem(at: s.dir) }
         // As after the v5 upgrade: the cached snapshot is unknown.
         try await s.cache.pool.write { db in try db.execute(sql: "UPDATE playlist SET snapshot_id = NULL") }
-        s.server.state.withLock { $0.entries.insert(Self.d, at: 0); $0.version += 1 }
+        s.server.state.withLock {
+            $0.entries.insert(Self.d, at: 0)
+            $0.version += 1
+        }
         await #expect(throws: EditConflict.self) { try await s.editor.apply(EditRequest(playlist: Self.id, what: .removePositions([1]))) }
         #expect(s.server.writes == 0)
         // The same entries: no conflict, whatever the snapshot.
-        s.server.state.withLock { $0.entries.removeFirst(); $0.version += 1 }
+        s.server.state.withLock {
+            $0.entries.removeFirst()
+            $0.version += 1
+        }
         _ = try await s.editor.apply(EditRequest(playlist: Self.id, what: .removePositions([1])))
         #expect(s.server.entries == [Self.a, Self.c])
     }
@@ -155,8 +168,10 @@ import TimbreNet
         let s = try await setUp([Self.a, e, Self.a, Self.b, e, f])
         defer { try? FileManager.default.removeItem(at: s.dir) }
         s.server.state.withLock {
-            $0.metadata = [Self.a: ("Heroes", "David Bowie", 371_000), e: ("Heroes - 2017 Remaster", "David Bowie", 372_000),
-                           Self.b: ("Warszawa", "David Bowie", 380_000), f: ("Heroes", "Blondie", 371_000)]
+            $0.metadata = [
+                Self.a: ("Heroes", "David Bowie", 371_000), e: ("Heroes - 2017 Remaster", "David Bowie", 372_000),
+                Self.b: ("Warszawa", "David Bowie", 380_000), f: ("Heroes", "Blondie", 371_000),
+            ]
         }
         let exact = try await s.editor.apply(EditRequest(playlist: Self.id, what: .dedupe(fuzzy: false), dryRun: true))
         #expect(exact.duplicates.map(\.position) == [2, 4])
@@ -203,8 +218,12 @@ import TimbreNet
     /// that opens the journal finishes it, and the playlist holds exactly the entries asked for.
     @Test func anInterruptedEditIsFinishedByTheNextCommand() async throws {
         // 300 entries from 7 tracks: removing 40 scattered positions needs many re-adds.
-        let original = (0..<300).map { [Self.a, Self.b, Self.c, Self.d, "spotify:track:eeeeeeeeeeeeeeeeeeeeee",
-                                        "spotify:track:ffffffffffffffffffffff", "spotify:track:gggggggggggggggggggggg"][($0 * 7 + $0 / 5) % 7] }
+        let original = (0..<300).map {
+            [
+                Self.a, Self.b, Self.c, Self.d, "spotify:track:eeeeeeeeeeeeeeeeeeeeee",
+                "spotify:track:ffffffffffffffffffffff", "spotify:track:gggggggggggggggggggggg",
+            ][($0 * 7 + $0 / 5) % 7]
+        }
         let positions = stride(from: 3, to: 300, by: 7).prefix(40).map { $0 }
         let targets = Set(positions)
         let expected = original.enumerated().filter { !targets.contains($0.offset) }.map(\.element)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TimbreCore
+
 @testable import TimbreNet
 
 @Suite struct DefaultPinsTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TimbreCore
+
 @testable import TimbreNet
 
 /// The executor over the real transport and a real TLS server.
@@ -8,8 +9,10 @@ import TimbreCore
     let pki: TestPKI
     init() async throws { pki = try await TestPKI.shared() }
 
-    private func executor(_ server: TestTLSServer, policy: RetryPolicy = RetryPolicy(baseDelay: .milliseconds(20), maxDelay: .milliseconds(100)),
-                          budget: RateBudget = RateBudget()) -> RequestExecutor {
+    private func executor(
+        _ server: TestTLSServer, policy: RetryPolicy = RetryPolicy(baseDelay: .milliseconds(20), maxDelay: .milliseconds(100)),
+        budget: RateBudget = RateBudget()
+    ) -> RequestExecutor {
         RequestExecutor(transport: CurlTransport(settings: settings(pki, pins: [pki.leaf])), budget: budget, policy: policy)
     }
 
@@ -120,7 +123,10 @@ import TimbreCore
         let error = await #expect(throws: TransportError.self) {
             try await executor.send(HTTPRequest.form(server.url("/reset?key=post&fail=1"), fields: [("a", "b")]))
         }
-        guard case .connection(_, .reset, _)? = error else { Issue.record("\(String(describing: error))"); return }
+        guard case .connection(_, .reset, _)? = error else {
+            Issue.record("\(String(describing: error))")
+            return
+        }
         #expect(try server.requests().count == 1)
     }
 
@@ -195,10 +201,12 @@ import TimbreCore
         let pins = (1...3).map { SPKIPin(digest: Array(repeating: UInt8($0), count: 32)) }
         let chain = zip(PinVerifier.positions(count: 3), pins).map { ChainEntry(position: $0, subject: "", pin: $1) }
         let host = HostPattern("h.example")!
-        #expect(PinVerifier.evaluate(rule: PinRule(host: host, pins: [pins[2]], scope: .root), chain: chain)
+        #expect(
+            PinVerifier.evaluate(rule: PinRule(host: host, pins: [pins[2]], scope: .root), chain: chain)
                 == .matched(pin: pins[2], position: .root, isPrimary: true))
         #expect(PinVerifier.evaluate(rule: PinRule(host: host, pins: [pins[2]], scope: .leaf), chain: chain) == .mismatch)
-        #expect(PinVerifier.evaluate(rule: PinRule(host: host, pins: [pins[0], pins[1]], scope: .intermediate), chain: chain)
+        #expect(
+            PinVerifier.evaluate(rule: PinRule(host: host, pins: [pins[0], pins[1]], scope: .intermediate), chain: chain)
                 == .matched(pin: pins[1], position: .intermediate, isPrimary: false))
         #expect(PinVerifier.positions(count: 1) == [.leaf])
         #expect(PinVerifier.positions(count: 2) == [.leaf, .root])

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-import TimbreTestSupport
 import TimbreCore
+import TimbreTestSupport
+
 @testable import TimbreNet
 
 /// Pinning against a real TLS server (Python's ssl module, certificates from the openssl CLI).
@@ -50,8 +51,14 @@ import TimbreCore
         let error = await #expect(throws: TransportError.self) {
             try await transport.send(HTTPRequest(url: server.url("/ok"), headers: [("Authorization", "Bearer secret-token")]))
         }
-        guard case .trust(let failure)? = error else { Issue.record("expected a trust failure, got \(String(describing: error))"); return }
-        guard case .pinMismatch(let expected, _, let presented) = failure.reason else { Issue.record("\(failure)"); return }
+        guard case .trust(let failure)? = error else {
+            Issue.record("expected a trust failure, got \(String(describing: error))")
+            return
+        }
+        guard case .pinMismatch(let expected, _, let presented) = failure.reason else {
+            Issue.record("\(failure)")
+            return
+        }
         #expect(expected == [pki.other])
         #expect(presented.map(\.pin) == [pki.leaf, pki.intermediate, pki.root])
         #expect(error?.exitStatus == .trustFailure)
@@ -75,7 +82,8 @@ import TimbreCore
         let transport = CurlTransport(settings: settings(pki, pins: [pki.other], mode: .permissive), observer: recorder)
         #expect(try await transport.send(HTTPRequest(url: server.url("/ok"))).status == 200)
         guard case .allowedByPermissiveMode(let host, let presented)? = recorder.events.first else {
-            Issue.record("expected allowedByPermissiveMode, got \(recorder.events)"); return
+            Issue.record("expected allowedByPermissiveMode, got \(recorder.events)")
+            return
         }
         #expect(host == "127.0.0.1")
         #expect(presented.first?.pin == pki.leaf)
@@ -101,8 +109,14 @@ import TimbreCore
         untrusted.caFile = pki.directory.appendingPathComponent("other-root.pem").path
         let transport = CurlTransport(settings: untrusted, observer: recorder)
         let error = await #expect(throws: TransportError.self) { try await transport.send(HTTPRequest(url: server.url("/ok"))) }
-        guard case .trust(let failure)? = error, case .certificateInvalid = failure.reason else { Issue.record("\(String(describing: error))"); return }
-        guard case .systemTrustFailed? = recorder.events.first else { Issue.record("\(recorder.events)"); return }
+        guard case .trust(let failure)? = error, case .certificateInvalid = failure.reason else {
+            Issue.record("\(String(describing: error))")
+            return
+        }
+        guard case .systemTrustFailed? = recorder.events.first else {
+            Issue.record("\(recorder.events)")
+            return
+        }
         #expect(try server.requests().isEmpty)
     }
 
@@ -113,7 +127,10 @@ import TimbreCore
         let error = await #expect(throws: TransportError.self) {
             try await transport.send(HTTPRequest(url: server.url("/ok", host: "localhost")))
         }
-        guard case .trust(let failure)? = error, case .certificateInvalid = failure.reason else { Issue.record("\(String(describing: error))"); return }
+        guard case .trust(let failure)? = error, case .certificateInvalid = failure.reason else {
+            Issue.record("\(String(describing: error))")
+            return
+        }
         #expect(try server.requests().isEmpty)
     }
 
@@ -121,7 +138,10 @@ import TimbreCore
         let server = try await TestTLSServer.start(pki: pki, tls: "1.1")
         let transport = CurlTransport(settings: settings(pki, pins: [pki.leaf]))
         let error = await #expect(throws: TransportError.self) { try await transport.send(HTTPRequest(url: server.url("/ok"))) }
-        guard case .trust(let failure)? = error, case .protocolTooOld = failure.reason else { Issue.record("\(String(describing: error))"); return }
+        guard case .trust(let failure)? = error, case .protocolTooOld = failure.reason else {
+            Issue.record("\(String(describing: error))")
+            return
+        }
         #expect(error?.exitStatus == .trustFailure)
         #expect(try server.requests().isEmpty)
     }

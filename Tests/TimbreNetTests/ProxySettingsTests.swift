@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TimbreNet
 
 /// Which proxy an environment names: libcurl's rules for https:// URLs.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TimbreCore
+
 @testable import TimbreNet
 
 /// The budget on its own: the cap on requests in flight, hand-over of freed slots, and the pause.
@@ -12,10 +13,16 @@ import TimbreCore
             for index in 0..<200 {
                 group.addTask {
                     try await budget.acquire()
-                    counts.withLock { $0.now += 1; $0.peak = max($0.peak, $0.now) }
+                    counts.withLock {
+                        $0.now += 1
+                        $0.peak = max($0.peak, $0.now)
+                    }
                     // Some holders let others run while they hold the slot, as a request does.
                     if index.isMultiple(of: 3) { await Task.yield() }
-                    counts.withLock { $0.now -= 1; $0.done += 1 }
+                    counts.withLock {
+                        $0.now -= 1
+                        $0.done += 1
+                    }
                     budget.release()
                 }
             }

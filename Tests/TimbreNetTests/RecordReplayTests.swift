@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TimbreCore
+
 @testable import TimbreNet
 
 /// `TIMBRE_RECORD` / `TIMBRE_REPLAY` without a network: a scripted inner transport, a folder of
@@ -44,25 +45,36 @@ import TimbreCore
         let dir = folder()
         defer { try? FileManager.default.removeItem(at: dir) }
         let inner = Scripted([
-            "/api/token": json(#"{"access_token":"\#(Self.accessToken)","token_type":"Bearer","expires_in":3600,"refresh_token":"\#(Self.rotated)","scope":"a b"}"#),
-            "/v1/me": HTTPResponse(status: 200, headers: ["content-type": "application/json", "set-cookie": "sid=cookie-value-123456"],
-                                   body: Data(#"{"id":"u1","echo":"\#(Self.accessToken)"}"#.utf8)),
+            "/api/token": json(
+                #"{"access_token":"\#(Self.accessToken)","token_type":"Bearer","expires_in":3600,"refresh_token":"\#(Self.rotated)","scope":"a b"}"#),
+            "/v1/me": HTTPResponse(
+                status: 200, headers: ["content-type": "application/json", "set-cookie": "sid=cookie-value-123456"],
+                body: Data(#"{"id":"u1","echo":"\#(Self.accessToken)"}"#.utf8)),
             "/authorize": HTTPResponse(status: 302, headers: ["location": "http://127.0.0.1:9/callback?code=\(Self.code)&state=s1"]),
         ])
         let recorder = RecordingTransport(inner: inner, directory: dir)
         let base = URL(string: "https://accounts.example:8443")!
-        _ = try await recorder.send(.form(base.appendingPathComponent("api/token"), fields: [
-            ("grant_type", "authorization_code"), ("code", Self.code), ("code_verifier", Self.verifier), ("client_id", "cid"),
-        ]))
-        _ = try await recorder.send(.form(base.appendingPathComponent("api/token"), fields: [("grant_type", "refresh_token"), ("refresh_token", Self.refreshToken)]))
-        _ = try await recorder.send(HTTPRequest(url: URL(string: "https://api.example/v1/me?market=from_token")!,
-                                                headers: [("Authorization", "Bearer \(Self.accessToken)"), ("Cookie", "sid=cookie-value-123456")]))
+        _ = try await recorder.send(
+            .form(
+                base.appendingPathComponent("api/token"),
+                fields: [
+                    ("grant_type", "authorization_code"), ("code", Self.code), ("code_verifier", Self.verifier), ("client_id", "cid"),
+                ]))
+        _ = try await recorder.send(
+            .form(base.appendingPathComponent("api/token"), fields: [("grant_type", "refresh_token"), ("refresh_token", Self.refreshToken)]))
+        _ = try await recorder.send(
+            HTTPRequest(
+                url: URL(string: "https://api.example/v1/me?market=from_token")!,
+                headers: [("Authorization", "Bearer \(Self.accessToken)"), ("Cookie", "sid=cookie-value-123456")]))
         _ = try await recorder.send(HTTPRequest(url: URL(string: "https://accounts.example:8443/authorize?client_id=cid&code_challenge=abc")!))
         await #expect(throws: TransportError.self) { try await recorder.send(HTTPRequest(url: URL(string: "https://api.example/v1/gone")!)) }
 
         let names = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
-        #expect(names == ["0001-POST-api-token.json", "0002-POST-api-token.json", "0003-GET-v1-me.json", "0004-GET-authorize.json",
-                          "0005-GET-v1-gone.json"])
+        #expect(
+            names == [
+                "0001-POST-api-token.json", "0002-POST-api-token.json", "0003-GET-v1-me.json", "0004-GET-authorize.json",
+                "0005-GET-v1-gone.json",
+            ])
         let text = try allText(dir)
         for secret in [Self.refreshToken, Self.accessToken, Self.rotated, Self.code, Self.verifier, "Bearer ", "cookie-value-123456"] {
             #expect(!text.contains(secret), "the recording holds \(secret)")
@@ -87,7 +99,10 @@ import TimbreCore
         final class Counting: HTTPTransport {
             let calls = Locked(0)
             func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-                let n = calls.withLock { $0 += 1; return $0 }
+                let n = calls.withLock {
+                    $0 += 1
+                    return $0
+                }
                 return HTTPResponse(status: 200, body: Data("answer \(n) for \(request.url.query ?? "")".utf8))
             }
         }

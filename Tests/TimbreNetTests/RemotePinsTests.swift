@@ -1,12 +1,13 @@
 import Foundation
 import Testing
 import TimbreCore
+
 @testable import TimbreNet
 
 /// Signed remote pin documents: what is applied, what is refused and why, and that a refusal
 /// leaves the applied set byte for byte as it was. Keys and signatures come from libcrypto.
 @Suite struct RemotePinsTests {
-    static let now = Date(timeIntervalSince1970: 1_900_000_000) // 2030-03-17
+    static let now = Date(timeIntervalSince1970: 1_900_000_000)  // 2030-03-17
     static let a = SPKIPin(digest: [UInt8](repeating: 0xA1, count: 32))
     static let b = SPKIPin(digest: [UInt8](repeating: 0xB2, count: 32))
     static let c = SPKIPin(digest: [UInt8](repeating: 0xC3, count: 32))
@@ -56,8 +57,9 @@ import TimbreCore
         let signer = try TestSigningKey(kind)
         let key = try Self.key(signer)
         let doc = Self.document(version: 8, Self.twoHosts)
-        let applied = try scene.updater.update(document: doc, signature: try signer.signatureText(doc), key: key,
-                                               source: "https://pins.example.org/timbre-pins.json", allowHostRemoval: false, now: Self.now)
+        let applied = try scene.updater.update(
+            document: doc, signature: try signer.signatureText(doc), key: key,
+            source: "https://pins.example.org/timbre-pins.json", allowHostRemoval: false, now: Self.now)
         #expect(applied.parsed.version == 8)
         #expect(applied.parsed.rules.map(\.host.text) == ["a.example.com", "b.example.com"])
         #expect(applied.parsed.rules.first?.pins == [Self.a, Self.b])
@@ -73,8 +75,9 @@ import TimbreCore
         let scene = Scene()
         defer { scene.remove() }
         let doc = Self.document(version: 3, Self.twoHosts)
-        let applied = try scene.updater.update(document: doc, signature: Self.hmacSignature(doc), key: try Self.hmacKey(), source: "doc.json",
-                                               allowHostRemoval: false, now: Self.now)
+        let applied = try scene.updater.update(
+            document: doc, signature: Self.hmacSignature(doc), key: try Self.hmacKey(), source: "doc.json",
+            allowHostRemoval: false, now: Self.now)
         #expect(applied.parsed.version == 3)
         #expect(scene.store.load(key: try Self.hmacKey(), now: Self.now) == .applied(applied))
     }
@@ -93,7 +96,7 @@ import TimbreCore
 
     enum BadDocument: String, CaseIterable, Sendable {
         case tampered, wrongKey, olderVersion, equalVersion, expired, noSignature, emptySignature, truncatedSignature, removesAHost,
-             emptiesAHost, notBase64, notADocument
+            emptiesAHost, notBase64, notADocument
     }
 
     /// Applies version 5 (two hosts), then offers the bad document: refused with the sentence
@@ -105,8 +108,9 @@ import TimbreCore
         let signer = try TestSigningKey(kind)
         let key = try Self.key(signer)
         let first = Self.document(version: 5, Self.twoHosts)
-        _ = try scene.updater.update(document: first, signature: try signer.signatureText(first), key: key, source: "v5.json",
-                                     allowHostRemoval: false, now: Self.now)
+        _ = try scene.updater.update(
+            document: first, signature: try signer.signatureText(first), key: key, source: "v5.json",
+            allowHostRemoval: false, now: Self.now)
         let before = try #require(scene.fileBytes)
 
         var doc = Self.document(version: 6, Self.twoHosts)
@@ -186,8 +190,10 @@ import TimbreCore
         let doc = Self.document(version: 2, Self.twoHosts)
         let good = Crypto.hmacSHA256(key: Self.hmacSecret, data: doc)
         let cases: [(document: [UInt8], signature: String, expected: String)] = [
-            (Self.document(version: 2, [("a.example.com", [Self.c]), ("b.example.com", [Self.c])]), Data(good).base64EncodedString(),
-             "the HMAC-SHA256 signature does not match the document with the key from TIMBRE_PINS_HMAC_KEY"),
+            (
+                Self.document(version: 2, [("a.example.com", [Self.c]), ("b.example.com", [Self.c])]), Data(good).base64EncodedString(),
+                "the HMAC-SHA256 signature does not match the document with the key from TIMBRE_PINS_HMAC_KEY"
+            ),
             (doc, Self.hmacSignature(doc, Array("another key of enough length".utf8)), "the HMAC-SHA256 signature does not match"),
             (doc, Data(good.prefix(20)).base64EncodedString(), "the signature is 20 bytes; an HMAC-SHA256 signature is 32 (truncated"),
         ]
@@ -207,10 +213,12 @@ import TimbreCore
         let signer = try TestSigningKey(.ed25519)
         let key = try Self.key(signer)
         let first = Self.document(version: 1, Self.twoHosts)
-        _ = try scene.updater.update(document: first, signature: try signer.signatureText(first), key: key, source: "v1", allowHostRemoval: false, now: Self.now)
+        _ = try scene.updater.update(
+            document: first, signature: try signer.signatureText(first), key: key, source: "v1", allowHostRemoval: false, now: Self.now)
         let second = Self.document(version: 2, [("a.example.com", [Self.a])])
-        let applied = try scene.updater.update(document: second, signature: try signer.signatureText(second), key: key, source: "v2",
-                                               allowHostRemoval: true, now: Self.now)
+        let applied = try scene.updater.update(
+            document: second, signature: try signer.signatureText(second), key: key, source: "v2",
+            allowHostRemoval: true, now: Self.now)
         #expect(applied.parsed.rules.map(\.host.text) == ["a.example.com"])
     }
 
@@ -221,8 +229,9 @@ import TimbreCore
         let key = try Self.key(signer)
         for version in [2, 7] {
             let doc = Self.document(version: version, Self.twoHosts)
-            _ = try scene.updater.update(document: doc, signature: try signer.signatureText(doc), key: key, source: "v\(version)",
-                                         allowHostRemoval: false, now: Self.now)
+            _ = try scene.updater.update(
+                document: doc, signature: try signer.signatureText(doc), key: key, source: "v\(version)",
+                allowHostRemoval: false, now: Self.now)
         }
         #expect(scene.store.load(key: key, now: Self.now).appliedVersion == 7)
     }
@@ -238,21 +247,29 @@ import TimbreCore
         _ = try scene.updater.update(document: doc, signature: try signer.signatureText(doc), key: key, source: "v4", allowHostRemoval: false, now: Self.now)
 
         guard case .ignored(let other) = scene.store.load(key: try Self.key(TestSigningKey(.ed25519)), now: Self.now) else {
-            Issue.record("a set signed by another key must be ignored"); return
+            Issue.record("a set signed by another key must be ignored")
+            return
         }
         #expect(other.contains("no longer verifies"))
         guard case .ignored(let late) = scene.store.load(key: key, now: Date(timeIntervalSince1970: 1_950_000_000)) else {
-            Issue.record("an expired set must be ignored"); return
+            Issue.record("an expired set must be ignored")
+            return
         }
         #expect(late.contains("expired at 2031-01-01T00:00:00Z"))
-        guard case .ignored(let unkeyed) = scene.store.load(key: nil, now: Self.now) else { Issue.record("no key: ignored"); return }
+        guard case .ignored(let unkeyed) = scene.store.load(key: nil, now: Self.now) else {
+            Issue.record("no key: ignored")
+            return
+        }
         #expect(unkeyed.contains("cannot be verified"))
 
         // A rollback cannot hide behind a key that no longer verifies the stored set.
         #expect(scene.store.storedVersion() == 4)
 
         try Data("{\"format\": 1, \"document\": \"@@@\"".utf8).write(to: URL(fileURLWithPath: scene.store.path))
-        guard case .ignored(let corrupt) = scene.store.load(key: key, now: Self.now) else { Issue.record("corrupt: ignored"); return }
+        guard case .ignored(let corrupt) = scene.store.load(key: key, now: Self.now) else {
+            Issue.record("corrupt: ignored")
+            return
+        }
         #expect(corrupt.contains("unreadable or corrupt"))
         #expect(RemotePinStore(path: scene.folder + "/none.json").load(key: key) == .none)
     }
@@ -262,11 +279,13 @@ import TimbreCore
         defer { scene.remove() }
         let old = try TestSigningKey(.ecdsaP256), new = try TestSigningKey(.ecdsaP256)
         let doc = Self.document(version: 9, Self.twoHosts)
-        _ = try scene.updater.update(document: doc, signature: try old.signatureText(doc), key: try Self.key(old), source: "v9", allowHostRemoval: false, now: Self.now)
+        _ = try scene.updater.update(
+            document: doc, signature: try old.signatureText(doc), key: try Self.key(old), source: "v9", allowHostRemoval: false, now: Self.now)
         let rollback = Self.document(version: 3, Self.twoHosts)
         let error = #expect(throws: RemotePinError.self) {
-            try scene.updater.update(document: rollback, signature: try new.signatureText(rollback), key: try Self.key(new), source: "v3",
-                                     allowHostRemoval: false, now: Self.now)
+            try scene.updater.update(
+                document: rollback, signature: try new.signatureText(rollback), key: try Self.key(new), source: "v3",
+                allowHostRemoval: false, now: Self.now)
         }
         #expect(error == .notNewer(version: 3, applied: 9))
     }
@@ -274,7 +293,9 @@ import TimbreCore
     // MARK: Keys
 
     @Test func keysThatCannotVerifyAreRefusedWithTheReason() throws {
-        #expect(throws: RemotePinError.keyUnusable("the HMAC key from TIMBRE_PINS_HMAC_KEY is 5 bytes; use at least 16 random bytes (e.g. `openssl rand -hex 32`)")) {
+        #expect(
+            throws: RemotePinError.keyUnusable("the HMAC key from TIMBRE_PINS_HMAC_KEY is 5 bytes; use at least 16 random bytes (e.g. `openssl rand -hex 32`)")
+        ) {
             try HMACKey(bytes: Array("short".utf8), origin: "TIMBRE_PINS_HMAC_KEY")
         }
         let privatePEM = Data("-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIA==\n-----END PRIVATE KEY-----\n".utf8)
@@ -290,15 +311,24 @@ import TimbreCore
         let parsed = try RemotePinDocument.parse(Self.document(version: 8, expires: "2027-01-01T00:00:00Z", Self.twoHosts))
         #expect(parsed.version == 8)
         #expect(ClockText.iso(parsed.expiresAt) == "2027-01-01T00:00:00Z")
-        #expect(parsed.rules == [PinRule(host: HostPattern("a.example.com")!, pins: [Self.a, Self.b]), PinRule(host: HostPattern("b.example.com")!, pins: [Self.c])])
+        #expect(
+            parsed.rules == [
+                PinRule(host: HostPattern("a.example.com")!, pins: [Self.a, Self.b]), PinRule(host: HostPattern("b.example.com")!, pins: [Self.c]),
+            ])
         let bad: [(String, String)] = [
             ("[]", "it is not a JSON object"),
             ("{\"expires_at\": \"2027-01-01T00:00:00Z\", \"pins\": []}", "\"version\" is missing"),
             ("{\"version\": 0, \"expires_at\": \"2027-01-01T00:00:00Z\", \"pins\": []}", "\"version\" must be a whole number from 1 up"),
             ("{\"version\": 1, \"expires_at\": \"2027-01-01 00:00:00\", \"pins\": []}", "\"expires_at\" must be a UTC time"),
             ("{\"version\": 1, \"expires_at\": \"2027-01-01T00:00:00Z\", \"pins\": [{\"host\": \"a b\", \"pins\": []}]}", "pins[0]: \"host\" must be"),
-            ("{\"version\": 1, \"expires_at\": \"2027-01-01T00:00:00Z\", \"pins\": [{\"host\": \"a.com\", \"pins\": [\"sha256/x\"]}]}", "every pin must be sha256/"),
-            ("{\"version\": 1, \"expires_at\": \"2027-01-01T00:00:00Z\", \"pins\": [{\"host\": \"a.com\", \"pins\": [], \"scope\": \"all\"}]}", "\"scope\" must be"),
+            (
+                "{\"version\": 1, \"expires_at\": \"2027-01-01T00:00:00Z\", \"pins\": [{\"host\": \"a.com\", \"pins\": [\"sha256/x\"]}]}",
+                "every pin must be sha256/"
+            ),
+            (
+                "{\"version\": 1, \"expires_at\": \"2027-01-01T00:00:00Z\", \"pins\": [{\"host\": \"a.com\", \"pins\": [], \"scope\": \"all\"}]}",
+                "\"scope\" must be"
+            ),
         ]
         for (text, expected) in bad {
             let error = #expect(throws: RemotePinError.self) { try RemotePinDocument.parse(Array(text.utf8)) }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TimbreCore
 import TimbreTestSupport
+
 @testable import TimbreNet
 
 /// A server that asks for a TLS 1.2 renegotiation on a connection curl keeps for reuse. The verify
@@ -43,8 +44,9 @@ struct RenegotiationTests {
         let transport = CurlTransport(settings: settings(pki, pins: [pki.leaf]))
         weak var weakVerification: TLSVerification?
         do {
-            let verification = TLSVerification(host: "127.0.0.1", purpose: .enforce(settings(pki, pins: [pki.leaf]).pins.rule(for: "127.0.0.1")!),
-                                               observer: TrustObservers(all: []))
+            let verification = TLSVerification(
+                host: "127.0.0.1", purpose: .enforce(settings(pki, pins: [pki.leaf]).pins.rule(for: "127.0.0.1")!),
+                observer: TrustObservers(all: []))
             weakVerification = verification
             let response = try await transport.run(HTTPRequest(url: server.url("/ok")), host: "127.0.0.1", kind: .http, verification: verification)
             #expect(response.status == 200)
@@ -68,10 +70,12 @@ final class OpenSSLServer: @unchecked Sendable {
         let output = Pipe()
         // stdbuf: s_server reports the renegotiation with printf, which a pipe would hold back.
         process.executableURL = URL(fileURLWithPath: "/usr/bin/stdbuf")
-        process.arguments = ["-oL", "/usr/bin/openssl", "s_server", "-4", "-tls1_2", "-accept", "0", "-ign_eof",
-                             "-cert", pki.directory.appendingPathComponent("leaf.pem").path,
-                             "-cert_chain", pki.directory.appendingPathComponent("chain.pem").path,
-                             "-key", pki.directory.appendingPathComponent("leaf.key").path]
+        process.arguments = [
+            "-oL", "/usr/bin/openssl", "s_server", "-4", "-tls1_2", "-accept", "0", "-ign_eof",
+            "-cert", pki.directory.appendingPathComponent("leaf.pem").path,
+            "-cert_chain", pki.directory.appendingPathComponent("chain.pem").path,
+            "-key", pki.directory.appendingPathComponent("leaf.key").path,
+        ]
         process.standardInput = input
         process.standardOutput = output
         process.standardError = output
@@ -83,10 +87,17 @@ final class OpenSSLServer: @unchecked Sendable {
         Thread {
             while true {
                 let data = reader.availableData
-                if data.isEmpty { ready.signal(); return }
-                let text = printed.withLock { $0 += String(decoding: data, as: UTF8.self); return $0 }
+                if data.isEmpty {
+                    ready.signal()
+                    return
+                }
+                let text = printed.withLock {
+                    $0 += String(decoding: data, as: UTF8.self)
+                    return $0
+                }
                 if portFound.current == nil, let range = text.range(of: #"ACCEPT [^:\n]*:(\d+)"#, options: .regularExpression),
-                   let port = Int(text[range].split(separator: ":").last ?? "") {
+                    let port = Int(text[range].split(separator: ":").last ?? "")
+                {
                     portFound.withLock { $0 = port }
                     ready.signal()
                 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TimbreCore
+
 @testable import TimbreNet
 
 /// HMAC-SHA256 against RFC 4231's test vectors, and the request signers behind `RequestSigner`.
@@ -18,19 +19,33 @@ import TimbreCore
 
     /// RFC 4231 §4.2–4.8 (case 5 truncates the output to 128 bits, so it is not a plain HMAC-SHA256).
     static let vectors: [(name: String, key: [UInt8], data: [UInt8], mac: String)] = [
-        ("case 1", [UInt8](repeating: 0x0b, count: 20), Array("Hi There".utf8),
-         "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"),
-        ("case 2", Array("Jefe".utf8), Array("what do ya want for nothing?".utf8),
-         "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"),
-        ("case 3", [UInt8](repeating: 0xaa, count: 20), [UInt8](repeating: 0xdd, count: 50),
-         "773ea91e36800e46854db8ebd09181a72959098b3ef8c122d9635514ced565fe"),
-        ("case 4", bytes(hex: "0102030405060708090a0b0c0d0e0f10111213141516171819"), [UInt8](repeating: 0xcd, count: 50),
-         "82558a389a443c0ea4cc819899f2083a85f0faa3e578f8077a2e3ff46729665b"),
-        ("case 6", [UInt8](repeating: 0xaa, count: 131), Array("Test Using Larger Than Block-Size Key - Hash Key First".utf8),
-         "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"),
-        ("case 7", [UInt8](repeating: 0xaa, count: 131),
-         Array("This is a test using a larger than block-size key and a larger than block-size data. The key needs to be hashed before being used by the HMAC algorithm.".utf8),
-         "9b09ffa71b942fcb27635fbcd5b0e944bfdc63644f0713938a7f51535c3a35e2"),
+        (
+            "case 1", [UInt8](repeating: 0x0b, count: 20), Array("Hi There".utf8),
+            "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"
+        ),
+        (
+            "case 2", Array("Jefe".utf8), Array("what do ya want for nothing?".utf8),
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+        ),
+        (
+            "case 3", [UInt8](repeating: 0xaa, count: 20), [UInt8](repeating: 0xdd, count: 50),
+            "773ea91e36800e46854db8ebd09181a72959098b3ef8c122d9635514ced565fe"
+        ),
+        (
+            "case 4", bytes(hex: "0102030405060708090a0b0c0d0e0f10111213141516171819"), [UInt8](repeating: 0xcd, count: 50),
+            "82558a389a443c0ea4cc819899f2083a85f0faa3e578f8077a2e3ff46729665b"
+        ),
+        (
+            "case 6", [UInt8](repeating: 0xaa, count: 131), Array("Test Using Larger Than Block-Size Key - Hash Key First".utf8),
+            "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"
+        ),
+        (
+            "case 7", [UInt8](repeating: 0xaa, count: 131),
+            Array(
+                "This is a test using a larger than block-size key and a larger than block-size data. The key needs to be hashed before being used by the HMAC algorithm."
+                    .utf8),
+            "9b09ffa71b942fcb27635fbcd5b0e944bfdc63644f0713938a7f51535c3a35e2"
+        ),
     ]
 
     @Test(arguments: 0..<6)
@@ -72,16 +87,18 @@ import TimbreCore
     @Test func hmacSignerCanonicalStringAndSignature() throws {
         let body = Data("{\"uris\":[\"spotify:track:1\"]}".utf8)
         let canonical = HMACRequestSigner.canonicalString(method: .post, url: Self.url, timestamp: 1_700_000_000, body: body)
-        #expect(canonical == """
-            TIMBRE-HMAC-SHA256
-            POST
-            /v1/playlists/abc/items?limit=50&fields=items(name)
-            1700000000
-            \(Crypto.hex(Crypto.sha256(Array(body))))
-            """)
+        #expect(
+            canonical == """
+                TIMBRE-HMAC-SHA256
+                POST
+                /v1/playlists/abc/items?limit=50&fields=items(name)
+                1700000000
+                \(Crypto.hex(Crypto.sha256(Array(body))))
+                """)
         // The empty body hashes as the empty string.
-        #expect(HMACRequestSigner.canonicalString(method: .get, url: URL(string: "https://h.example")!, timestamp: 5, body: nil)
-            == "TIMBRE-HMAC-SHA256\nGET\n/\n5\ne3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(
+            HMACRequestSigner.canonicalString(method: .get, url: URL(string: "https://h.example")!, timestamp: 5, body: nil)
+                == "TIMBRE-HMAC-SHA256\nGET\n/\n5\ne3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
 
         let key = Array("signing key of 32 bytes exactly!".utf8)
         let signer = HMACRequestSigner(keyID: "ops-1", key: key, clock: { Date(timeIntervalSince1970: 1_700_000_000.9) })
@@ -110,7 +127,13 @@ import TimbreCore
         let calls = Locked(0)
         func sign(_ request: HTTPRequest) throws -> HTTPRequest {
             var signed = request
-            signed.setHeader("X-Attempt", String(calls.withLock { $0 += 1; return $0 }))
+            signed.setHeader(
+                "X-Attempt",
+                String(
+                    calls.withLock {
+                        $0 += 1
+                        return $0
+                    }))
             return signed
         }
     }

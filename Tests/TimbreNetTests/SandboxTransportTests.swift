@@ -3,6 +3,7 @@ import SandboxCore
 import Testing
 import TimbreCore
 import TimbreTestSupport
+
 @testable import TimbreNet
 
 /// The transport and executor against the bundled sandbox, configured only through config.toml
@@ -10,8 +11,9 @@ import TimbreTestSupport
 @Suite(.tags(.integration), .integrationTier) struct SandboxTransportTests {
     private func transport(_ sandbox: SandboxProcess, pins: [String], scope: String = "any", observer: TrustObserver? = nil) throws -> RequestExecutor {
         let config = try Config.parse(sandbox.info.configTOML(pins: pins, scope: scope))
-        return RequestExecutor(transport: CurlTransport(settings: TransportSettings(config: config), observer: observer),
-                               policy: RetryPolicy(baseDelay: .milliseconds(20), maxDelay: .milliseconds(100)))
+        return RequestExecutor(
+            transport: CurlTransport(settings: TransportSettings(config: config), observer: observer),
+            policy: RetryPolicy(baseDelay: .milliseconds(20), maxDelay: .milliseconds(100)))
     }
 
     private func me(_ sandbox: SandboxProcess, token: String) -> HTTPRequest {
@@ -71,7 +73,10 @@ import TimbreTestSupport
             }
             #expect(error?.exitStatus == .trustFailure)
             #expect(try await sandbox.requests().isEmpty, "no HTTP request may reach the server")
-            guard case .pinMismatch? = recorder.events.first else { Issue.record("\(recorder.events)"); return }
+            guard case .pinMismatch? = recorder.events.first else {
+                Issue.record("\(recorder.events)")
+                return
+            }
         }
     }
 

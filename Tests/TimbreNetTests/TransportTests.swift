@@ -1,8 +1,9 @@
 import Foundation
 import Logging
 import Testing
-import TimbreTestSupport
 import TimbreCore
+import TimbreTestSupport
+
 @testable import TimbreNet
 
 /// The multi loop's wakeup bookkeeping, without a server.
@@ -44,8 +45,9 @@ import TimbreCore
     /// test runs past its time limit — no clock is read.
     @Test(.timeLimit(.minutes(1))) func anIdleLoopStartsEachNewRequest() async throws {
         let server = try await TestTLSServer.start(pki: pki)
-        let transport = CurlTransport(settings: settings(pki, pins: [pki.leaf]), observer: nil, logger: Logger(label: "test"),
-                                      idlePollMilliseconds: 20_000)
+        let transport = CurlTransport(
+            settings: settings(pki, pins: [pki.leaf]), observer: nil, logger: Logger(label: "test"),
+            idlePollMilliseconds: 20_000)
         for _ in 0..<5 {
             while !transport.loopIsAsleep { try await Task.sleep(for: .milliseconds(5)) }
             #expect(try await transport.send(HTTPRequest(url: server.url("/ok"))).status == 200)
@@ -130,7 +132,10 @@ import TimbreCore
         let error = await #expect(throws: TransportError.self) {
             try await transport.send(HTTPRequest(url: URL(string: "https://127.0.0.1:1/ok")!))
         }
-        guard case .connection(_, .refused, _)? = error else { Issue.record("\(String(describing: error))"); return }
+        guard case .connection(_, .refused, _)? = error else {
+            Issue.record("\(String(describing: error))")
+            return
+        }
         #expect(error?.exitStatus == .failure)
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TimbreCore
 import TimbreTestSupport
+
 @testable import TimbreNet
 
 /// trust.jsonl: one JSON line per trust decision, bounded by rotation.
@@ -44,21 +45,25 @@ import TimbreTestSupport
         journal.record(.policyMissing(host: "x.example"))
         journal.record(.systemTrustFailed(host: "x.example", reason: "expired"))
         let at = "2027-01-15T08:00:00.250Z"
-        #expect(Self.lines(path) == [
-            "{\"at\":\"\(at)\",\"event\":\"pin_match\",\"host\":\"api.spotify.com\",\"pin\":\"\(Self.root)\",\"detail\":\"root matched the primary pin\"}",
-            "{\"at\":\"\(at)\",\"event\":\"pin_mismatch\",\"host\":\"api.spotify.com\",\"pin\":\"\(Self.leaf)\",\"detail\":\"connection refused; presented leaf \(Self.leaf), root \(Self.root)\"}",
-            "{\"at\":\"\(at)\",\"event\":\"permissive_allow\",\"host\":\"h.example\",\"pin\":\"\(Self.leaf)\",\"detail\":\"no pin matched; allowed by mode = \\\"permissive\\\"; presented leaf \(Self.leaf), root \(Self.root)\"}",
-            "{\"at\":\"\(at)\",\"event\":\"remote_applied\",\"host\":\"pins.example.org\",\"pin\":null,\"detail\":\"version 8 from https://pins.example.org/p.json (2 hosts)\"}",
-            "{\"at\":\"\(at)\",\"event\":\"remote_refused\",\"host\":\"\",\"pin\":null,\"detail\":\"/tmp/doc.json: it expired at 2020-01-01T00:00:00Z\"}",
-        ])
+        #expect(
+            Self.lines(path) == [
+                "{\"at\":\"\(at)\",\"event\":\"pin_match\",\"host\":\"api.spotify.com\",\"pin\":\"\(Self.root)\",\"detail\":\"root matched the primary pin\"}",
+                "{\"at\":\"\(at)\",\"event\":\"pin_mismatch\",\"host\":\"api.spotify.com\",\"pin\":\"\(Self.leaf)\",\"detail\":\"connection refused; presented leaf \(Self.leaf), root \(Self.root)\"}",
+                "{\"at\":\"\(at)\",\"event\":\"permissive_allow\",\"host\":\"h.example\",\"pin\":\"\(Self.leaf)\",\"detail\":\"no pin matched; allowed by mode = \\\"permissive\\\"; presented leaf \(Self.leaf), root \(Self.root)\"}",
+                "{\"at\":\"\(at)\",\"event\":\"remote_applied\",\"host\":\"pins.example.org\",\"pin\":null,\"detail\":\"version 8 from https://pins.example.org/p.json (2 hosts)\"}",
+                "{\"at\":\"\(at)\",\"event\":\"remote_refused\",\"host\":\"\",\"pin\":null,\"detail\":\"/tmp/doc.json: it expired at 2020-01-01T00:00:00Z\"}",
+            ])
         var info = stat()
         #expect(stat(path, &info) == 0)
         #expect(info.st_mode & 0o777 == 0o600)
         let records = TrustJournal.read(path: path)
         #expect(records.map(\.kind) == [.pinMatch, .pinMismatch, .permissiveAllow, .remoteApplied, .remoteRefused])
         #expect(records[1].pin == Self.leaf.description)
-        #expect(Set(TrustEventKind.allCases.map(\.rawValue)) == ["pin_match", "pin_mismatch", "permissive_allow", "remote_applied", "remote_refused",
-                                                                  "client_cert_used", "client_cert_rejected"])
+        #expect(
+            Set(TrustEventKind.allCases.map(\.rawValue)) == [
+                "pin_match", "pin_mismatch", "permissive_allow", "remote_applied", "remote_refused",
+                "client_cert_used", "client_cert_rejected",
+            ])
     }
 
     @Test func clientCertificateEventsAreLines() throws {
@@ -66,14 +71,16 @@ import TimbreTestSupport
         defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
         let journal = TrustJournal(path: path, clock: { Self.at })
         journal.record(.clientCertificateUsed(host: "api.example", subject: "CN=me", pin: Self.leaf))
-        journal.record(.clientCertificateRejected(host: "api.example", subject: "CN=me", pin: Self.leaf, reason: "the server sent the TLS alert \"unknown CA\""))
+        journal.record(
+            .clientCertificateRejected(host: "api.example", subject: "CN=me", pin: Self.leaf, reason: "the server sent the TLS alert \"unknown CA\""))
         journal.record(.clientCertificateRejected(host: "api.example", subject: nil, pin: nil, reason: "none configured"))
         let at = "2027-01-15T08:00:00.250Z"
-        #expect(Self.lines(path) == [
-            "{\"at\":\"\(at)\",\"event\":\"client_cert_used\",\"host\":\"api.example\",\"pin\":\"\(Self.leaf)\",\"detail\":\"presented CN=me\"}",
-            "{\"at\":\"\(at)\",\"event\":\"client_cert_rejected\",\"host\":\"api.example\",\"pin\":\"\(Self.leaf)\",\"detail\":\"presented CN=me; the server sent the TLS alert \\\"unknown CA\\\"\"}",
-            "{\"at\":\"\(at)\",\"event\":\"client_cert_rejected\",\"host\":\"api.example\",\"pin\":null,\"detail\":\"none configured\"}",
-        ])
+        #expect(
+            Self.lines(path) == [
+                "{\"at\":\"\(at)\",\"event\":\"client_cert_used\",\"host\":\"api.example\",\"pin\":\"\(Self.leaf)\",\"detail\":\"presented CN=me\"}",
+                "{\"at\":\"\(at)\",\"event\":\"client_cert_rejected\",\"host\":\"api.example\",\"pin\":\"\(Self.leaf)\",\"detail\":\"presented CN=me; the server sent the TLS alert \\\"unknown CA\\\"\"}",
+                "{\"at\":\"\(at)\",\"event\":\"client_cert_rejected\",\"host\":\"api.example\",\"pin\":null,\"detail\":\"none configured\"}",
+            ])
         #expect(TrustJournal.read(path: path).map(\.kind) == [.clientCertUsed, .clientCertRejected, .clientCertRejected])
     }
 
@@ -100,8 +107,11 @@ import TimbreTestSupport
         let path = Self.scratch()
         defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
         try Paths.ensureParentDirectory(of: path)
-        try Data("{\"at\":\"t\",\"event\":\"pin_match\",\"host\":\"h\",\"pin\":null,\"detail\":\"\"}\n{\"at\":\"t\",\"ev\ngarbage\n{\"at\":\"t\",\"event\":\"nope\",\"host\":\"h\"}\n".utf8)
-            .write(to: URL(fileURLWithPath: path))
+        try Data(
+            "{\"at\":\"t\",\"event\":\"pin_match\",\"host\":\"h\",\"pin\":null,\"detail\":\"\"}\n{\"at\":\"t\",\"ev\ngarbage\n{\"at\":\"t\",\"event\":\"nope\",\"host\":\"h\"}\n"
+                .utf8
+        )
+        .write(to: URL(fileURLWithPath: path))
         #expect(TrustJournal.read(path: path).map(\.kind) == [.pinMatch])
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TimbreCore
+
 @testable import TimbreNet
 
 /// Writes that must not be repeated: the executor never resends one that may have arrived, and
@@ -18,7 +19,9 @@ import TimbreCore
         }
     }
 
-    private func send(_ script: [Result<HTTPResponse, TransportError>], method: HTTPMethod = .post, reconciles: Bool) async -> (Result<HTTPResponse, any Error>, Int) {
+    private func send(_ script: [Result<HTTPResponse, TransportError>], method: HTTPMethod = .post, reconciles: Bool) async -> (
+        Result<HTTPResponse, any Error>, Int
+    ) {
         let transport = Scripted(script)
         let executor = RequestExecutor(transport: transport, policy: RetryPolicy(baseDelay: .milliseconds(1), maxDelay: .milliseconds(2)))
         let request = HTTPRequest(method: method, url: URL(fileURLWithPath: "/v1/playlists/x/items"), reconciles: reconciles)

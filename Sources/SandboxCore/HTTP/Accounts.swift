@@ -17,15 +17,16 @@ extension SandboxService {
     }
 
     static func isValidChallenge(_ text: String) -> Bool {
-        (43...128).contains(text.utf8.count) && text.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
-                return true
-            default:
-                return false
+        (43...128).contains(text.utf8.count)
+            && text.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+                    return true
+                default:
+                    return false
+                }
             }
-        }
     }
 
     func authorize(_ parameters: [String: String], now: Date) -> SandboxResponse {
@@ -168,8 +169,10 @@ extension SandboxService {
     }
 
     private func unauthorized(_ message: String) -> SandboxResponse {
-        .apiError(401, message, headers: [
-            ("WWW-Authenticate", "Bearer realm=\"spotify\", error=\"invalid_token\", error_description=\"\(message)\""),
-        ])
+        .apiError(
+            401, message,
+            headers: [
+                ("WWW-Authenticate", "Bearer realm=\"spotify\", error=\"invalid_token\", error_description=\"\(message)\"")
+            ])
     }
 }

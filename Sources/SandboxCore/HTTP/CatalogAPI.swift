@@ -59,8 +59,10 @@ extension SandboxService {
     }
 
     /// An album's tracks (the pool tracks on it, in pool order), simplified, paged (≤ 50, default 20).
-    func albumTracks(_ request: SandboxRequest, _ parameters: [String: String], id: String, library: Library,
-                     renderer: LibraryRenderer, baseURL: String) -> SandboxResponse {
+    func albumTracks(
+        _ request: SandboxRequest, _ parameters: [String: String], id: String, library: Library,
+        renderer: LibraryRenderer, baseURL: String
+    ) -> SandboxResponse {
         guard SpotifyID.isValid(id) else { return .apiError(400, "Invalid base62 id") }
         guard let album = catalog.albumIndex(id: id) else { return .apiError(404, "Resource not found") }
         let tracks = catalog.tracks(onAlbum: album)

@@ -35,15 +35,18 @@ extension SandboxService {
         case ("GET", "variants"):
             // The remaster variants (Pool.variantCount) and the tracks they re-release, for fuzzy dedupe tests.
             let pool = catalog.pool
-            return .json(200, .array((0..<Pool.variantCount).map { k in
-                let variant = pool.track(pool.variantIndex(k)), original = pool.track(pool.originalIndex(ofVariant: k))
-                return JSONValue.object([
-                    ("uri", .string("spotify:track:" + variant.id)), ("name", .string(variant.name)),
-                    ("duration_ms", .int(variant.durationMs)),
-                    ("original_uri", .string("spotify:track:" + original.id)), ("original_name", .string(original.name)),
-                    ("original_duration_ms", .int(original.durationMs)),
-                ])
-            }))
+            return .json(
+                200,
+                .array(
+                    (0..<Pool.variantCount).map { k in
+                        let variant = pool.track(pool.variantIndex(k)), original = pool.track(pool.originalIndex(ofVariant: k))
+                        return JSONValue.object([
+                            ("uri", .string("spotify:track:" + variant.id)), ("name", .string(variant.name)),
+                            ("duration_ms", .int(variant.durationMs)),
+                            ("original_uri", .string("spotify:track:" + original.id)), ("original_name", .string(original.name)),
+                            ("original_duration_ms", .int(original.durationMs)),
+                        ])
+                    }))
         case ("GET", "requests"):
             return .json(200, .array(withState { $0.requestLog }))
         case ("POST", "requests/clear"):
@@ -137,8 +140,9 @@ extension SandboxService {
                 let id = library.nextCreatedID()
                 var rng = SplitMix64(seed: library.seed, stream: 200, index: UInt64(index))
                 let entries = (0..<5).map { step in
-                    Entry(kind: .track, ref: Names.quirkyTitles.count + rng.below(library.pool.trackCount - Names.quirkyTitles.count),
-                          addedAt: 1_767_225_600 + Int64(step) * 60)
+                    Entry(
+                        kind: .track, ref: Names.quirkyTitles.count + rng.below(library.pool.trackCount - Names.quirkyTitles.count),
+                        addedAt: 1_767_225_600 + Int64(step) * 60)
                 }
                 let playlist = Playlist(
                     id: id,

@@ -52,9 +52,11 @@ public struct Fault: Codable, Sendable, Equatable {
         case windowMS = "window_ms"
     }
 
-    public init(kind: Kind, pathContains: String? = nil, count: Int? = nil, status: Int? = nil,
-                retryAfter: Int? = nil, playlist: String? = nil, total: String? = nil, ms: Int? = nil,
-                every: Int? = nil, windowMS: Int? = nil, reason: String? = nil) {
+    public init(
+        kind: Kind, pathContains: String? = nil, count: Int? = nil, status: Int? = nil,
+        retryAfter: Int? = nil, playlist: String? = nil, total: String? = nil, ms: Int? = nil,
+        every: Int? = nil, windowMS: Int? = nil, reason: String? = nil
+    ) {
         self.kind = kind
         self.pathContains = pathContains
         self.count = count
@@ -69,8 +71,10 @@ public struct Fault: Codable, Sendable, Equatable {
     }
 
     /// A fault that matches one request method only (`method` given, unlike the initializer above).
-    public init(kind: Kind, method: String?, pathContains: String? = nil, count: Int? = nil, status: Int? = nil,
-                retryAfter: Int? = nil, reason: String? = nil) {
+    public init(
+        kind: Kind, method: String?, pathContains: String? = nil, count: Int? = nil, status: Int? = nil,
+        retryAfter: Int? = nil, reason: String? = nil
+    ) {
         self.init(kind: kind, pathContains: pathContains, count: count, status: status, retryAfter: retryAfter, reason: reason)
         self.method = method
     }
@@ -157,7 +161,12 @@ struct FaultQueue {
                 opened.retryAfter = fault.retryAfter ?? max(1, Int((Double(windowMS) / 1_000).rounded(.up)))
                 decision.fault = opened
                 let remaining = (fault.count ?? 1) - 1
-                if remaining <= 0 { pending.remove(at: index) } else { pending[index].count = remaining; index += 1 }
+                if remaining <= 0 {
+                    pending.remove(at: index)
+                } else {
+                    pending[index].count = remaining
+                    index += 1
+                }
                 continue
             }
             if fault.kind == .latency {

@@ -194,7 +194,8 @@ extension SandboxService {
         guard let body = decodeBody(DetailsBody.self, request) else { return Self.badJSON }
         if let name = body.name, name.isEmpty { return .apiError(400, "Playlist name must not be empty") }
         // Only the owner changes details; collaborators may add, remove and move (Spotify's reference).
-        return editPlaylist(id, scopes: scopes, refusal: "You cannot change details of a playlist you don't own.", ownerOnly: true) { library, place throws(EditError) in
+        return editPlaylist(id, scopes: scopes, refusal: "You cannot change details of a playlist you don't own.", ownerOnly: true) {
+            library, place throws(EditError) in
             var playlist = library[place]
             if let name = body.name { playlist.name = name }
             if let description = body.description { playlist.description = description }

@@ -121,7 +121,9 @@ public final class SandboxService: Sendable {
             // Google's front end, before the API sees the request: an HTML page, not the API's JSON.
             let response = SandboxResponse(
                 status: 411, headers: [("Content-Type", "text/html; charset=UTF-8")],
-                body: Array("<!DOCTYPE html><title>Error 411 (Length Required)!!1</title><p><b>411.</b> That’s an error.<p>\(request.method) requests require a <code>Content-length</code> header. That’s all we know.".utf8)
+                body: Array(
+                    "<!DOCTYPE html><title>Error 411 (Length Required)!!1</title><p><b>411.</b> That’s an error.<p>\(request.method) requests require a <code>Content-length</code> header. That’s all we know."
+                        .utf8)
             )
             record(request, response: response, now: now)
             return response

@@ -47,8 +47,9 @@ extension SandboxService {
         case let .playlist(id):
             result = playlistObject(id: id, library: library, renderer: renderer, baseURL: baseURL)
         case let .playlistEntries(id, tracksPath):
-            result = playlistItems(request, parameters, id: id, legacyShape: tracksPath,
-                                   library: library, renderer: renderer, baseURL: baseURL, emptyItems: emptyItems)
+            result = playlistItems(
+                request, parameters, id: id, legacyShape: tracksPath,
+                library: library, renderer: renderer, baseURL: baseURL, emptyItems: emptyItems)
         case .myLibraryContains, .myTracksContains:
             result = libraryContains(route, parameters, library: library)
         case .search:
@@ -153,7 +154,8 @@ extension SandboxService {
         let extra = request.query.split(separator: "&").filter {
             !$0.hasPrefix("offset=") && !$0.hasPrefix("limit=") && $0 != "offset" && $0 != "limit"
         }.map(String.init)
-        return .jsonValue(200, pageObject(baseURL: baseURL, path: request.path, extra: extra, offset: page.offset, limit: page.limit, total: total, items: items))
+        return .jsonValue(
+            200, pageObject(baseURL: baseURL, path: request.path, extra: extra, offset: page.offset, limit: page.limit, total: total, items: items))
     }
 
     func pageObject(

@@ -20,10 +20,11 @@ public enum ItemURI: Sendable, Equatable {
         case ("playlist", 3) where SpotifyID.isValid(parts[2]): self = .playlist(parts[2])
         case ("local", 6):
             guard let seconds = Int(parts[5]), seconds >= 0, seconds < 1_000_000 else { return nil }
-            self = .local(Pool.LocalFile(
-                artist: FormEncoding.unescape(parts[2]), album: FormEncoding.unescape(parts[3]),
-                title: FormEncoding.unescape(parts[4]), seconds: seconds
-            ))
+            self = .local(
+                Pool.LocalFile(
+                    artist: FormEncoding.unescape(parts[2]), album: FormEncoding.unescape(parts[3]),
+                    title: FormEncoding.unescape(parts[4]), seconds: seconds
+                ))
         case let (kind, 3) where ItemURI.otherKinds.contains(kind) && SpotifyID.isValid(parts[2]):
             self = .other(kind: kind, id: parts[2])
         default:

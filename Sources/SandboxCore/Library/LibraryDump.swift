@@ -116,13 +116,16 @@ extension Library {
             ("library", .string(size.rawValue)),
             ("seed", .int(Int(truncatingIfNeeded: seed))),
             ("user", .object([("id", .string(me.id)), ("display_name", .string(me.displayName))])),
-            ("counts", .object([
-                ("playlists", .int(playlists.count)),
-                ("items", .int(totalItems)),
-                ("liked", .int(liked.count)),
-                ("unfollowed", .int(unfollowed.count)),
-                ("saved_episodes", .int(savedEpisodes.count)),
-            ])),
+            (
+                "counts",
+                .object([
+                    ("playlists", .int(playlists.count)),
+                    ("items", .int(totalItems)),
+                    ("liked", .int(liked.count)),
+                    ("unfollowed", .int(unfollowed.count)),
+                    ("saved_episodes", .int(savedEpisodes.count)),
+                ])
+            ),
             ("playlists", .array(selected.map { canonicalPlaylist($0, includeItems: includeItems) })),
             ("unfollowed", .array(gone.map { canonicalPlaylist($0, includeItems: includeItems) })),
             ("liked", list(liked)),

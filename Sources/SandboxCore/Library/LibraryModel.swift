@@ -4,10 +4,34 @@
 public enum LibrarySize: String, CaseIterable, Sendable, Codable {
     case small, medium, large
 
-    var playlistCount: Int { switch self { case .small: 9; case .medium: 60; case .large: 500 } }
-    var itemTarget: Int { switch self { case .small: 300; case .medium: 6_000; case .large: 200_000 } }
-    var likedCount: Int { switch self { case .small: 50; case .medium: 800; case .large: 5_000 } }
-    var trackPool: Int { switch self { case .small: 600; case .medium: 5_000; case .large: 40_000 } }
+    var playlistCount: Int {
+        switch self {
+        case .small: 9
+        case .medium: 60
+        case .large: 500
+        }
+    }
+    var itemTarget: Int {
+        switch self {
+        case .small: 300
+        case .medium: 6_000
+        case .large: 200_000
+        }
+    }
+    var likedCount: Int {
+        switch self {
+        case .small: 50
+        case .medium: 800
+        case .large: 5_000
+        }
+    }
+    var trackPool: Int {
+        switch self {
+        case .small: 600
+        case .medium: 5_000
+        case .large: 40_000
+        }
+    }
 }
 
 public struct User: Sendable, Equatable {

@@ -43,9 +43,10 @@ public struct LibraryRenderer: Sendable {
     }
 
     func images(_ key: String, sizes: [Int]) -> JSONValue {
-        .array(sizes.map { size in
-            .object([("height", .int(size)), ("url", .string("https://i.scdn.co/image/ab67616d0000\(size)\(key)")), ("width", .int(size))])
-        })
+        .array(
+            sizes.map { size in
+                .object([("height", .int(size)), ("url", .string("https://i.scdn.co/image/ab67616d0000\(size)\(key)")), ("width", .int(size))])
+            })
     }
 
     func artist(_ artist: Pool.Artist) -> JSONValue {
@@ -116,16 +117,24 @@ public struct LibraryRenderer: Sendable {
 
     public func local(_ file: Pool.LocalFile) -> JSONValue {
         .object([
-            ("album", .object([
-                ("album_type", .null), ("artists", .array([])), ("available_markets", .array([])),
-                ("external_urls", .object([])), ("href", .null), ("id", .null), ("images", .array([])),
-                ("name", .string(file.album)), ("release_date", .null), ("release_date_precision", .null),
-                ("type", "album"), ("uri", .null),
-            ])),
-            ("artists", .array([.object([
-                ("external_urls", .object([])), ("href", .null), ("id", .null),
-                ("name", .string(file.artist)), ("type", "artist"), ("uri", .null),
-            ])])),
+            (
+                "album",
+                .object([
+                    ("album_type", .null), ("artists", .array([])), ("available_markets", .array([])),
+                    ("external_urls", .object([])), ("href", .null), ("id", .null), ("images", .array([])),
+                    ("name", .string(file.album)), ("release_date", .null), ("release_date_precision", .null),
+                    ("type", "album"), ("uri", .null),
+                ])
+            ),
+            (
+                "artists",
+                .array([
+                    .object([
+                        ("external_urls", .object([])), ("href", .null), ("id", .null),
+                        ("name", .string(file.artist)), ("type", "artist"), ("uri", .null),
+                    ])
+                ])
+            ),
             ("available_markets", .array([])),
             ("disc_number", 0),
             ("duration_ms", .int(file.seconds * 1_000)),
@@ -163,25 +172,28 @@ public struct LibraryRenderer: Sendable {
             ("name", .string(episode.name)),
             ("release_date", .string(episode.releaseDate)),
             ("release_date_precision", "day"),
-            ("show", .object([
-                ("available_markets", LibraryRenderer.markets),
-                ("copyrights", .array([])),
-                ("description", "A show."),
-                ("explicit", false),
-                ("external_urls", externalURLs("show", episode.showID)),
-                ("href", .string("\(apiBase)/shows/\(episode.showID)")),
-                ("html_description", "<p>A show.</p>"),
-                ("id", .string(episode.showID)),
-                ("images", images(episode.imageKey, sizes: [640, 300, 64])),
-                ("is_externally_hosted", false),
-                ("languages", .array(["en"])),
-                ("media_type", "audio"),
-                ("name", .string(episode.showName)),
-                ("publisher", .string(episode.publisher)),
-                ("total_episodes", 40),
-                ("type", "show"),
-                ("uri", .string("spotify:show:\(episode.showID)")),
-            ])),
+            (
+                "show",
+                .object([
+                    ("available_markets", LibraryRenderer.markets),
+                    ("copyrights", .array([])),
+                    ("description", "A show."),
+                    ("explicit", false),
+                    ("external_urls", externalURLs("show", episode.showID)),
+                    ("href", .string("\(apiBase)/shows/\(episode.showID)")),
+                    ("html_description", "<p>A show.</p>"),
+                    ("id", .string(episode.showID)),
+                    ("images", images(episode.imageKey, sizes: [640, 300, 64])),
+                    ("is_externally_hosted", false),
+                    ("languages", .array(["en"])),
+                    ("media_type", "audio"),
+                    ("name", .string(episode.showName)),
+                    ("publisher", .string(episode.publisher)),
+                    ("total_episodes", 40),
+                    ("type", "show"),
+                    ("uri", .string("spotify:show:\(episode.showID)")),
+                ])
+            ),
             ("track", false),
             ("type", "episode"),
             ("uri", .string("spotify:episode:\(episode.id)")),

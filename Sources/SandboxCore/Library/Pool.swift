@@ -87,7 +87,8 @@ public struct Pool: Sendable {
         let artist = self.artist(rng.below(artistCount))
         let type = rng.chance(0.7) ? "album" : (rng.chance(0.5) ? "single" : "compilation")
         let year = 1965 + rng.below(61)
-        let name = rng.chance(0.5)
+        let name =
+            rng.chance(0.5)
             ? "\(rng.pick(Names.adjectives)) \(rng.pick(Names.nouns))"
             : "\(rng.pick(Names.nouns)) of \(rng.pick(Names.pluralNouns))"
         return Album(

@@ -102,8 +102,9 @@ public struct APICommand: Sendable {
             console.line(text)
             return
         }
-        console.line(text.split(separator: "\n", omittingEmptySubsequences: false)
-            .map { $0.split(separator: "\t", omittingEmptySubsequences: false).map { TerminalText.sanitize(String($0)) }.joined(separator: "\t") }
-            .joined(separator: "\n"))
+        console.line(
+            text.split(separator: "\n", omittingEmptySubsequences: false)
+                .map { $0.split(separator: "\t", omittingEmptySubsequences: false).map { TerminalText.sanitize(String($0)) }.joined(separator: "\t") }
+                .joined(separator: "\n"))
     }
 }

@@ -26,14 +26,15 @@ public struct AuthStatusCommand: Sendable {
             session = await api.tokens.currentSession()
         }
         if json {
-            console.json(.object([
-                ("signed_in", .bool(true)),
-                ("user_id", .optional(session?.userID)),
-                ("display_name", .optional(session?.displayName)),
-                ("source", .string(source.rawValue)),
-                ("expires_at", .optional(session?.expiresAt.iso8601)),
-                ("scopes", .array((session?.scopes ?? []).map(JSONValue.string))),
-            ]))
+            console.json(
+                .object([
+                    ("signed_in", .bool(true)),
+                    ("user_id", .optional(session?.userID)),
+                    ("display_name", .optional(session?.displayName)),
+                    ("source", .string(source.rawValue)),
+                    ("expires_at", .optional(session?.expiresAt.iso8601)),
+                    ("scopes", .array((session?.scopes ?? []).map(JSONValue.string))),
+                ]))
             return .success
         }
         // Every string here came from Spotify: shown, never run by the terminal.

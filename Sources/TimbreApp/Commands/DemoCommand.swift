@@ -37,10 +37,12 @@ public struct DemoCommand: Sendable {
 
         console.say("Starting the Spotify sandbox (\(library.rawValue) library)…")
         // TIMBRE_DEMO_START_TIMEOUT (seconds) lets tests meet the deadline without waiting it out.
-        let startTimeout = Int(invocation.environment["TIMBRE_DEMO_START_TIMEOUT"] ?? "").map { Duration.seconds(max(1, $0)) }
+        let startTimeout =
+            Int(invocation.environment["TIMBRE_DEMO_START_TIMEOUT"] ?? "").map { Duration.seconds(max(1, $0)) }
             ?? DemoSandbox.announcementTimeout
-        let sandbox = try DemoSandbox.start(stateDirectory: sandboxState, library: library.rawValue,
-                                            environment: invocation.environment, timeout: startTimeout)
+        let sandbox = try DemoSandbox.start(
+            stateDirectory: sandboxState, library: library.rawValue,
+            environment: invocation.environment, timeout: startTimeout)
         defer { sandbox.stop() }
         // Only now, with a sandbox to replace it, the previous demo's cache, journal and session go.
         try Self.reset(paths)
@@ -57,8 +59,12 @@ public struct DemoCommand: Sendable {
         let flow = LoginFlow(
             accounts: demo.accounts(executor: executor, clientID: sandbox.clientID),
             apiURL: demo.config.apiURL, executor: executor, vault: vault, port: 0, timeout: .seconds(30),
-            io: LoginIO(say: { _ in }, readLine: { nil }, readAll: { Data() },
-                        openBrowser: { url in DemoBrowser.approve(url, executor: executor); return true }))
+            io: LoginIO(
+                say: { _ in }, readLine: { nil }, readAll: { Data() },
+                openBrowser: { url in
+                    DemoBrowser.approve(url, executor: executor)
+                    return true
+                }))
         let (user, _) = try await flow.run(.loopback(openBrowser: true))
         console.say("Signed in as \(TerminalText.sanitize(user.displayName ?? user.id)). Syncing…")
 
@@ -116,7 +122,8 @@ public struct DemoCommand: Sendable {
     /// loopback sandbox means the demo is not running, not that the network is down.
     public static func explained(_ error: any UserFacingError, environment: [String: String]) -> any UserFacingError {
         guard ProfileName.text(in: environment) == profileName,
-              case .connection(let host, .refused, _)? = error as? TransportError, host == "127.0.0.1" else { return error }
+            case .connection(let host, .refused, _)? = error as? TransportError, host == "127.0.0.1"
+        else { return error }
         return SandboxNotRunning(original: error.message)
     }
 
@@ -139,20 +146,20 @@ public struct DemoCommand: Sendable {
     static func writeConfig(for sandbox: DemoSandbox, to path: String) throws {
         try Paths.ensureParentDirectory(of: path)
         try """
-            \(configMarker) for its profile; replaced by the next demo.
-            # The sandbox at \(sandbox.baseURL) while the demo runs; its session is in credentials.json beside this file.
-            client_id = "\(sandbox.clientID)"
-            redirect_port = 0
-            accounts_url = "\(sandbox.baseURL)"
-            api_url = "\(sandbox.baseURL)/v1"
+        \(configMarker) for its profile; replaced by the next demo.
+        # The sandbox at \(sandbox.baseURL) while the demo runs; its session is in credentials.json beside this file.
+        client_id = "\(sandbox.clientID)"
+        redirect_port = 0
+        accounts_url = "\(sandbox.baseURL)"
+        api_url = "\(sandbox.baseURL)/v1"
 
-            [tls]
-            ca_file = "\(sandbox.caFile)"
+        [tls]
+        ca_file = "\(sandbox.caFile)"
 
-            [[tls.pin]]
-            host = "127.0.0.1"
-            pins = ["\(sandbox.rootPin)", "\(sandbox.leafPin)"]
-            scope = "any"
-            """.write(toFile: path, atomically: true, encoding: .utf8)
+        [[tls.pin]]
+        host = "127.0.0.1"
+        pins = ["\(sandbox.rootPin)", "\(sandbox.leafPin)"]
+        scope = "any"
+        """.write(toFile: path, atomically: true, encoding: .utf8)
     }
 }

@@ -48,19 +48,30 @@ public struct DuplicatesCommand: Sendable {
         }
         let shared = order.compactMap { found[$0] }.filter { $0.places.count > 1 }
         if json {
-            context.console.json(.array(shared.map { item in
-                .object([("uri", .string(item.entry.uri)), ("name", .string(item.entry.name)),
-                         ("artists", .array(item.entry.artists.map(JSONValue.string))),
-                         ("playlists", .array(item.places.map { place in
-                             .object([("id", .string(place.id)), ("name", .string(place.name)), ("positions", .array(place.positions.map(JSONValue.int)))])
-                         }))])
-            }))
+            context.console.json(
+                .array(
+                    shared.map { item in
+                        .object([
+                            ("uri", .string(item.entry.uri)), ("name", .string(item.entry.name)),
+                            ("artists", .array(item.entry.artists.map(JSONValue.string))),
+                            (
+                                "playlists",
+                                .array(
+                                    item.places.map { place in
+                                        .object([
+                                            ("id", .string(place.id)), ("name", .string(place.name)), ("positions", .array(place.positions.map(JSONValue.int))),
+                                        ])
+                                    })
+                            ),
+                        ])
+                    }))
             return .success
         }
-        context.console.lines(shared.map { item in
-            let places = item.places.map { "\($0.name) (\($0.positions.map(String.init).joined(separator: ", ")))" }.joined(separator: "; ")
-            return TerminalText.sanitize("\(item.entry.name) — \(item.entry.artists.joined(separator: ", ")): \(places)")
-        })
+        context.console.lines(
+            shared.map { item in
+                let places = item.places.map { "\($0.name) (\($0.positions.map(String.init).joined(separator: ", ")))" }.joined(separator: "; ")
+                return TerminalText.sanitize("\(item.entry.name) — \(item.entry.artists.joined(separator: ", ")): \(places)")
+            })
         return .success
     }
 }

@@ -102,7 +102,9 @@ public struct PlaylistEditCommand: Sendable {
                 refs.append(try ItemRef.parse(item))
             }
         }
-        guard !refs.isEmpty else { throw UsageError(message: "no tracks given", hint: "name tracks as spotify:track:ID or links, or `-` to read them from stdin") }
+        guard !refs.isEmpty else {
+            throw UsageError(message: "no tracks given", hint: "name tracks as spotify:track:ID or links, or `-` to read them from stdin")
+        }
         return refs
     }
 
@@ -154,8 +156,9 @@ public struct PlaylistEditCommand: Sendable {
 extension PlaylistEditCommand {
     static func checkPosition(_ position: Int, option: String) throws {
         guard position >= 1 else {
-            throw UsageError(message: "\(option) \(position): positions count from 1 (the first entry is 1, as `timbre tracks` shows)",
-                             hint: "timbre 0.1 counted from 0; add 1 to positions saved from it")
+            throw UsageError(
+                message: "\(option) \(position): positions count from 1 (the first entry is 1, as `timbre tracks` shows)",
+                hint: "timbre 0.1 counted from 0; add 1 to positions saved from it")
         }
     }
 }
@@ -171,7 +174,8 @@ extension AppContext {
         // from before editing existed is told so before anything is written.
         _ = try await api.tokens.accessToken()
         if let scopes = await api.tokens.currentSession()?.scopes, !scopes.isEmpty,
-           !Set(["playlist-modify-public", "playlist-modify-private"]).isSubset(of: Set(scopes)) {
+            !Set(["playlist-modify-public", "playlist-modify-private"]).isSubset(of: Set(scopes))
+        {
             throw MissingEditScopes()
         }
         let cache = try cache ?? LibraryCache.open(path: paths.cache, warn: console.warnings)
@@ -184,8 +188,9 @@ extension AppContext {
     /// given, an editor made on first need (a folder change needs no sign-in).
     func library(_ editor: PlaylistEditor? = nil) -> Library {
         let paths = self.paths
-        return Library(folders: { try userData.open().folders },
-                       editor: { [self] in if let editor { return editor } else { return try await self.editor() } })
+        return Library(
+            folders: { try userData.open().folders },
+            editor: { [self] in if let editor { return editor } else { return try await self.editor() } })
     }
 }
 

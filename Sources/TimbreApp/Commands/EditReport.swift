@@ -42,9 +42,14 @@ enum EditReport {
         ]
         if o.dryRun, let cost = o.orderCost { members += [("moves", .int(cost.moves)), ("rewrite_writes", .int(cost.rewriteWrites))] }
         if o.operation == .dedupe {
-            members.append(("duplicates", .array(o.duplicates.map {
-                .object([("position", .int($0.position + 1)), ("uri", .string($0.uri)), ("duplicate_of", .int($0.duplicateOf + 1))])
-            })))
+            members.append(
+                (
+                    "duplicates",
+                    .array(
+                        o.duplicates.map {
+                            .object([("position", .int($0.position + 1)), ("uri", .string($0.uri)), ("duplicate_of", .int($0.duplicateOf + 1))])
+                        })
+                ))
         }
         return .object(members)
     }
@@ -96,12 +101,17 @@ enum EditReport {
         var text = ""
         if o.counts.readded > 0 {
             let copies = "\(o.counts.readded) kept \(o.counts.readded == 1 ? "copy" : "copies") of the same tracks"
-            text += o.dryRun ? "; \(copies) would be put back with today's added date"
+            text +=
+                o.dryRun
+                ? "; \(copies) would be put back with today's added date"
                 : "; \(copies) \(o.counts.readded == 1 ? "was" : "were") put back with today's added date"
         }
         switch o.dates {
         case .rewritten:
-            text += o.dryRun ? "; every entry would get today's added date" + (o.orderCost.map { " (range moves instead: \(OrderCost.grouped($0.moves)), dates kept)" } ?? "")
+            text +=
+                o.dryRun
+                ? "; every entry would get today's added date"
+                    + (o.orderCost.map { " (range moves instead: \(OrderCost.grouped($0.moves)), dates kept)" } ?? "")
                 : "; every entry now has today's added date"
         case .notRestored:
             text += "; the added dates the rewrite reset cannot come back (Spotify sets them when an entry is added)"
@@ -110,7 +120,9 @@ enum EditReport {
         }
         if let cost = o.orderCost, o.dates != .rewritten, o.counts.moved > 0 {
             let moves = o.writes.count
-            text += o.dryRun ? " by \(OrderCost.grouped(moves)) range \(moves == 1 ? "move" : "moves"), added dates kept (a rewrite: \(OrderCost.grouped(cost.rewriteWrites)) \(cost.rewriteWrites == 1 ? "write" : "writes"), every date reset)"
+            text +=
+                o.dryRun
+                ? " by \(OrderCost.grouped(moves)) range \(moves == 1 ? "move" : "moves"), added dates kept (a rewrite: \(OrderCost.grouped(cost.rewriteWrites)) \(cost.rewriteWrites == 1 ? "write" : "writes"), every date reset)"
                 : ", added dates kept"
         }
         return text

@@ -33,14 +33,19 @@ public struct FolderCommand: Sendable {
         case .remove(let name, let refs): change = .remove(playlistIDs: try Self.ids(refs, invocation), from: name)
         case .list(let json):
             let all = try UserData(path: paths.data).folders.list()
-            let names = try invocation.context().existingCache().map { cache in
-                Dictionary(try cache.playlists().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
-            } ?? [:]
+            let names =
+                try invocation.context().existingCache().map { cache in
+                    Dictionary(try cache.playlists().map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+                } ?? [:]
             if json {
-                console.json(.array(all.map { folder in
-                    .object([("name", .string(folder.name)), ("expanded", .bool(folder.expanded)),
-                             ("playlists", .array(folder.playlists.map { .object([("id", .string($0)), ("name", .optional(names[$0]))]) }))])
-                }))
+                console.json(
+                    .array(
+                        all.map { folder in
+                            .object([
+                                ("name", .string(folder.name)), ("expanded", .bool(folder.expanded)),
+                                ("playlists", .array(folder.playlists.map { .object([("id", .string($0)), ("name", .optional(names[$0]))]) })),
+                            ])
+                        }))
             } else {
                 var lines: [String] = []
                 for folder in all {

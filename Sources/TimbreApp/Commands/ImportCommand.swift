@@ -61,11 +61,15 @@ public struct ImportCommand: Sendable {
         let console = context.console
         if flags.json {
             var object: [(String, JSONValue)] = []
-            if let outcome, case .object(let members) = EditReport.json(outcome) { object = members } else {
+            if let outcome, case .object(let members) = EditReport.json(outcome) {
+                object = members
+            } else {
                 object = [("op", .string("import")), ("playlist", .optional(target?.rawValue)), ("added", .int(0)), ("dry_run", .bool(flags.dryRun))]
             }
-            object += [("matched_by_uri", .int(byURI)), ("matched_by_search", .int(bySearch)),
-                       ("unmatched", .array(unmatched.map { .object([("row", .int($0.line)), ("title", .string($0.title)), ("artist", .string($0.artist))]) }))]
+            object += [
+                ("matched_by_uri", .int(byURI)), ("matched_by_search", .int(bySearch)),
+                ("unmatched", .array(unmatched.map { .object([("row", .int($0.line)), ("title", .string($0.title)), ("artist", .string($0.artist))]) })),
+            ]
             console.json(.object(object))
         } else {
             if let outcome { EditReport.show(outcome, json: false, console: console) }

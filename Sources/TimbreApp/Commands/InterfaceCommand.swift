@@ -12,8 +12,9 @@ public struct InterfaceCommand: Sendable {
     public func run(_ invocation: Invocation) async throws -> ExitStatus {
         // The interface needs a terminal on both ends; otherwise this is a usage error.
         guard invocation.console.stdinIsTTY, invocation.console.stdoutIsTTY else {
-            throw UsageError(message: "the interface needs a terminal on stdin and stdout",
-                             hint: "run `timbre` in a terminal, or use one of the commands above", showsHelp: true)
+            throw UsageError(
+                message: "the interface needs a terminal on stdin and stdout",
+                hint: "run `timbre` in a terminal, or use one of the commands above", showsHelp: true)
         }
         try await open(try invocation.context())
         return .success
@@ -48,18 +49,21 @@ public struct InterfaceCommand: Sendable {
         if let last = try? cache.lastSyncedAt() { status.lastSync = ClockText.localDateTime(last) }
         // Edits go through the CLI's editor, journal and folders; warnings to the interface.
         let toInbox = InboxOutput(inbox: inbox)
-        let quietConsole = Console(input: BufferInput(""), output: toInbox, errors: toInbox, stdinIsTTY: false, stdoutIsTTY: false,
-                                   stderrIsTTY: false, environment: context.environment)
+        let quietConsole = Console(
+            input: BufferInput(""), output: toInbox, errors: toInbox, stdinIsTTY: false, stdoutIsTTY: false,
+            stderrIsTTY: false, environment: context.environment)
         // One cache and one user data for the whole interface: the editor gets the cache read
         // here (no second pool, no whole-file check on the first edit), the folder list, folder
         // edits and the journal share one queue.
-        let quiet = AppContext(invocation: Invocation(console: quietConsole, environment: context.environment), paths: context.paths,
-                               config: context.config, userData: context.userData)
+        let quiet = AppContext(
+            invocation: Invocation(console: quietConsole, environment: context.environment), paths: context.paths,
+            config: context.config, userData: context.userData)
         let services = InterfaceServices(context: quiet, makeEditor: { progress in try await quiet.editor(vault: vault, cache: cache, progress: progress) })
             .services()
-        let app = TUIApp(source: CacheLibrarySource(cache: cache, userID: session?.userID, userData: context.userData), sync: background, status: status,
-                         keys: context.config.keys, services: services,
-                         environment: context.environment, inbox: inbox, stderrLog: context.paths.log)
+        let app = TUIApp(
+            source: CacheLibrarySource(cache: cache, userID: session?.userID, userData: context.userData), sync: background, status: status,
+            keys: context.config.keys, services: services,
+            environment: context.environment, inbox: inbox, stderrLog: context.paths.log)
         try await app.run()
     }
 }

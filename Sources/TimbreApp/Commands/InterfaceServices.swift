@@ -45,8 +45,10 @@ actor InterfaceServices {
 
     /// One edit: a change of the library goes through `Library.perform`, as the CLI's do; a file
     /// transfer (`:export`, `:import`) reads or writes its file around one.
-    func run(_ edit: TUIEdit, progress: @escaping @Sendable (Int, Int) -> Void,
-             choose: @escaping @Sendable (OrderCost) async -> OrderChoice = { _ in .moves }) async throws -> TUIEditReport {
+    func run(
+        _ edit: TUIEdit, progress: @escaping @Sendable (Int, Int) -> Void,
+        choose: @escaping @Sendable (OrderCost) async -> OrderChoice = { _ in .moves }
+    ) async throws -> TUIEditReport {
         progressSink.withLock { $0 = progress }
         defer { progressSink.withLock { $0 = nil } }
         guard let change = try edit.change() else { return try await transfer(edit) }
@@ -58,8 +60,9 @@ actor InterfaceServices {
     private func report(_ outcome: LibraryOutcome) throws -> TUIEditReport {
         switch outcome {
         case .edit(let outcome):
-            return TUIEditReport(message: EditReport.sentence(outcome, undo: Self.undoKey, redo: Self.redoKey), warnings: outcome.warnings,
-                                 createdPlaylistID: outcome.operation == .create ? outcome.playlist : nil)
+            return TUIEditReport(
+                message: EditReport.sentence(outcome, undo: Self.undoKey, redo: Self.redoKey), warnings: outcome.warnings,
+                createdPlaylistID: outcome.operation == .create ? outcome.playlist : nil)
         case .folder(let change):
             return TUIEditReport(message: try folderMessage(change))
         }

@@ -59,21 +59,27 @@ public struct HistoryCommand: Sendable {
         }
         let entries = try context.userData.open().journal.history(limit: limit)
         if json {
-            console.json(.array(entries.map { entry in
-                .object([("id", .int(Int(entry.id))), ("at", .string(ClockText.iso(entry.at))), ("op", .string(entry.op)),
-                         ("playlist", .string(entry.playlist)), ("summary", .string(entry.summary)), ("state", .string(Self.state(entry))),
-                         ("reason", .optional(entry.reason))])
-            }))
+            console.json(
+                .array(
+                    entries.map { entry in
+                        .object([
+                            ("id", .int(Int(entry.id))), ("at", .string(ClockText.iso(entry.at))), ("op", .string(entry.op)),
+                            ("playlist", .string(entry.playlist)), ("summary", .string(entry.summary)), ("state", .string(Self.state(entry))),
+                            ("reason", .optional(entry.reason)),
+                        ])
+                    }))
         } else {
-            console.lines(entries.map { entry in
-                var line = "\(String(entry.id).leftPadded(to: 5))  \(ClockText.localDateTime(entry.at))  \(Self.state(entry).padding(toLength: 11, withPad: " ", startingAt: 0)) \(TerminalText.sanitize(entry.summary))"
-                if entry.state == .running {
-                    line += " — finished by the next sync or edit (`timbre history --abandon \(entry.id)` drops it)"
-                } else if entry.state == .failed, let reason = entry.reason {
-                    line += " — \(TerminalText.sanitize(reason))"
-                }
-                return line
-            })
+            console.lines(
+                entries.map { entry in
+                    var line =
+                        "\(String(entry.id).leftPadded(to: 5))  \(ClockText.localDateTime(entry.at))  \(Self.state(entry).padding(toLength: 11, withPad: " ", startingAt: 0)) \(TerminalText.sanitize(entry.summary))"
+                    if entry.state == .running {
+                        line += " — finished by the next sync or edit (`timbre history --abandon \(entry.id)` drops it)"
+                    } else if entry.state == .failed, let reason = entry.reason {
+                        line += " — \(TerminalText.sanitize(reason))"
+                    }
+                    return line
+                })
         }
         return .success
     }

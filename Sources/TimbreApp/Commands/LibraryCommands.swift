@@ -20,20 +20,23 @@ public struct PlaylistsCommand: Sendable {
         if json {
             // Each with the local folder it is in (null: none).
             let folders = try context.userData.existing()?.folders.folderOfPlaylists() ?? [:]
-            console.json(.array(playlists.map { playlist in
-                guard case .object(let members) = playlist.json else { return playlist.json }
-                return .object(members + [("folder", .optional(folders[playlist.id]))])
-            }))
+            console.json(
+                .array(
+                    playlists.map { playlist in
+                        guard case .object(let members) = playlist.json else { return playlist.json }
+                        return .object(members + [("folder", .optional(folders[playlist.id]))])
+                    }))
             return .success
         }
-        console.lines(playlists.map { playlist in
-            let count = String(playlist.trackCount).leftPadded(to: 6)
-            var flags: [String] = []
-            if let reason = playlist.unavailableReason { flags.append("unavailable: \(reason)") }
-            if playlist.collaborative { flags.append("collaborative") }
-            let suffix = flags.isEmpty ? "" : "  [\(flags.joined(separator: ", "))]"
-            return "\(playlist.id.padding(toLength: 22, withPad: " ", startingAt: 0))  \(count)  \(TerminalText.sanitize(playlist.name))\(suffix)"
-        })
+        console.lines(
+            playlists.map { playlist in
+                let count = String(playlist.trackCount).leftPadded(to: 6)
+                var flags: [String] = []
+                if let reason = playlist.unavailableReason { flags.append("unavailable: \(reason)") }
+                if playlist.collaborative { flags.append("collaborative") }
+                let suffix = flags.isEmpty ? "" : "  [\(flags.joined(separator: ", "))]"
+                return "\(playlist.id.padding(toLength: 22, withPad: " ", startingAt: 0))  \(count)  \(TerminalText.sanitize(playlist.name))\(suffix)"
+            })
         return .success
     }
 }
@@ -63,12 +66,13 @@ public struct TracksCommand: Sendable {
         case .csv:
             console.lines([CachedEntry.csvHeader] + items.map(\.csvRow), terminator: "\r\n")
         case .text:
-            console.lines(items.map { item in
-                let artists = item.artists.joined(separator: ", ")
-                let duration = ClockText.minutesSeconds(milliseconds: item.durationMS)
-                let album = item.album.map { " · \($0)" } ?? ""
-                return TerminalText.sanitize("\(String(item.number).leftPadded(to: 5))  \(item.name) — \(artists)\(album)  \(duration)")
-            })
+            console.lines(
+                items.map { item in
+                    let artists = item.artists.joined(separator: ", ")
+                    let duration = ClockText.minutesSeconds(milliseconds: item.durationMS)
+                    let album = item.album.map { " · \($0)" } ?? ""
+                    return TerminalText.sanitize("\(String(item.number).leftPadded(to: 5))  \(item.name) — \(artists)\(album)  \(duration)")
+                })
         }
         return .success
     }

@@ -14,16 +14,19 @@ public struct PathsCommand: Sendable {
         if json {
             invocation.console.json(.object(files.map { ($0.key, .string($0.path)) }))
         } else {
-            invocation.console.lines(["profile:     \(ProfileName.text(in: invocation.environment))"]
-                + files.map { "\(($0.label + ":").padding(toLength: 12, withPad: " ", startingAt: 0)) \($0.path)" })
+            invocation.console.lines(
+                ["profile:     \(ProfileName.text(in: invocation.environment))"]
+                    + files.map { "\(($0.label + ":").padding(toLength: 12, withPad: " ", startingAt: 0)) \($0.path)" })
         }
         return .success
     }
 
     /// Each file: its `--json` key, its text label, its path.
     static func files(_ paths: Paths) -> [(key: String, label: String, path: String)] {
-        [("config", "config", paths.config), ("cache", "cache", paths.cache), ("log", "log", paths.log),
-         ("credentials", "credentials", paths.credentials), ("data", "data", paths.data),
-         ("journal", "journal", paths.data), ("trust", "trust", paths.trustEvents), ("remote_pins", "remote pins", paths.remotePins)]
+        [
+            ("config", "config", paths.config), ("cache", "cache", paths.cache), ("log", "log", paths.log),
+            ("credentials", "credentials", paths.credentials), ("data", "data", paths.data),
+            ("journal", "journal", paths.data), ("trust", "trust", paths.trustEvents), ("remote_pins", "remote pins", paths.remotePins),
+        ]
     }
 }

@@ -23,13 +23,16 @@ public struct PinsCommand: Sendable {
         }
         let console = invocation.console
         if json {
-            console.json(.array(entries.map {
-                .object([("position", .string($0.position.rawValue)), ("subject", .string($0.subject)), ("pin", .string($0.pin.description))])
-            }))
+            console.json(
+                .array(
+                    entries.map {
+                        .object([("position", .string($0.position.rawValue)), ("subject", .string($0.subject)), ("pin", .string($0.pin.description))])
+                    }))
         } else {
-            console.lines(entries.map { entry in
-                "\(entry.position.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)) \(entry.pin)  \(TerminalText.sanitize(entry.subject))"
-            })
+            console.lines(
+                entries.map { entry in
+                    "\(entry.position.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)) \(entry.pin)  \(TerminalText.sanitize(entry.subject))"
+                })
         }
         return .success
     }
@@ -54,7 +57,8 @@ public struct PinsCommand: Sendable {
         let context = try invocation.context()
         let inspection = try await context.transport().inspectChain(of: url)
         if let problem = inspection.trustError {
-            invocation.console.warning("the chain of \(inspection.host) does not verify against the trusted CAs (\(problem)); these are the certificates it presented")
+            invocation.console.warning(
+                "the chain of \(inspection.host) does not verify against the trusted CAs (\(problem)); these are the certificates it presented")
         }
         return inspection.chain
     }

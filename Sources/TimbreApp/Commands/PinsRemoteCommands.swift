@@ -27,11 +27,13 @@ public struct PinsUpdateCommand: Sendable {
             throw error
         }
         let applied = try RemotePinUpdater(store: context.remotePinStore, observer: journal)
-            .update(document: fetched.document, signature: fetched.signature, key: key, source: fetched.source,
-                    allowHostRemoval: remote.allowHostRemoval)
+            .update(
+                document: fetched.document, signature: fetched.signature, key: key, source: fetched.source,
+                allowHostRemoval: remote.allowHostRemoval)
         let hosts = applied.parsed.rules.map(\.host.text)
-        invocation.console.line("applied remote pin set version \(applied.parsed.version) from \(TerminalText.sanitize(fetched.source)) "
-            + "(\(hosts.count) host\(hosts.count == 1 ? "" : "s"): \(hosts.joined(separator: ", ")); expires \(applied.parsed.expiresText))")
+        invocation.console.line(
+            "applied remote pin set version \(applied.parsed.version) from \(TerminalText.sanitize(fetched.source)) "
+                + "(\(hosts.count) host\(hosts.count == 1 ? "" : "s"): \(hosts.joined(separator: ", ")); expires \(applied.parsed.expiresText))")
         return .success
     }
 
@@ -55,16 +57,19 @@ public struct PinsUpdateCommand: Sendable {
         let transport = context.transport()
         let document = try await transport.send(HTTPRequest(url: url, timeout: .seconds(30)))
         guard document.status == 200 else {
-            throw RemotePinError.unreadable("could not fetch the pin document \(url.absoluteString): HTTP \(document.status); the current pin set stays in place")
+            throw RemotePinError.unreadable(
+                "could not fetch the pin document \(url.absoluteString): HTTP \(document.status); the current pin set stays in place")
         }
         let signature = try await transport.send(HTTPRequest(url: signatureURL, timeout: .seconds(30)))
         switch signature.status {
         case 200:
-            return Fetched(document: Array(document.body), signature: String(decoding: signature.body, as: UTF8.self), source: Redactor.maskUserinfo(url.absoluteString))
+            return Fetched(
+                document: Array(document.body), signature: String(decoding: signature.body, as: UTF8.self), source: Redactor.maskUserinfo(url.absoluteString))
         case 404, 410:
             return Fetched(document: Array(document.body), signature: nil, source: Redactor.maskUserinfo(url.absoluteString))
         default:
-            throw RemotePinError.unreadable("could not fetch the signature \(signatureURL.absoluteString): HTTP \(signature.status); the current pin set stays in place")
+            throw RemotePinError.unreadable(
+                "could not fetch the signature \(signatureURL.absoluteString): HTTP \(signature.status); the current pin set stays in place")
         }
     }
 
@@ -92,25 +97,37 @@ public struct PinsStatusCommand: Sendable {
         let applied: AppliedRemotePins? = if case .applied(let set) = loaded { set } else { nil }
         let rules = context.pinPolicy(remote: loaded).effectiveRules
         if json {
-            console.json(.object([
-                ("remote", applied?.statusJSON ?? .null),
-                ("hosts", .array(rules.map { rule, origin in
-                    .object([("host", .string(rule.host.text)), ("pins", .array(rule.pins.map { .string($0.description) })),
-                             ("scope", .string(rule.scope.rawValue)), ("mode", .string(rule.mode.rawValue)), ("from", .string(origin.rawValue))])
-                })),
-            ]))
+            console.json(
+                .object([
+                    ("remote", applied?.statusJSON ?? .null),
+                    (
+                        "hosts",
+                        .array(
+                            rules.map { rule, origin in
+                                .object([
+                                    ("host", .string(rule.host.text)), ("pins", .array(rule.pins.map { .string($0.description) })),
+                                    ("scope", .string(rule.scope.rawValue)), ("mode", .string(rule.mode.rawValue)), ("from", .string(origin.rawValue)),
+                                ])
+                            })
+                    ),
+                ]))
             return .success
         }
         if let applied {
-            console.line("remote: version \(applied.parsed.version), expires \(applied.parsed.expiresText), applied \(ClockText.iso(applied.appliedAt)) from \(TerminalText.sanitize(applied.source))")
+            console.line(
+                "remote: version \(applied.parsed.version), expires \(applied.parsed.expiresText), applied \(ClockText.iso(applied.appliedAt)) from \(TerminalText.sanitize(applied.source))"
+            )
         } else {
-            console.line(context.config.tls.remote == nil ? "remote: not configured ([tls.remote] in config.toml)" : "remote: none applied (`timbre pins update`)")
+            console.line(
+                context.config.tls.remote == nil ? "remote: not configured ([tls.remote] in config.toml)" : "remote: none applied (`timbre pins update`)")
         }
         let width = rules.map(\.rule.host.text.count).max() ?? 0
-        console.lines(rules.map { rule, origin in
-            TerminalText.sanitize("\(rule.host.text.padding(toLength: width, withPad: " ", startingAt: 0))  \(origin.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0))  "
-                + "\(rule.scope.rawValue) \(rule.mode.rawValue)  \(rule.pins.map(\.description).joined(separator: " "))")
-        })
+        console.lines(
+            rules.map { rule, origin in
+                TerminalText.sanitize(
+                    "\(rule.host.text.padding(toLength: width, withPad: " ", startingAt: 0))  \(origin.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0))  "
+                        + "\(rule.scope.rawValue) \(rule.mode.rawValue)  \(rule.pins.map(\.description).joined(separator: " "))")
+            })
         return .success
     }
 }

@@ -72,8 +72,11 @@ public struct CreateCommand: Sendable {
 
     public func run(_ invocation: Invocation) async throws -> ExitStatus {
         // Checked before sign-in is looked at: a bad name is exit 2 whatever the state.
-        let change = try LibraryChange.create(PlaylistDetails(name: name, description: description, isPublic: !isPrivate,
-                                                              collaborative: collaborative)).validated()
+        let change = try LibraryChange.create(
+            PlaylistDetails(
+                name: name, description: description, isPublic: !isPrivate,
+                collaborative: collaborative)
+        ).validated()
         let context = try invocation.context()
         guard let outcome = try await context.library().perform(change, dryRun: flags.dryRun).edit else { return .failure }
         for warning in outcome.warnings { context.console.warning(warning) }
@@ -147,7 +150,9 @@ public struct CopyCommand: Sendable {
         var uris = try await editor.entryURIs(of: from)
         let skipped = uris.filter { !$0.hasPrefix("spotify:track:") && !$0.hasPrefix("spotify:episode:") }.count
         uris = uris.filter { $0.hasPrefix("spotify:track:") || $0.hasPrefix("spotify:episode:") }
-        if skipped > 0 { context.console.warning("\(skipped) entries of the source are local files or have no track; Spotify cannot add those, so they were left out") }
+        if skipped > 0 {
+            context.console.warning("\(skipped) entries of the source are local files or have no track; Spotify cannot add those, so they were left out")
+        }
         if let newName {
             if flags.dryRun {
                 context.console.line("would create “\(TerminalText.sanitize(newName))” and add \(uris.count) entries")

@@ -29,12 +29,13 @@ public struct SearchCommand: Sendable {
             return .success
         }
         if items.isEmpty { context.console.say("nothing found") }
-        context.console.lines(items.map { item in
-            let artists = item.artists.joined(separator: ", ")
-            let album = item.album.map { " · \($0)" } ?? ""
-            let duration = item.durationMS.map { "  " + ClockText.minutesSeconds(milliseconds: $0) } ?? ""
-            return TerminalText.sanitize("\(item.uri)  \(item.name)\(artists.isEmpty ? "" : " — \(artists)")\(album)\(duration)")
-        })
+        context.console.lines(
+            items.map { item in
+                let artists = item.artists.joined(separator: ", ")
+                let album = item.album.map { " · \($0)" } ?? ""
+                let duration = item.durationMS.map { "  " + ClockText.minutesSeconds(milliseconds: $0) } ?? ""
+                return TerminalText.sanitize("\(item.uri)  \(item.name)\(artists.isEmpty ? "" : " — \(artists)")\(album)\(duration)")
+            })
         return .success
     }
 }

@@ -14,8 +14,10 @@ public struct Console: Sendable {
     /// Colour on stdout: a terminal, and neither `NO_COLOR` (https://no-color.org) nor `TERM=dumb`.
     public let colour: Bool
 
-    public init(input: any ConsoleInput, output: any ConsoleOutput, errors: any ConsoleOutput,
-                stdinIsTTY: Bool, stdoutIsTTY: Bool, stderrIsTTY: Bool, environment: [String: String]) {
+    public init(
+        input: any ConsoleInput, output: any ConsoleOutput, errors: any ConsoleOutput,
+        stdinIsTTY: Bool, stdoutIsTTY: Bool, stderrIsTTY: Bool, environment: [String: String]
+    ) {
         self.input = input
         self.output = output
         self.errors = errors
@@ -27,16 +29,18 @@ public struct Console: Sendable {
 
     /// The process's own stdin, stdout and stderr.
     public static func standard(environment: [String: String]) -> Console {
-        Console(input: StandardInput(), output: DescriptorOutput(descriptor: STDOUT_FILENO), errors: DescriptorOutput(descriptor: STDERR_FILENO),
-                stdinIsTTY: isatty(STDIN_FILENO) == 1, stdoutIsTTY: isatty(STDOUT_FILENO) == 1, stderrIsTTY: isatty(STDERR_FILENO) == 1,
-                environment: environment)
+        Console(
+            input: StandardInput(), output: DescriptorOutput(descriptor: STDOUT_FILENO), errors: DescriptorOutput(descriptor: STDERR_FILENO),
+            stdinIsTTY: isatty(STDIN_FILENO) == 1, stdoutIsTTY: isatty(STDOUT_FILENO) == 1, stderrIsTTY: isatty(STDERR_FILENO) == 1,
+            environment: environment)
     }
 
     /// In-memory streams for tests: `stdin` is what the command reads; the capture holds what it wrote.
     public static func buffered(stdin: String = "", tty: Bool = false, environment: [String: String] = [:]) -> (Console, ConsoleCapture) {
         let capture = ConsoleCapture()
-        let console = Console(input: BufferInput(stdin), output: capture.stdout, errors: capture.stderr,
-                              stdinIsTTY: tty, stdoutIsTTY: tty, stderrIsTTY: tty, environment: environment)
+        let console = Console(
+            input: BufferInput(stdin), output: capture.stdout, errors: capture.stderr,
+            stdinIsTTY: tty, stdoutIsTTY: tty, stderrIsTTY: tty, environment: environment)
         return (console, capture)
     }
 

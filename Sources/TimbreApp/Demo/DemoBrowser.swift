@@ -1,8 +1,9 @@
 import Foundation
+import TimbreNet
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import TimbreNet
 
 /// Plays the user's browser in the demo: asks the sandbox's authorize page (through the same
 /// pinned transport) and follows its redirect to timbre's loopback listener.
@@ -10,9 +11,10 @@ enum DemoBrowser {
     static func approve(_ url: String, executor: RequestExecutor) {
         Task.detached {
             guard let authorize = URL(string: url),
-                  let response = try? await executor.transport.send(HTTPRequest(url: authorize)),
-                  response.status == 302, let location = response.header("location"),
-                  let callback = URL(string: location), callback.host == "127.0.0.1", let port = callback.port else { return }
+                let response = try? await executor.transport.send(HTTPRequest(url: authorize)),
+                response.status == 302, let location = response.header("location"),
+                let callback = URL(string: location), callback.host == "127.0.0.1", let port = callback.port
+            else { return }
             let target = callback.path + (callback.query.map { "?" + $0 } ?? "")
             LoopbackGet.send(port: port, target: target)
         }

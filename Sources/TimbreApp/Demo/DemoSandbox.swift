@@ -1,8 +1,9 @@
 import Foundation
+import TimbreCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import TimbreCore
 
 /// The sandbox process the demo runs: found next to the `timbre` binary.
 struct DemoSandbox {
@@ -26,8 +27,10 @@ struct DemoSandbox {
     /// folder), or `../lib/timbre/` (the .deb's /usr/lib/timbre, the tarball's lib/timbre).
     static func candidates(besides executable: URL) -> [URL] {
         let folder = executable.deletingLastPathComponent()
-        return [folder.appendingPathComponent("timbre-sandbox"),
-                folder.deletingLastPathComponent().appendingPathComponent("lib/timbre/timbre-sandbox").standardizedFileURL]
+        return [
+            folder.appendingPathComponent("timbre-sandbox"),
+            folder.deletingLastPathComponent().appendingPathComponent("lib/timbre/timbre-sandbox").standardizedFileURL,
+        ]
     }
 
     static func start(stateDirectory: URL, library: String, environment: [String: String], timeout: Duration = announcementTimeout) throws -> DemoSandbox {
@@ -54,9 +57,10 @@ struct DemoSandbox {
             throw DemoStartTimeout(seconds: Int(timeout.components.seconds))
         }
         guard let line = buffer.split(separator: 10).first,
-              let info = try? JSONSerialization.jsonObject(with: line) as? [String: Any],
-              let base = info["base_url"] as? String, let ca = info["ca_file"] as? String, let client = info["client_id"] as? String,
-              let pins = info["pins"] as? [String: String], let root = pins["root"], let leaf = pins["leaf"] else {
+            let info = try? JSONSerialization.jsonObject(with: line) as? [String: Any],
+            let base = info["base_url"] as? String, let ca = info["ca_file"] as? String, let client = info["client_id"] as? String,
+            let pins = info["pins"] as? [String: String], let root = pins["root"], let leaf = pins["leaf"]
+        else {
             process.terminate()
             throw NoAnnouncement()
         }

@@ -33,7 +33,10 @@ public struct Doctor: Sendable {
         let config = context.config
         if let id = config.clientID { return DoctorCheck(.ok, "client id", "set (\(id.prefix(6))…)") }
         let port = config.redirectPort == 0 ? Config.defaultRedirectPort : config.redirectPort
-        return DoctorCheck(.fail, "client id", "not set — fix: register an app at https://developer.spotify.com/dashboard with redirect URI \(PKCE.redirectURI(port: port)), then client_id = \"…\" in \(context.paths.config)")
+        return DoctorCheck(
+            .fail, "client id",
+            "not set — fix: register an app at https://developer.spotify.com/dashboard with redirect URI \(PKCE.redirectURI(port: port)), then client_id = \"…\" in \(context.paths.config)"
+        )
     }
 
     /// The Secret Service answers; with TIMBRE_REFRESH_TOKEN set a missing keyring is only a warning.
@@ -110,13 +113,15 @@ public struct Doctor: Sendable {
             let host = url.host ?? "?"
             guard seen.insert(host).inserted else { return nil }
             guard let (rule, origin) = policy.resolve(host) else {
-                return DoctorCheck(.fail, "pins", "\(host): no pin policy, every request would be refused — fix: add [[tls.pin]] for it (`timbre pins https://\(host)`)")
+                return DoctorCheck(
+                    .fail, "pins", "\(host): no pin policy, every request would be refused — fix: add [[tls.pin]] for it (`timbre pins https://\(host)`)")
             }
-            let from = switch origin {
-            case .config: "config.toml"
-            case .remote: "remote pin set"
-            case .default: "shipped defaults"
-            }
+            let from =
+                switch origin {
+                case .config: "config.toml"
+                case .remote: "remote pin set"
+                case .default: "shipped defaults"
+                }
             return DoctorCheck(.ok, "pins", "\(host): \(rule.pins.count) pin(s), scope \(rule.scope.rawValue), \(rule.mode.rawValue) (\(from))")
         }
         return results
@@ -133,8 +138,11 @@ public struct Doctor: Sendable {
         guard let mismatch = records.last(where: { $0.kind == .pinMismatch }) else {
             return DoctorCheck(.ok, "trust", "\(summary) (\(path))")
         }
-        return DoctorCheck(.warn, "trust", "\(summary); last mismatch: \(mismatch.host) presented \(mismatch.pin ?? "no certificate") at \(mismatch.at) — "
-            + "fix: if that was not a certificate rotation you expected, someone may be intercepting the connection; check with `timbre pins https://\(mismatch.host)`")
+        return DoctorCheck(
+            .warn, "trust",
+            "\(summary); last mismatch: \(mismatch.host) presented \(mismatch.pin ?? "no certificate") at \(mismatch.at) — "
+                + "fix: if that was not a certificate rotation you expected, someone may be intercepting the connection; check with `timbre pins https://\(mismatch.host)`"
+        )
     }
 
     /// `[tls] client_cert` loads with its password, matches its key and is within its validity;

@@ -24,7 +24,9 @@ public struct DoctorCheck: Sendable, Equatable {
 
     /// One check of `timbre doctor --json`: `{"name", "level", "detail", "fix"}`, the text made safe to show.
     public var json: JSONValue {
-        .object([("name", .string(name)), ("level", .string(level.rawValue)),
-                 ("detail", .string(TerminalText.sanitize(detail))), ("fix", .string(TerminalText.sanitize(fix)))])
+        .object([
+            ("name", .string(name)), ("level", .string(level.rawValue)),
+            ("detail", .string(TerminalText.sanitize(detail))), ("fix", .string(TerminalText.sanitize(fix))),
+        ])
     }
 }

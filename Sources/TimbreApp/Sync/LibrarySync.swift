@@ -21,8 +21,10 @@ public struct LibrarySync: Sendable {
     /// `cache`: one the caller already has open (the interface reads it while this writes);
     /// otherwise the cache is opened — and verified, migrated if needed — under the lock.
     /// `lockWait`: how long another sync may hold the lock before this one gives up.
-    public func run(options: SyncOptions = SyncOptions(), cache: LibraryCache? = nil, lockWait: Duration,
-                    progress: @escaping @Sendable (SyncProgress) -> Void = { _ in }) async throws -> SyncReport {
+    public func run(
+        options: SyncOptions = SyncOptions(), cache: LibraryCache? = nil, lockWait: Duration,
+        progress: @escaping @Sendable (SyncProgress) -> Void = { _ in }
+    ) async throws -> SyncReport {
         let lock = try await SyncLock.acquire(cachePath: cachePath, wait: lockWait)
         defer { lock.release() }
         let target: LibraryCache

@@ -21,14 +21,18 @@ final class ProgressBar: Sendable {
     /// Runs `work` with the bar following its progress; while Spotify holds every request back no
     /// progress arrives, so the bar says why it stands still. The bar is gone when this returns.
     /// `remainingPause`: how long the rate limit still holds every request back (nil: not limited).
-    func showing<T: Sendable>(rateLimits remainingPause: @escaping @Sendable () -> Duration?,
-                              _ work: (@escaping @Sendable (SyncProgress) -> Void) async throws -> T) async throws -> T {
-        let watcher = enabled ? Task {
-            while !Task.isCancelled {
-                self.rateLimited(remainingPause().map { Int($0.components.seconds) + 1 })
-                try? await Task.sleep(for: .milliseconds(250))
-            }
-        } : nil
+    func showing<T: Sendable>(
+        rateLimits remainingPause: @escaping @Sendable () -> Duration?,
+        _ work: (@escaping @Sendable (SyncProgress) -> Void) async throws -> T
+    ) async throws -> T {
+        let watcher =
+            enabled
+            ? Task {
+                while !Task.isCancelled {
+                    self.rateLimited(remainingPause().map { Int($0.components.seconds) + 1 })
+                    try? await Task.sleep(for: .milliseconds(250))
+                }
+            } : nil
         let result = await Result(catching: { try await work { self.update($0) } })
         watcher?.cancel()
         await watcher?.value

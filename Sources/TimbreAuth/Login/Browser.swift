@@ -9,7 +9,8 @@ public enum Browser {
     public static func command(for url: String, environment: [String: String], searchPath: ((String) -> String?)? = nil) -> [String]? {
         let searchPath = searchPath ?? { which($0, environment: environment) }
         if let browser = environment["BROWSER"]?.split(separator: ":").first.map(String.init),
-           !browser.trimmingCharacters(in: .whitespaces).isEmpty {
+            !browser.trimmingCharacters(in: .whitespaces).isEmpty
+        {
             var words = browser.split(separator: " ").map(String.init)
             if words.contains(where: { $0.contains("%s") }) {
                 words = words.map { $0.replacingOccurrences(of: "%s", with: url) }

@@ -10,8 +10,10 @@ public struct LoginIO: Sendable {
     public var readAll: @Sendable () -> Data
     public var openBrowser: @Sendable (String) -> Bool
 
-    public init(say: @escaping @Sendable (String) -> Void, readLine: @escaping @Sendable () -> String?,
-                readAll: @escaping @Sendable () -> Data, openBrowser: @escaping @Sendable (String) -> Bool) {
+    public init(
+        say: @escaping @Sendable (String) -> Void, readLine: @escaping @Sendable () -> String?,
+        readAll: @escaping @Sendable () -> Data, openBrowser: @escaping @Sendable (String) -> Bool
+    ) {
         self.say = say
         self.readLine = readLine
         self.readAll = readAll
@@ -40,8 +42,10 @@ public struct LoginFlow: Sendable {
     public let io: LoginIO
     private let logger = Logger(label: "timbre.login")
 
-    public init(accounts: AccountsClient, apiURL: URL, executor: RequestExecutor, vault: CredentialVault,
-                port: Int, timeout: Duration = .seconds(300), io: LoginIO) {
+    public init(
+        accounts: AccountsClient, apiURL: URL, executor: RequestExecutor, vault: CredentialVault,
+        port: Int, timeout: Duration = .seconds(300), io: LoginIO
+    ) {
         self.accounts = accounts
         self.apiURL = apiURL
         self.executor = executor
@@ -79,7 +83,8 @@ public struct LoginFlow: Sendable {
         let pkce = try PKCE()
         let redirectURI = PKCE.redirectURI(port: port)
         let url = pkce.authorizeURL(accountsURL: accounts.accountsURL, clientID: accounts.clientID, redirectURI: redirectURI).absoluteString
-        io.say("""
+        io.say(
+            """
             1. Open this address in a browser on any machine and approve:
                  \(url)
             2. The browser then fails to load \(redirectURI)?… — that is expected.
@@ -141,8 +146,9 @@ public struct LoginFlow: Sendable {
             throw AuthError.malformedTokenResponse
         }
         try await vault.storeRefreshToken(refreshToken, to: vault.loginDestination)
-        let session = Session(accessToken: tokens.accessToken, expiresAt: Date().addingTimeInterval(TimeInterval(tokens.expiresIn)),
-                              scopes: tokens.scopes, userID: profile.id, displayName: profile.displayName)
+        let session = Session(
+            accessToken: tokens.accessToken, expiresAt: Date().addingTimeInterval(TimeInterval(tokens.expiresIn)),
+            scopes: tokens.scopes, userID: profile.id, displayName: profile.displayName)
         await vault.saveSession(session)
         logger.info("signed in", metadata: ["user": "\(profile.id)", "store": "\(vault.loginDestination.rawValue)"])
         return (profile, session)

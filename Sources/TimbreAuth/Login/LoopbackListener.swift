@@ -17,7 +17,7 @@ public final class LoopbackListener: Sendable {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = in_addr_t(0x7F00_0001).bigEndian // 127.0.0.1, never 0.0.0.0
+        address.sin_addr.s_addr = in_addr_t(0x7F00_0001).bigEndian  // 127.0.0.1, never 0.0.0.0
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
@@ -48,16 +48,22 @@ public final class LoopbackListener: Sendable {
     /// state (any web page can fire one at this port), get a 404 and waiting goes on; an error
     /// callback carrying the right state ends the wait with that error. Clients are served side by
     /// side, each with `connectionTimeout` to send its request, so a silent one blocks nobody.
-    public func waitForCode(expectedState: String, timeout: Duration,
-                            connectionTimeout: Duration = .seconds(5)) async throws -> String {
+    public func waitForCode(
+        expectedState: String, timeout: Duration,
+        connectionTimeout: Duration = .seconds(5)
+    ) async throws -> String {
         let result = Locked<CheckedContinuation<String, any Error>?>(nil)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
                 result.withLock { $0 = continuation }
                 let thread = Thread { [self] in
-                    let outcome = serve(expectedState: expectedState, deadline: ContinuousClock.now + timeout,
-                                        timeout: timeout, connectionTimeout: connectionTimeout)
-                    result.withLock { $0?.resume(with: outcome); $0 = nil }
+                    let outcome = serve(
+                        expectedState: expectedState, deadline: ContinuousClock.now + timeout,
+                        timeout: timeout, connectionTimeout: connectionTimeout)
+                    result.withLock {
+                        $0?.resume(with: outcome)
+                        $0 = nil
+                    }
                 }
                 thread.name = "timbre-login-listener"
                 thread.start()
@@ -77,8 +83,10 @@ public final class LoopbackListener: Sendable {
     /// More half-open connections than a browser ever makes; beyond this the oldest is dropped.
     private static let maxClients = 32
 
-    private func serve(expectedState: String, deadline: ContinuousClock.Instant, timeout: Duration,
-                       connectionTimeout: Duration) -> Result<String, any Error> {
+    private func serve(
+        expectedState: String, deadline: ContinuousClock.Instant, timeout: Duration,
+        connectionTimeout: Duration
+    ) -> Result<String, any Error> {
         var clients: [Client] = []
         defer { for client in clients { close(client.fd) } }
         while !stopped.current {
@@ -129,8 +137,9 @@ public final class LoopbackListener: Sendable {
                 respond(fd, status: "404 Not Found", title: "Not found", text: "This address only receives the timbre sign-in.")
                 return nil
             case .code(let code):
-                respond(fd, status: "200 OK", title: "timbre is signed in",
-                        text: "timbre received the authorization. You can close this tab and return to the terminal.")
+                respond(
+                    fd, status: "200 OK", title: "timbre is signed in",
+                    text: "timbre received the authorization. You can close this tab and return to the terminal.")
                 return .success(code)
             }
         } catch .stateMismatch {
@@ -152,7 +161,8 @@ public final class LoopbackListener: Sendable {
         if count < 0, errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return .waiting }
         guard count > 0 else { return .closed }
         client.data.append(contentsOf: buffer[0..<count])
-        let complete = client.data.count >= 16_384
+        let complete =
+            client.data.count >= 16_384
             || client.data.containsSequence([13, 10, 13, 10]) || client.data.containsSequence([10, 10])
         guard complete else { return .waiting }
         guard let text = String(bytes: client.data, encoding: .utf8), let line = text.split(whereSeparator: \.isNewline).first else { return .closed }
@@ -163,8 +173,10 @@ public final class LoopbackListener: Sendable {
 
     private static func respond(_ fd: Int32, status: String, title: String, text: String) {
         let escaped = text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-        let body = "<!doctype html><meta charset=utf-8><title>\(title)</title><body style=\"font-family:sans-serif;margin:3em\"><h1>\(title)</h1><p>\(escaped)</p>"
-        let response = "HTTP/1.1 \(status)\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\nCache-Control: no-store\r\n\r\n\(body)"
+        let body =
+            "<!doctype html><meta charset=utf-8><title>\(title)</title><body style=\"font-family:sans-serif;margin:3em\"><h1>\(title)</h1><p>\(escaped)</p>"
+        let response =
+            "HTTP/1.1 \(status)\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\nCache-Control: no-store\r\n\r\n\(body)"
         var bytes = Array(response.utf8)
         _ = send(fd, &bytes, bytes.count, Int32(MSG_NOSIGNAL))
     }

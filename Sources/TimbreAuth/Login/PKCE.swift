@@ -9,8 +9,10 @@ public struct PKCE: Sendable {
     public let state: String
 
     /// Reading the library, and editing it (playlists, Liked Songs).
-    public static let scopes = ["playlist-read-private", "playlist-read-collaborative", "user-library-read",
-                                "playlist-modify-public", "playlist-modify-private", "user-library-modify"]
+    public static let scopes = [
+        "playlist-read-private", "playlist-read-collaborative", "user-library-read",
+        "playlist-modify-public", "playlist-modify-private", "user-library-modify",
+    ]
     /// What an edit needs; a sign-in from before editing existed lacks them.
     public static let editScopes = ["playlist-modify-public", "playlist-modify-private", "user-library-modify"]
 
@@ -28,7 +30,8 @@ public struct PKCE: Sendable {
 
     /// `GET {accounts}/authorize?…` as Spotify's authorization-code-with-PKCE guide describes it.
     public func authorizeURL(accountsURL: URL, clientID: String, redirectURI: String) -> URL {
-        var components = URLComponents(url: accountsURL.appendingPathComponent("authorize"), resolvingAgainstBaseURL: false)
+        var components =
+            URLComponents(url: accountsURL.appendingPathComponent("authorize"), resolvingAgainstBaseURL: false)
             ?? URLComponents()
         components.queryItems = [
             URLQueryItem(name: "response_type", value: "code"),

@@ -80,7 +80,9 @@ public struct FileSecretStore: SecretStore {
         if fd < 0 {
             if errno == ENOENT { return [:] }
             if errno == ELOOP {
-                throw .fileIO(path: path, detail: "it is a symbolic link, which timbre does not follow; put the file itself there, or run `timbre logout` and sign in again")
+                throw .fileIO(
+                    path: path,
+                    detail: "it is a symbolic link, which timbre does not follow; put the file itself there, or run `timbre logout` and sign in again")
             }
             throw .fileIO(path: path, detail: Self.errnoText())
         }

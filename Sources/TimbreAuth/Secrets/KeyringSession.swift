@@ -193,8 +193,9 @@ final class KeyringSession: @unchecked Sendable {
             node = current.pointee.next
         }
         guard create else { return false }
-        guard let created = secret_collection_create_sync(
-            service, LibSecretStore.sensitiveCollectionLabel, nil, SECRET_COLLECTION_CREATE_NONE, cancellable, &error)
+        guard
+            let created = secret_collection_create_sync(
+                service, LibSecretStore.sensitiveCollectionLabel, nil, SECRET_COLLECTION_CREATE_NONE, cancellable, &error)
         else {
             throw .sensitiveCollectionUnavailable(detail: Self.message(error) ?? "the prompt was dismissed")
         }
@@ -254,7 +255,8 @@ final class KeyringSession: @unchecked Sendable {
         let isLockedError = error.pointee.domain == secret_error_get_quark() && error.pointee.code == SECRET_ERROR_IS_LOCKED.rawValue
         let detail = message(error) ?? "unknown error"
         if isLockedError || detail.localizedCaseInsensitiveContains("locked")
-            || detail.contains("Object does not exist at path") {
+            || detail.contains("Object does not exist at path")
+        {
             return .locked(detail: detail)
         }
         if detail.contains("org.freedesktop.secrets") || detail.contains("Could not connect") {

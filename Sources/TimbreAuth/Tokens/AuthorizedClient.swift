@@ -39,8 +39,9 @@ public struct AuthorizedClient: Sendable {
         if body != nil { headers.append(("Content-Type", "application/json")) }
         while true {
             do {
-                return try await executor.send(HTTPRequest(method: method, url: url, headers: headers, body: body, reconciles: reconciles),
-                                               signer: BearerTokenSigner(token: token))
+                return try await executor.send(
+                    HTTPRequest(method: method, url: url, headers: headers, body: body, reconciles: reconciles),
+                    signer: BearerTokenSigner(token: token))
             } catch let error as SpotifyError where error.status == 401 && reauthorizations < executor.policy.maxReauthorizations {
                 let renewed = try await tokens.accessToken(afterRejecting: token)
                 // The same token again means no refresh could help: give the 401 to the caller.
@@ -65,12 +66,14 @@ public struct AuthorizedClient: Sendable {
             guard sameOrigin(absolute, apiURL) else { throw outside(absolute, apiURL) }
             given = absolute
         } else {
-            guard let relative = URL(string: apiURL.absoluteString + "/" + path) else { throw TransportError.invalidRequest("bad path \(TerminalText.preview(path))") }
+            guard let relative = URL(string: apiURL.absoluteString + "/" + path) else {
+                throw TransportError.invalidRequest("bad path \(TerminalText.preview(path))")
+            }
             given = relative
         }
         guard var parts = URLComponents(url: given, resolvingAgainstBaseURL: false),
-              let normalised = removingDotSegments(parts.percentEncodedPath),
-              isInside(normalised, base: URLComponents(url: apiURL, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? "")
+            let normalised = removingDotSegments(parts.percentEncodedPath),
+            isInside(normalised, base: URLComponents(url: apiURL, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? "")
         else { throw outside(given, apiURL) }
         parts.percentEncodedPath = normalised
         guard let url = parts.url else { throw TransportError.invalidRequest("bad path \(TerminalText.preview(path))") }
@@ -78,7 +81,9 @@ public struct AuthorizedClient: Sendable {
     }
 
     private static func outside(_ url: URL, _ apiURL: URL) -> TransportError {
-        .invalidRequest("\(TerminalText.preview(Redactor.redact(url.absoluteString), limit: 80)) is outside api_url (\(apiURL.absoluteString)); the access token is only sent to api_url")
+        .invalidRequest(
+            "\(TerminalText.preview(Redactor.redact(url.absoluteString), limit: 80)) is outside api_url (\(apiURL.absoluteString)); the access token is only sent to api_url"
+        )
     }
 
     /// RFC 3986's remove_dot_segments, with `%2E` counted as `.`; nil when `..` climbs above the root.

@@ -22,8 +22,10 @@ public final class CredentialVault: Sendable {
     private let warnings: @Sendable (String) -> Void
     private let logger = Logger(label: "timbre.auth")
 
-    public init(profile: String, refreshTier: SecretTier, environment: (any SecretStore)?, keyring: any SecretStore,
-                file: any SecretStore, insecureStorage: Bool, warnings: @escaping @Sendable (String) -> Void) {
+    public init(
+        profile: String, refreshTier: SecretTier, environment: (any SecretStore)?, keyring: any SecretStore,
+        file: any SecretStore, insecureStorage: Bool, warnings: @escaping @Sendable (String) -> Void
+    ) {
         self.profile = profile
         self.refreshTier = refreshTier
         self.environment = environment

@@ -82,14 +82,17 @@ public actor TokenManager {
             // the user still holds a refresh token that works.
             if source == .env {
                 logger.warning("Spotify rotated the refresh token given in TIMBRE_REFRESH_TOKEN; it is not stored anywhere")
-                vault.warn("Spotify issued a new refresh token; the one in TIMBRE_REFRESH_TOKEN may stop working — mint a new one with `timbre login` on a machine with a browser")
+                vault.warn(
+                    "Spotify issued a new refresh token; the one in TIMBRE_REFRESH_TOKEN may stop working — mint a new one with `timbre login` on a machine with a browser"
+                )
             } else {
                 try await vault.storeRefreshToken(SecretBytes(rotated), to: source)
             }
         }
-        var fresh = Session(accessToken: response.accessToken, expiresAt: Date().addingTimeInterval(TimeInterval(response.expiresIn)),
-                            scopes: response.scopes.isEmpty ? (session?.scopes ?? []) : response.scopes,
-                            userID: session?.userID, displayName: session?.displayName)
+        var fresh = Session(
+            accessToken: response.accessToken, expiresAt: Date().addingTimeInterval(TimeInterval(response.expiresIn)),
+            scopes: response.scopes.isEmpty ? (session?.scopes ?? []) : response.scopes,
+            userID: session?.userID, displayName: session?.displayName)
         if fresh.userID == nil, let stored = await vault.loadSession() {
             fresh.userID = stored.userID
             fresh.displayName = stored.displayName

@@ -20,7 +20,10 @@ public enum CSVReader {
         var iterator = scalars.makeIterator()
         var pending: Unicode.Scalar? = nil
         func next() -> Unicode.Scalar? {
-            if let scalar = pending { pending = nil; return scalar }
+            if let scalar = pending {
+                pending = nil
+                return scalar
+            }
             return iterator.next()
         }
         func endRecord() {
@@ -33,7 +36,12 @@ public enum CSVReader {
             if inQuotes {
                 if scalar == "\"" {
                     if let following = next() {
-                        if following == "\"" { field.append("\"") } else { inQuotes = false; pending = following }
+                        if following == "\"" {
+                            field.append("\"")
+                        } else {
+                            inQuotes = false
+                            pending = following
+                        }
                     } else {
                         inQuotes = false
                     }

@@ -21,8 +21,10 @@ public struct TLSSettings: Sendable, Equatable {
     /// Its password is never read from this file (env TIMBRE_CLIENT_CERT_PASSWORD, else the keyring).
     public var clientCert: String?
 
-    public init(caFile: String? = nil, minVersion: TLSVersion = .tls12, pins: [PinRule] = [], remote: RemotePinSettings? = nil,
-                clientCert: String? = nil) {
+    public init(
+        caFile: String? = nil, minVersion: TLSVersion = .tls12, pins: [PinRule] = [], remote: RemotePinSettings? = nil,
+        clientCert: String? = nil
+    ) {
         self.clientCert = clientCert
         self.caFile = caFile
         self.minVersion = minVersion
@@ -115,7 +117,8 @@ public struct Config: Sendable, Equatable {
         do {
             raw = try TOMLDecoder().decode(RawConfig.self, from: text)
         } catch let error as TOMLParseError {
-            throw ConfigError(path: path, detail: "is not valid TOML at line \(error.source.begin.line), column \(error.source.begin.column): \(error.description)")
+            throw ConfigError(
+                path: path, detail: "is not valid TOML at line \(error.source.begin.line), column \(error.source.begin.column): \(error.description)")
         } catch let error as DecodingError {
             throw ConfigError(path: path, detail: Self.describe(error))
         } catch {
@@ -180,8 +183,8 @@ private struct RawConfig: Decodable {
         init(from decoder: any Decoder) throws {}
     }
 
-    static let passwordRefusal = "sets client_cert_password, which timbre never reads from a file: remove that line and put the PKCS#12 password in the environment variable TIMBRE_CLIENT_CERT_PASSWORD or in the keyring (README: Client certificates)"
-
+    static let passwordRefusal =
+        "sets client_cert_password, which timbre never reads from a file: remove that line and put the PKCS#12 password in the environment variable TIMBRE_CLIENT_CERT_PASSWORD or in the keyring (README: Client certificates)"
 
     struct RawRemote: Decodable {
         var url: String?
@@ -222,7 +225,9 @@ private struct RawConfig: Decodable {
         }
         if let reorder {
             guard reorder == "moves" || reorder == "rewrite" else {
-                throw fail("reorder = \"\(reorder)\" must be \"moves\" (shuffle and sort keep every date added; the default) or \"rewrite\" (fewer requests, every date reset)")
+                throw fail(
+                    "reorder = \"\(reorder)\" must be \"moves\" (shuffle and sort keep every date added; the default) or \"rewrite\" (fewer requests, every date reset)"
+                )
             }
             config.reorderByRewrite = reorder == "rewrite"
         }
@@ -249,7 +254,7 @@ private struct RawConfig: Decodable {
 
     private static func httpsURL(_ text: String, key: String, fail: (String) -> ConfigError) throws(ConfigError) -> URL {
         guard let url = URL(string: text.hasSuffix("/") ? String(text.dropLast()) : text),
-              url.scheme?.lowercased() == "https", let host = url.host, !host.isEmpty
+            url.scheme?.lowercased() == "https", let host = url.host, !host.isEmpty
         else { throw fail("\(key) = \"\(text)\" must be an https:// URL (every call goes through the pinned TLS transport)") }
         return url
     }
@@ -259,14 +264,18 @@ private struct RawConfig: Decodable {
         let key: RemotePinSettings.Key
         switch (raw.public_key, raw.hmac ?? false) {
         case (let path?, false):
-            guard !path.trimmingCharacters(in: .whitespaces).isEmpty else { throw fail("tls.remote.public_key is empty; give the path of the signer's PEM public key") }
+            guard !path.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw fail("tls.remote.public_key is empty; give the path of the signer's PEM public key")
+            }
             key = .publicKey(path: (path as NSString).expandingTildeInPath)
         case (nil, true):
             key = .hmac
         case (_?, true):
             throw fail("[tls.remote] sets both public_key and hmac = true; pin documents are verified with one key: keep one of them")
         case (nil, false):
-            throw fail("[tls.remote] needs public_key = \"/path/signer.pem\" (ECDSA P-256 or Ed25519) or hmac = true (key from TIMBRE_PINS_HMAC_KEY or the keyring); timbre never applies an unsigned pin document")
+            throw fail(
+                "[tls.remote] needs public_key = \"/path/signer.pem\" (ECDSA P-256 or Ed25519) or hmac = true (key from TIMBRE_PINS_HMAC_KEY or the keyring); timbre never applies an unsigned pin document"
+            )
         }
         return RemotePinSettings(url: url, key: key, allowHostRemoval: raw.allow_host_removal ?? false)
     }
@@ -284,14 +293,16 @@ private struct RawConfig: Decodable {
             }
             pins.append(pin)
         }
-        let scope = try raw.scope.map { (s: String) throws(ConfigError) -> PinScope in
-            guard let v = PinScope(rawValue: s) else { throw fail("\(at): scope \"\(s)\" must be leaf, intermediate, root or any") }
-            return v
-        } ?? .any
-        let mode = try raw.mode.map { (s: String) throws(ConfigError) -> PinMode in
-            guard let v = PinMode(rawValue: s) else { throw fail("\(at): mode \"\(s)\" must be strict or permissive") }
-            return v
-        } ?? .strict
+        let scope =
+            try raw.scope.map { (s: String) throws(ConfigError) -> PinScope in
+                guard let v = PinScope(rawValue: s) else { throw fail("\(at): scope \"\(s)\" must be leaf, intermediate, root or any") }
+                return v
+            } ?? .any
+        let mode =
+            try raw.mode.map { (s: String) throws(ConfigError) -> PinMode in
+                guard let v = PinMode(rawValue: s) else { throw fail("\(at): mode \"\(s)\" must be strict or permissive") }
+                return v
+            } ?? .strict
         return PinRule(host: host, pins: pins, scope: scope, mode: mode)
     }
 }

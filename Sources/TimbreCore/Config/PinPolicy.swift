@@ -67,8 +67,11 @@ public struct HostPattern: Sendable, Hashable, CustomStringConvertible {
     public static func normalize(_ host: String) -> String {
         // Every request's host comes through here: one already in normal form is returned as it is.
         if let last = host.utf8.last, last != UInt8(ascii: "."),
-           host.utf8.allSatisfy({ (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
-               || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ":") }) {
+            host.utf8.allSatisfy({
+                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+                    || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ":")
+            })
+        {
             return host
         }
         var h = host.trimmingCharacters(in: .whitespaces).lowercased()

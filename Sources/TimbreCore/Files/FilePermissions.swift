@@ -69,8 +69,9 @@ public enum FilePermissions {
             throw UnsafeFileError(path: path, problem: "it is a symbolic link\(target)", fix: "remove the link (`rm \(path)`); timbre makes its own file there")
         case S_IFREG:
             guard info.st_uid == geteuid() else {
-                throw UnsafeFileError(path: path, problem: "it belongs to another user (uid \(info.st_uid))",
-                                      fix: "move it away (`mv \(path) \(path).other`), or make it yours: `chown \(userName()) \(path)` as root")
+                throw UnsafeFileError(
+                    path: path, problem: "it belongs to another user (uid \(info.st_uid))",
+                    fix: "move it away (`mv \(path) \(path).other`), or make it yours: `chown \(userName()) \(path)` as root")
             }
         default:
             throw UnsafeFileError(path: path, problem: "it is not a regular file", fix: "move it away (`mv \(path) \(path).other`)")
@@ -140,7 +141,8 @@ public enum FilePermissions {
     }
 
     private static func untrusted(_ path: String, shown: String, _ found: (problem: String, fix: String)) -> ConfigError {
-        ConfigError(path: shown, detail: "is not trusted: \(found.problem), and the config decides which certificates timbre trusts — \(found.fix), then try again")
+        ConfigError(
+            path: shown, detail: "is not trusted: \(found.problem), and the config decides which certificates timbre trusts — \(found.fix), then try again")
     }
 
     /// The path made absolute, `.` and `..` removed by the text alone: links are not resolved
@@ -150,7 +152,10 @@ public enum FilePermissions {
         var parts: [Substring] = []
         for part in full.split(separator: "/") {
             if part == "." { continue }
-            if part == ".." { _ = parts.popLast(); continue }
+            if part == ".." {
+                _ = parts.popLast()
+                continue
+            }
             parts.append(part)
         }
         return "/" + parts.joined(separator: "/")
@@ -209,7 +214,10 @@ public enum BoundedRead {
             let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, wanted) }
             if count < 0 {
                 if errno == EINTR { continue }
-                if errno == EAGAIN { waitReadable(fd); continue }
+                if errno == EAGAIN {
+                    waitReadable(fd)
+                    continue
+                }
                 return nil
             }
             if count == 0 { return data }

@@ -72,8 +72,10 @@ extension Paths {
 
     /// `timbre paths --json`.
     public var json: JSONValue {
-        .object([("config", .string(config)), ("cache", .string(cache)), ("log", .string(log)), ("credentials", .string(credentials)),
-                 ("data", .string(data))])
+        .object([
+            ("config", .string(config)), ("cache", .string(cache)), ("log", .string(log)), ("credentials", .string(credentials)),
+            ("data", .string(data)),
+        ])
     }
 }
 
@@ -122,9 +124,10 @@ public struct ProfileName: Sendable, Equatable, Hashable, CustomStringConvertibl
     /// `[A-Za-z0-9_-]` percent-escaped, so no name can point outside the profiles folder.
     static func folder(_ text: String) -> String {
         if isValid(text) { return text }
-        return "invalid-" + text.utf8.prefix(maximumLength).map { byte in
-            isNameByte(byte) ? String(UnicodeScalar(byte)) : "%" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
-        }.joined()
+        return "invalid-"
+            + text.utf8.prefix(maximumLength).map { byte in
+                isNameByte(byte) ? String(UnicodeScalar(byte)) : "%" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
+            }.joined()
     }
 }
 

@@ -1,7 +1,8 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
 
 /// Files only the user may read, replaced atomically: a temporary file created 0600 with
 /// `O_EXCL` beside the target, written, synced, renamed over it. A reader sees the old file or

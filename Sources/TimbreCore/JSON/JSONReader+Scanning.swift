@@ -90,7 +90,7 @@ extension JSONReader {
                 guard index + 1 < bytes.count else { break }
                 switch bytes[index + 1] {
                 case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
-                     UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                    UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
                     index += 2
                 case UInt8(ascii: "u"):
                     guard index + 5 < bytes.count, hex(at: index + 2) != nil else { throw fail("bad \\u escape") }
@@ -192,7 +192,8 @@ extension JSONReader {
                 i += 4
                 if (0xD800...0xDBFF).contains(scalar) {
                     if i + 6 <= end, bytes[i] == UInt8(ascii: "\\"), bytes[i + 1] == UInt8(ascii: "u"),
-                       let low = hex(at: i + 2), (0xDC00...0xDFFF).contains(low) {
+                        let low = hex(at: i + 2), (0xDC00...0xDFFF).contains(low)
+                    {
                         scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                         i += 6
                     } else {

@@ -16,8 +16,10 @@ public enum Spawn {
     /// `mergeStderr`, to stdout. Returns the child's pid; the caller reaps it (`wait`).
     /// The child gets no descriptor beyond 0-2, and `environment` when given (else this process's;
     /// pass `childEnvironment(…)` for programs that are not timbre's own).
-    public static func start(_ argv: [String], stdoutPath: String? = nil, mergeStderr: Bool = false,
-                             environment: [String: String]? = nil) throws(Failure) -> pid_t {
+    public static func start(
+        _ argv: [String], stdoutPath: String? = nil, mergeStderr: Bool = false,
+        environment: [String: String]? = nil
+    ) throws(Failure) -> pid_t {
         guard let program = argv.first else { throw Failure(description: "nothing to start") }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -49,7 +51,8 @@ public enum Spawn {
         var environmentStrings = (environment ?? [:]).map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { environmentStrings.forEach { free($0) } }
         var pid: pid_t = 0
-        let status = environment == nil
+        let status =
+            environment == nil
             ? posix_spawn(&pid, program, &actions, &attributes, &arguments, environ)
             : posix_spawn(&pid, program, &actions, &attributes, &arguments, &environmentStrings)
         guard status == 0 else { throw Failure(description: "cannot start \(program): \(String(cString: strerror(status)))") }

@@ -39,7 +39,8 @@ public enum PlaylistRef: Hashable, Sendable, CustomStringConvertible {
             return .playlist(id)
         }
         if let url = URLComponents(string: text), url.scheme?.lowercased() == "https",
-           url.host?.lowercased() == "open.spotify.com" {
+            url.host?.lowercased() == "open.spotify.com"
+        {
             var parts = url.path.split(separator: "/").map(String.init)
             // Localised links: /intl-de/playlist/ID
             if parts.first?.hasPrefix("intl-") == true { parts.removeFirst() }

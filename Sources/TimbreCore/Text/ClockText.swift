@@ -1,7 +1,8 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
 
 /// Dates as short text through the C library's own calendar (`gmtime_r`/`localtime_r`, which
 /// follow `TZ` and /etc/localtime). Foundation's formatters load ICU's data tables for the same
@@ -42,7 +43,8 @@ public enum ClockText {
     public static func parseSQLite(_ text: String) -> Date? {
         let bytes = Array(text.utf8)
         guard bytes.count >= 19, bytes[4] == 0x2D, bytes[7] == 0x2D, bytes[10] == 0x20 || bytes[10] == 0x54,
-              bytes[13] == 0x3A, bytes[16] == 0x3A else { return nil }
+            bytes[13] == 0x3A, bytes[16] == 0x3A
+        else { return nil }
         func number(_ range: Range<Int>) -> Int? {
             var value = 0
             for index in range {
@@ -52,8 +54,9 @@ public enum ClockText {
             return value
         }
         guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
-              let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
-              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61 else { return nil }
+            let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+        else { return nil }
         var fraction = 0.0
         if bytes.count > 19 {
             guard bytes[19] == 0x2E, bytes.count > 20, bytes.count <= 29, let digits = number(20..<bytes.count) else { return nil }

@@ -18,9 +18,11 @@ public struct Catalog: Sendable {
 
         /// `tracks --json` without `position` and `added_at` (docs/CLI.md).
         public var json: JSONValue {
-            .object([("kind", .string(kind)), ("id", .optional(id)), ("uri", .string(uri)), ("name", .string(name)),
-                     ("artists", .array(artists.map(JSONValue.string))), ("album", .optional(album)),
-                     ("duration_ms", durationMS.map { .int($0) } ?? .null)])
+            .object([
+                ("kind", .string(kind)), ("id", .optional(id)), ("uri", .string(uri)), ("name", .string(name)),
+                ("artists", .array(artists.map(JSONValue.string))), ("album", .optional(album)),
+                ("duration_ms", durationMS.map { .int($0) } ?? .null),
+            ])
         }
     }
 
@@ -39,7 +41,8 @@ public struct Catalog: Sendable {
             let size = min(Self.pageSize, limit - items.count)
             let response = try await api.get("search?q=\(q)&type=\(kind.rawValue)&limit=\(size)&offset=\(offset)")
             guard let object = try? JSONSerialization.jsonObject(with: response.body) as? [String: Any],
-                  let page = object[kind.rawValue + "s"] as? [String: Any] else {
+                let page = object[kind.rawValue + "s"] as? [String: Any]
+            else {
                 throw SpotifyError.unexpected(status: response.status, bodyPreview: "not a search answer", path: "/search")
             }
             let found = (page["items"] as? [Any] ?? []).compactMap { ($0 as? [String: Any]).flatMap { Self.item($0, kind: kind) } }
@@ -73,8 +76,9 @@ public struct Catalog: Sendable {
         switch kind {
         case .track:
             let artists = (object["artists"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
-            return Item(kind: "track", id: object["id"] as? String, uri: uri, name: name, artists: artists,
-                        album: (object["album"] as? [String: Any])?["name"] as? String, durationMS: object["duration_ms"] as? Int)
+            return Item(
+                kind: "track", id: object["id"] as? String, uri: uri, name: name, artists: artists,
+                album: (object["album"] as? [String: Any])?["name"] as? String, durationMS: object["duration_ms"] as? Int)
         case .album:
             let artists = (object["artists"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
             return Item(kind: "album", id: object["id"] as? String, uri: uri, name: name, artists: artists, album: nil, durationMS: nil)

@@ -172,8 +172,10 @@ struct EntryPage: JSONReadable {
             let show = item.show ?? item.album
             let uri = item.uri ?? rows.append("spotify:episode:", id)
             let artists = show.map { rows.appendArray(of: $0) } ?? rows.appendArray([])
-            rows.add(EntryRows.Row(position: position, kind: .episode, durationMS: duration, id: id, uri: uri, name: name,
-                                  artists: artists, album: show ?? .null, addedAt: addedAt, explicit: Self.flag(item.explicit), addedBy: addedBy))
+            rows.add(
+                EntryRows.Row(
+                    position: position, kind: .episode, durationMS: duration, id: id, uri: uri, name: name,
+                    artists: artists, album: show ?? .null, addedAt: addedAt, explicit: Self.flag(item.explicit), addedBy: addedBy))
             return nil
         }
         let artists = item.artists ?? rows.appendArray([])
@@ -181,26 +183,33 @@ struct EntryPage: JSONReadable {
             guard let uri = item.uri, rows.hasPrefix(uri, "spotify:local:") else {
                 return "local file without a spotify:local: URI"
             }
-            rows.add(Self.row(item, position: position, kind: .local, durationMS: duration, id: .null, uri: uri, name: name,
-                              artists: artists, addedAt: addedAt, addedBy: addedBy))
+            rows.add(
+                Self.row(
+                    item, position: position, kind: .local, durationMS: duration, id: .null, uri: uri, name: name,
+                    artists: artists, addedAt: addedAt, addedBy: addedBy))
             return nil
         }
         guard let id = item.id, rows.isSpotifyID(id) else { return "track id \(quoted(item.id))" }
         let uri = item.uri ?? rows.append("spotify:track:", id)
-        rows.add(Self.row(item, position: position, kind: .track, durationMS: duration, id: id, uri: uri, name: name,
-                          artists: artists, addedAt: addedAt, addedBy: addedBy))
+        rows.add(
+            Self.row(
+                item, position: position, kind: .track, durationMS: duration, id: id, uri: uri, name: name,
+                artists: artists, addedAt: addedAt, addedBy: addedBy))
         return nil
     }
 
     /// A track's or local file's row.
-    private static func row(_ item: Fields, position: Int, kind: EntryKind, durationMS: Int, id: EntryRows.Text, uri: EntryRows.Text,
-                            name: EntryRows.Text, artists: EntryRows.Text, addedAt: EntryRows.Text, addedBy: EntryRows.Text) -> EntryRows.Row {
+    private static func row(
+        _ item: Fields, position: Int, kind: EntryKind, durationMS: Int, id: EntryRows.Text, uri: EntryRows.Text,
+        name: EntryRows.Text, artists: EntryRows.Text, addedAt: EntryRows.Text, addedBy: EntryRows.Text
+    ) -> EntryRows.Row {
         func number(_ value: Int?) -> Int32 { value.map { $0 < 0 ? -1 : Int32(clamping: $0) } ?? -1 }
-        return EntryRows.Row(position: position, kind: kind, durationMS: durationMS, id: id, uri: uri, name: name,
-                             artists: artists, album: item.album ?? .null, addedAt: addedAt,
-                             albumID: item.albumID ?? .null, releaseDate: item.releaseDate ?? .null,
-                             artistIDs: item.artistIDs ?? .null, discNumber: number(item.discNumber), trackNumber: number(item.trackNumber),
-                             explicit: flag(item.explicit), isrc: item.isrc ?? .null, addedBy: addedBy)
+        return EntryRows.Row(
+            position: position, kind: kind, durationMS: durationMS, id: id, uri: uri, name: name,
+            artists: artists, album: item.album ?? .null, addedAt: addedAt,
+            albumID: item.albumID ?? .null, releaseDate: item.releaseDate ?? .null,
+            artistIDs: item.artistIDs ?? .null, discNumber: number(item.discNumber), trackNumber: number(item.trackNumber),
+            explicit: flag(item.explicit), isrc: item.isrc ?? .null, addedBy: addedBy)
     }
 
     private static func flag(_ value: Bool?) -> Int8 { value.map { $0 ? 1 : 0 } ?? -1 }
@@ -245,7 +254,10 @@ struct EntryPage: JSONReadable {
     /// `{"name": "…", …}` → the name into `rows`; nil when missing or not an object.
     private static func name(_ reader: inout JSONReader, into rows: inout EntryRows, scratch: inout [UInt8]) throws -> EntryRows.Text? {
         guard try name(&reader, into: &scratch) else { return nil }
-        return rows.text { $0.append(contentsOf: scratch); return true }
+        return rows.text {
+            $0.append(contentsOf: scratch)
+            return true
+        }
     }
 
     /// `{"id": …, "name": …, "release_date": …}`: the album's name, id and release date (each kept
@@ -279,8 +291,10 @@ struct EntryPage: JSONReadable {
     /// `[{"name": …, "id": …}, …]` → a JSON array of the names that are strings, and the ids of
     /// those artists joined by `,` ("" for one without a well-formed id; nil when none has one);
     /// both nil when not an array.
-    private static func artists(_ reader: inout JSONReader, into rows: inout EntryRows,
-                                scratch: inout Scratch) throws -> (names: EntryRows.Text?, ids: EntryRows.Text?) {
+    private static func artists(
+        _ reader: inout JSONReader, into rows: inout EntryRows,
+        scratch: inout Scratch
+    ) throws -> (names: EntryRows.Text?, ids: EntryRows.Text?) {
         guard try reader.peek() == .array else {
             try reader.skipValue()
             return (nil, nil)
@@ -310,7 +324,14 @@ struct EntryPage: JSONReadable {
             out.append(UInt8(ascii: "]"))
             return true
         }
-        return (names, anyID ? rows.text { $0.append(contentsOf: scratch.ids); return true } : nil)
+        return (
+            names,
+            anyID
+                ? rows.text {
+                    $0.append(contentsOf: scratch.ids)
+                    return true
+                } : nil
+        )
     }
 
     /// An artist object: its name into `name` (replacing what it held), its id into `id`; false

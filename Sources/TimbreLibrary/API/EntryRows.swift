@@ -57,7 +57,9 @@ struct EntryRows: Sendable {
             let artistIDs = item.artistIDs.map { append($0.joined(separator: ",")) } ?? .null
             let isrc = item.isrc.map { append($0) } ?? .null
             let addedBy = item.addedBy.map { append($0) } ?? .null
-            add(Row(position: item.position, kind: item.kind, durationMS: item.durationMS, id: id, uri: uri, name: name,
+            add(
+                Row(
+                    position: item.position, kind: item.kind, durationMS: item.durationMS, id: id, uri: uri, name: name,
                     artists: artists, album: album, addedAt: addedAt, albumID: albumID, releaseDate: releaseDate,
                     artistIDs: artistIDs, discNumber: item.discNumber.map { Int32(clamping: $0) } ?? -1,
                     trackNumber: item.trackNumber.map { Int32(clamping: $0) } ?? -1, explicit: item.explicit.map { $0 ? 1 : 0 } ?? -1,
@@ -68,12 +70,13 @@ struct EntryRows: Sendable {
     /// The rows as `CachedEntry`s (tests, and callers that need values).
     var items: [CachedEntry] {
         rows.map { row in
-            CachedEntry(position: row.position, kind: row.kind, id: string(row.id), uri: string(row.uri) ?? "", name: string(row.name) ?? "",
-                       artists: JSONValue.parseStringArray(string(row.artists) ?? "[]") ?? [], album: string(row.album),
-                       durationMS: row.durationMS, addedAt: string(row.addedAt), albumID: string(row.albumID),
-                       releaseDate: string(row.releaseDate), artistIDs: string(row.artistIDs).map(CachedEntry.artistIDs),
-                       discNumber: row.discNumber < 0 ? nil : Int(row.discNumber), trackNumber: row.trackNumber < 0 ? nil : Int(row.trackNumber),
-                       explicit: row.explicit < 0 ? nil : row.explicit == 1, isrc: string(row.isrc), addedBy: string(row.addedBy))
+            CachedEntry(
+                position: row.position, kind: row.kind, id: string(row.id), uri: string(row.uri) ?? "", name: string(row.name) ?? "",
+                artists: JSONValue.parseStringArray(string(row.artists) ?? "[]") ?? [], album: string(row.album),
+                durationMS: row.durationMS, addedAt: string(row.addedAt), albumID: string(row.albumID),
+                releaseDate: string(row.releaseDate), artistIDs: string(row.artistIDs).map(CachedEntry.artistIDs),
+                discNumber: row.discNumber < 0 ? nil : Int(row.discNumber), trackNumber: row.trackNumber < 0 ? nil : Int(row.trackNumber),
+                explicit: row.explicit < 0 ? nil : row.explicit == 1, isrc: string(row.isrc), addedBy: string(row.addedBy))
         }
     }
 
@@ -121,7 +124,10 @@ struct EntryRows: Sendable {
     }
 
     mutating func append(_ string: String) -> Text {
-        text { $0.append(contentsOf: string.utf8); return true } ?? .null
+        text {
+            $0.append(contentsOf: string.utf8)
+            return true
+        } ?? .null
     }
 
     /// `prefix` followed by a copy of `text`.
@@ -156,11 +162,13 @@ struct EntryRows: Sendable {
         rows.reserveCapacity(rows.count + other.rows.count)
         func moved(_ text: Text) -> Text { text.isNull ? text : Text(start: text.start + shift, count: text.count) }
         for row in other.rows {
-            rows.append(Row(position: row.position + offset, kind: row.kind, durationMS: row.durationMS, id: moved(row.id), uri: moved(row.uri),
-                            name: moved(row.name), artists: moved(row.artists), album: moved(row.album), addedAt: moved(row.addedAt),
-                            albumID: moved(row.albumID), releaseDate: moved(row.releaseDate), artistIDs: moved(row.artistIDs),
-                            discNumber: row.discNumber, trackNumber: row.trackNumber, explicit: row.explicit, isrc: moved(row.isrc),
-                            addedBy: moved(row.addedBy)))
+            rows.append(
+                Row(
+                    position: row.position + offset, kind: row.kind, durationMS: row.durationMS, id: moved(row.id), uri: moved(row.uri),
+                    name: moved(row.name), artists: moved(row.artists), album: moved(row.album), addedAt: moved(row.addedAt),
+                    albumID: moved(row.albumID), releaseDate: moved(row.releaseDate), artistIDs: moved(row.artistIDs),
+                    discNumber: row.discNumber, trackNumber: row.trackNumber, explicit: row.explicit, isrc: moved(row.isrc),
+                    addedBy: moved(row.addedBy)))
         }
     }
 }
@@ -197,4 +205,3 @@ struct EntryList: Sendable {
         }
     }
 }
-

@@ -41,9 +41,11 @@ public struct RequestPacing: Sendable {
     /// Waits before attempt `attempt + 1` (0-based) at something that failed transiently.
     public var backOff: @Sendable (_ attempt: Int) async throws -> Void
 
-    public init(requestsSent: @escaping @Sendable () -> Int, rateLimitWaited: @escaping @Sendable () -> Duration,
-                remainingPause: @escaping @Sendable () -> Duration?, maxConcurrent: Int, maxRetries: Int,
-                backOff: @escaping @Sendable (_ attempt: Int) async throws -> Void) {
+    public init(
+        requestsSent: @escaping @Sendable () -> Int, rateLimitWaited: @escaping @Sendable () -> Duration,
+        remainingPause: @escaping @Sendable () -> Duration?, maxConcurrent: Int, maxRetries: Int,
+        backOff: @escaping @Sendable (_ attempt: Int) async throws -> Void
+    ) {
         self.requestsSent = requestsSent
         self.rateLimitWaited = rateLimitWaited
         self.remainingPause = remainingPause
@@ -54,13 +56,15 @@ public struct RequestPacing: Sendable {
 
     /// The executor's counts, rate budget and backoff.
     public init(executor: RequestExecutor) {
-        self.init(requestsSent: { executor.requestsSent }, rateLimitWaited: { executor.budget.waited },
-                  remainingPause: { executor.budget.remainingPause }, maxConcurrent: executor.budget.maxConcurrent,
-                  maxRetries: executor.policy.maxRetries, backOff: { attempt in try await executor.backOff(attempt: attempt) })
+        self.init(
+            requestsSent: { executor.requestsSent }, rateLimitWaited: { executor.budget.waited },
+            remainingPause: { executor.budget.remainingPause }, maxConcurrent: executor.budget.maxConcurrent,
+            maxRetries: executor.policy.maxRetries, backOff: { attempt in try await executor.backOff(attempt: attempt) })
     }
 
     /// Nothing counted, no waits, the executor's default limits: a fake's.
-    public static let unpaced = RequestPacing(requestsSent: { 0 }, rateLimitWaited: { .zero }, remainingPause: { nil },
-                                              maxConcurrent: RateBudget.defaultMaxConcurrent, maxRetries: RetryPolicy().maxRetries,
-                                              backOff: { _ in })
+    public static let unpaced = RequestPacing(
+        requestsSent: { 0 }, rateLimitWaited: { .zero }, remainingPause: { nil },
+        maxConcurrent: RateBudget.defaultMaxConcurrent, maxRetries: RetryPolicy().maxRetries,
+        backOff: { _ in })
 }

@@ -34,15 +34,18 @@ extension LibraryCache {
     func storedState() async throws -> [String: StoredState] {
         try await CacheError.wrap {
             try await pool.read { db in
-                let rows = try Row.fetchAll(db, sql: """
-                    SELECT p.id, p.snapshot_id, p.track_count, p.fingerprint, p.unavailable, p.sort_order,
-                           (SELECT COUNT(*) FROM item i WHERE \(ItemKey.range("i.key", ofList: "p.items_key"))) AS item_count
-                    FROM playlist p
-                    """)
+                let rows = try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT p.id, p.snapshot_id, p.track_count, p.fingerprint, p.unavailable, p.sort_order,
+                               (SELECT COUNT(*) FROM item i WHERE \(ItemKey.range("i.key", ofList: "p.items_key"))) AS item_count
+                        FROM playlist p
+                        """)
                 var result: [String: StoredState] = [:]
                 for row in rows {
-                    result[row["id"]] = StoredState(snapshotID: row["snapshot_id"], trackCount: row["track_count"], itemCount: row["item_count"],
-                                                    fingerprint: row["fingerprint"], unavailable: row["unavailable"], sortOrder: row["sort_order"])
+                    result[row["id"]] = StoredState(
+                        snapshotID: row["snapshot_id"], trackCount: row["track_count"], itemCount: row["item_count"],
+                        fingerprint: row["fingerprint"], unavailable: row["unavailable"], sortOrder: row["sort_order"])
                 }
                 return result
             }
@@ -59,12 +62,13 @@ extension LibraryCache {
                 // Prepared once for the whole list: compiling the upsert for each of 500 playlists
                 // took ~15 ms, while every item request of the sync waited for this write.
                 let existingOrder = try db.cachedStatement(sql: "SELECT sort_order FROM playlist WHERE id = ?")
-                let upsert = try db.cachedStatement(sql: """
-                    INSERT INTO playlist (id, sort_order, name, owner_id, owner_name, snapshot_id, track_count, collaborative, is_public)
-                    VALUES (?, ?, ?, ?, ?, NULL, ?, ?, ?)
-                    ON CONFLICT(id) DO UPDATE SET sort_order = excluded.sort_order, name = excluded.name, owner_id = excluded.owner_id,
-                        owner_name = excluded.owner_name, collaborative = excluded.collaborative, is_public = excluded.is_public
-                    """)
+                let upsert = try db.cachedStatement(
+                    sql: """
+                        INSERT INTO playlist (id, sort_order, name, owner_id, owner_name, snapshot_id, track_count, collaborative, is_public)
+                        VALUES (?, ?, ?, ?, ?, NULL, ?, ?, ?)
+                        ON CONFLICT(id) DO UPDATE SET sort_order = excluded.sort_order, name = excluded.name, owner_id = excluded.owner_id,
+                            owner_name = excluded.owner_name, collaborative = excluded.collaborative, is_public = excluded.is_public
+                        """)
                 for (meta, sortOrder) in metas {
                     let order: Int
                     if let sortOrder {
@@ -83,16 +87,20 @@ extension LibraryCache {
 
     /// `replaceEntries` for callers that hold values rather than decoded rows.
     @discardableResult
-    func replaceEntries(of meta: PlaylistMeta, trackCount: Int, items: [CachedEntry], fingerprint: String? = nil,
-                      sortOrder: Int? = nil, at date: Date = Date()) async throws -> Int {
+    func replaceEntries(
+        of meta: PlaylistMeta, trackCount: Int, items: [CachedEntry], fingerprint: String? = nil,
+        sortOrder: Int? = nil, at date: Date = Date()
+    ) async throws -> Int {
         try await replaceEntries(of: meta, trackCount: trackCount, items: EntryList(EntryRows(items)), fingerprint: fingerprint, sortOrder: sortOrder, at: date)
     }
 
     /// Replaces a playlist's items together with its snapshot, count and sync time: readers see the
     /// old complete list or the new one. Returns the number of items written.
     @discardableResult
-    func replaceEntries(of meta: PlaylistMeta, trackCount: Int, items: EntryList, fingerprint: String? = nil,
-                      sortOrder: Int? = nil, at date: Date = Date()) async throws -> Int {
+    func replaceEntries(
+        of meta: PlaylistMeta, trackCount: Int, items: EntryList, fingerprint: String? = nil,
+        sortOrder: Int? = nil, at date: Date = Date()
+    ) async throws -> Int {
         try await CacheError.wrap {
             try await pool.write { db in
                 try Self.write(meta, trackCount: trackCount, items: items, fingerprint: fingerprint, sortOrder: sortOrder, at: date, db)
@@ -112,21 +120,28 @@ extension LibraryCache {
         }
     }
 
-    private static func write(_ meta: PlaylistMeta, trackCount: Int, items: EntryList, fingerprint: String?, sortOrder: Int?,
-                              at date: Date, _ db: Database) throws -> Int {
-        let order = try sortOrder
+    private static func write(
+        _ meta: PlaylistMeta, trackCount: Int, items: EntryList, fingerprint: String?, sortOrder: Int?,
+        at date: Date, _ db: Database
+    ) throws -> Int {
+        let order =
+            try sortOrder
             ?? Int.fetchOne(db.cachedStatement(sql: "SELECT sort_order FROM playlist WHERE id = ?"), arguments: [meta.id])
             ?? (Int.fetchOne(db.cachedStatement(sql: "SELECT MAX(sort_order) FROM playlist WHERE id != 'liked'")) ?? -1) + 1
-        try db.cachedStatement(sql: """
-            INSERT INTO playlist (id, sort_order, name, owner_id, owner_name, snapshot_id, track_count, collaborative, is_public,
-                                  synced_at, unavailable, fingerprint)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)
-            ON CONFLICT(id) DO UPDATE SET sort_order = excluded.sort_order, name = excluded.name, owner_id = excluded.owner_id,
-                owner_name = excluded.owner_name, snapshot_id = excluded.snapshot_id, track_count = excluded.track_count,
-                collaborative = excluded.collaborative, is_public = excluded.is_public, synced_at = excluded.synced_at,
-                unavailable = 0, fingerprint = excluded.fingerprint
-            """).execute(arguments: [meta.id, order, meta.name, meta.ownerID, meta.ownerName, meta.snapshotID, trackCount,
-                                     meta.collaborative, meta.isPublic, ClockText.sqlite(date), fingerprint])
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO playlist (id, sort_order, name, owner_id, owner_name, snapshot_id, track_count, collaborative, is_public,
+                                      synced_at, unavailable, fingerprint)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)
+                ON CONFLICT(id) DO UPDATE SET sort_order = excluded.sort_order, name = excluded.name, owner_id = excluded.owner_id,
+                    owner_name = excluded.owner_name, snapshot_id = excluded.snapshot_id, track_count = excluded.track_count,
+                    collaborative = excluded.collaborative, is_public = excluded.is_public, synced_at = excluded.synced_at,
+                    unavailable = 0, fingerprint = excluded.fingerprint
+                """
+        ).execute(arguments: [
+            meta.id, order, meta.name, meta.ownerID, meta.ownerName, meta.snapshotID, trackCount,
+            meta.collaborative, meta.isPublic, ClockText.sqlite(date), fingerprint,
+        ])
         // The new rows are appended under a list number larger than any so far (see
         // migrations v3 and v4); moving the playlist to it deletes the old rows (trigger).
         let list = try Int64.fetchOne(db.cachedStatement(sql: "SELECT COALESCE(MAX(items_key), 0) + 1 FROM playlist")) ?? 1
@@ -146,8 +161,9 @@ extension LibraryCache {
     func markUnavailable(_ meta: PlaylistMeta) async throws {
         try await CacheError.wrap {
             try await pool.write { db in
-                try db.execute(sql: "UPDATE playlist SET unavailable = 1, snapshot_id = ?, track_count = ? WHERE id = ?",
-                               arguments: [meta.snapshotID, meta.total, meta.id])
+                try db.execute(
+                    sql: "UPDATE playlist SET unavailable = 1, snapshot_id = ?, track_count = ? WHERE id = ?",
+                    arguments: [meta.snapshotID, meta.total, meta.id])
             }
         }
     }
@@ -167,8 +183,9 @@ extension LibraryCache {
         try await CacheError.wrap {
             try await pool.write { db in
                 try SearchIndex.refresh(db)
-                try db.execute(sql: "INSERT INTO sync_run (started_at, finished_at, status, report) VALUES (?, ?, ?, ?)",
-                               arguments: [ClockText.sqlite(startedAt), ClockText.sqlite(Date()), report.status.rawValue, report.json.serialized()])
+                try db.execute(
+                    sql: "INSERT INTO sync_run (started_at, finished_at, status, report) VALUES (?, ?, ?, ?)",
+                    arguments: [ClockText.sqlite(startedAt), ClockText.sqlite(Date()), report.status.rawValue, report.json.serialized()])
             }
         }
     }

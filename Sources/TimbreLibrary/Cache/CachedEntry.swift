@@ -37,10 +37,12 @@ public struct CachedEntry: Sendable, Equatable {
     /// The id of the user who added the entry (playlists only; Liked Songs have none).
     public var addedBy: String?
 
-    public init(position: Int, kind: EntryKind, id: String?, uri: String, name: String, artists: [String], album: String?,
-                durationMS: Int, addedAt: String?, albumID: String? = nil, releaseDate: String? = nil,
-                artistIDs: [String]? = nil, discNumber: Int? = nil, trackNumber: Int? = nil, explicit: Bool? = nil,
-                isrc: String? = nil, addedBy: String? = nil) {
+    public init(
+        position: Int, kind: EntryKind, id: String?, uri: String, name: String, artists: [String], album: String?,
+        durationMS: Int, addedAt: String?, albumID: String? = nil, releaseDate: String? = nil,
+        artistIDs: [String]? = nil, discNumber: Int? = nil, trackNumber: Int? = nil, explicit: Bool? = nil,
+        isrc: String? = nil, addedBy: String? = nil
+    ) {
         self.position = position
         self.kind = kind
         self.id = id
@@ -95,7 +97,9 @@ public struct CachedEntry: Sendable, Equatable {
     /// One CSV record (no line terminator): text cells through `CSVCell` (quoted, no control
     /// characters, no formulas), the numbers timbre writes itself as they are.
     public var csvRow: String {
-        [String(number), CSVCell.encode(name), CSVCell.encode(artists.joined(separator: "; ")), CSVCell.encode(album ?? ""),
-         String(durationMS), CSVCell.encode(addedAt ?? ""), CSVCell.encode(uri)].joined(separator: ",")
+        [
+            String(number), CSVCell.encode(name), CSVCell.encode(artists.joined(separator: "; ")), CSVCell.encode(album ?? ""),
+            String(durationMS), CSVCell.encode(addedAt ?? ""), CSVCell.encode(uri),
+        ].joined(separator: ",")
     }
 }

@@ -23,8 +23,10 @@ public struct CachedPlaylist: Sendable, Equatable {
     /// or collaborates on).
     public var unavailable: Bool
 
-    public init(id: String, name: String, ownerID: String, ownerName: String?, snapshotID: String?, trackCount: Int,
-                collaborative: Bool, isPublic: Bool, syncedAt: Date?, unavailable: Bool) {
+    public init(
+        id: String, name: String, ownerID: String, ownerName: String?, snapshotID: String?, trackCount: Int,
+        collaborative: Bool, isPublic: Bool, syncedAt: Date?, unavailable: Bool
+    ) {
         self.id = id
         self.name = name
         self.ownerID = ownerID
@@ -54,16 +56,17 @@ public struct CachedPlaylist: Sendable, Equatable {
 
     /// One element of `timbre playlists --json`, keys in docs/CLI.md's order.
     public var json: JSONValue {
-        .object([
-            ("id", .string(id)),
-            ("name", .string(name)),
-            ("owner_id", .string(ownerID)),
-            ("owner_name", .optional(ownerName)),
-            ("snapshot_id", .optional(snapshotID)),
-            ("track_count", .int(trackCount)),
-            ("collaborative", .bool(collaborative)),
-            ("public", .bool(isPublic)),
-            ("synced_at", .optional(syncedAt.map { ClockText.iso($0) })),
-        ] + (unavailable ? [("unavailable", .string(unavailableReason ?? ""))] : []))
+        .object(
+            [
+                ("id", .string(id)),
+                ("name", .string(name)),
+                ("owner_id", .string(ownerID)),
+                ("owner_name", .optional(ownerName)),
+                ("snapshot_id", .optional(snapshotID)),
+                ("track_count", .int(trackCount)),
+                ("collaborative", .bool(collaborative)),
+                ("public", .bool(isPublic)),
+                ("synced_at", .optional(syncedAt.map { ClockText.iso($0) })),
+            ] + (unavailable ? [("unavailable", .string(unavailableReason ?? ""))] : []))
     }
 }

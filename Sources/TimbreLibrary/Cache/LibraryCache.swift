@@ -194,7 +194,8 @@ public final class LibraryCache: Sendable {
     static let itemSelect = itemColumns + ItemKey.rowsOfPlaylist
 
     /// The columns `item(_:)` reads, in its order.
-    static let itemColumns = "SELECT position, kind, spotify_id, uri, name, artists, album, duration_ms, added_at, album_id, release_date, "
+    static let itemColumns =
+        "SELECT position, kind, spotify_id, uri, name, artists, album, duration_ms, added_at, album_id, release_date, "
         + "artist_ids, disc_number, track_number, explicit, isrc, added_by "
 
     /// Steps through a playlist's items in position order; `body` reads the current row of the
@@ -214,9 +215,10 @@ public final class LibraryCache: Sendable {
     }
 
     private static func playlist(_ row: Row) -> CachedPlaylist {
-        CachedPlaylist(id: row["id"], name: row["name"], ownerID: row["owner_id"], ownerName: row["owner_name"],
-                       snapshotID: row["snapshot_id"], trackCount: row["track_count"], collaborative: row["collaborative"],
-                       isPublic: row["is_public"], syncedAt: (row["synced_at"] as String?).flatMap(ClockText.parseSQLite), unavailable: row["unavailable"])
+        CachedPlaylist(
+            id: row["id"], name: row["name"], ownerID: row["owner_id"], ownerName: row["owner_name"],
+            snapshotID: row["snapshot_id"], trackCount: row["track_count"], collaborative: row["collaborative"],
+            isPublic: row["is_public"], syncedAt: (row["synced_at"] as String?).flatMap(ClockText.parseSQLite), unavailable: row["unavailable"])
     }
 
     /// The current row of `raw` (columns as in `itemSelect`) as a `CachedEntry`.
@@ -229,11 +231,12 @@ public final class LibraryCache: Sendable {
         func number(_ column: Int32) -> Int? {
             sqlite3_column_type(raw, column) == SQLITE_NULL ? nil : Int(sqlite3_column_int64(raw, column))
         }
-        return CachedEntry(position: Int(sqlite3_column_int64(raw, 0)), kind: EntryKind(rawValue: text(1) ?? "") ?? .track, id: text(2),
-                          uri: text(3) ?? "", name: text(4) ?? "", artists: artists, album: text(6),
-                          durationMS: Int(sqlite3_column_int64(raw, 7)), addedAt: text(8), albumID: text(9), releaseDate: text(10),
-                          artistIDs: text(11).map(CachedEntry.artistIDs), discNumber: number(12), trackNumber: number(13),
-                          explicit: number(14).map { $0 != 0 }, isrc: text(15), addedBy: text(16))
+        return CachedEntry(
+            position: Int(sqlite3_column_int64(raw, 0)), kind: EntryKind(rawValue: text(1) ?? "") ?? .track, id: text(2),
+            uri: text(3) ?? "", name: text(4) ?? "", artists: artists, album: text(6),
+            durationMS: Int(sqlite3_column_int64(raw, 7)), addedAt: text(8), albumID: text(9), releaseDate: text(10),
+            artistIDs: text(11).map(CachedEntry.artistIDs), discNumber: number(12), trackNumber: number(13),
+            explicit: number(14).map { $0 != 0 }, isrc: text(15), addedBy: text(16))
     }
 }
 

@@ -6,7 +6,9 @@ public struct EditConflict: UserFacingError, Equatable {
     public var cached: String?
     public var live: String?
     public var message: String { "“\(TerminalText.preview(playlist, limit: 60))” changed on Spotify since it was last synced; nothing was written" }
-    public var hint: String? { "run `timbre sync --playlist …` and check the positions again, or add --force to apply the edit to the same entries (found by track and occurrence)" }
+    public var hint: String? {
+        "run `timbre sync --playlist …` and check the positions again, or add --force to apply the edit to the same entries (found by track and occurrence)"
+    }
     public var exitStatus: ExitStatus { .conflict }
 }
 
@@ -80,8 +82,10 @@ public struct EditRefused: UserFacingError, Equatable {
     /// redo changed nothing).
     public var leftAs: EditJournal.Entry.State
 
-    public init(journalID: Int64, playlist: String, status: Int, spotify: String, applied: Int, total: Int,
-                leftAs: EditJournal.Entry.State) {
+    public init(
+        journalID: Int64, playlist: String, status: Int, spotify: String, applied: Int, total: Int,
+        leftAs: EditJournal.Entry.State
+    ) {
         self.journalID = journalID
         self.playlist = playlist
         self.status = status

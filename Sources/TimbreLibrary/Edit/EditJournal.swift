@@ -84,13 +84,15 @@ public final class EditJournal: Sendable {
         }
         return try write { db in
             try db.execute(sql: "UPDATE edit SET redoable = 0 WHERE state = 'undone'")
-            try db.execute(sql: """
-                INSERT INTO edit (at, op, playlist, summary, state, direction, step, kind, edit, before) VALUES (?, ?, ?, ?, 'running', 'forward', 0, ?, ?, ?)
-                """, arguments: [ClockText.sqlite(date), op, playlist, summary, change.kind, editJSON, beforeJSON])
+            try db.execute(
+                sql: """
+                    INSERT INTO edit (at, op, playlist, summary, state, direction, step, kind, edit, before) VALUES (?, ?, ?, ?, 'running', 'forward', 0, ?, ?, ?)
+                    """, arguments: [ClockText.sqlite(date), op, playlist, summary, change.kind, editJSON, beforeJSON])
             let id = db.lastInsertedRowID
-            try db.execute(sql: """
-                DELETE FROM edit WHERE state != 'running' AND id NOT IN (SELECT id FROM edit ORDER BY id DESC LIMIT ?)
-                """, arguments: [Self.keep])
+            try db.execute(
+                sql: """
+                    DELETE FROM edit WHERE state != 'running' AND id NOT IN (SELECT id FROM edit ORDER BY id DESC LIMIT ?)
+                    """, arguments: [Self.keep])
             return id
         }
     }
@@ -123,8 +125,9 @@ public final class EditJournal: Sendable {
     /// `reason`: why a `failed` edit ended, shown by `timbre history`.
     public func finish(_ id: Int64, _ state: Entry.State, reason: String? = nil) throws {
         try write { db in
-            try db.execute(sql: "UPDATE edit SET state = ?, direction = NULL, step = 0, reason = ? WHERE id = ?",
-                           arguments: [state.rawValue, reason, id])
+            try db.execute(
+                sql: "UPDATE edit SET state = ?, direction = NULL, step = 0, reason = ? WHERE id = ?",
+                arguments: [state.rawValue, reason, id])
         }
     }
 
@@ -152,11 +155,14 @@ public final class EditJournal: Sendable {
     /// What `redo` redoes: the oldest of the undone edits after the newest finished one.
     public func nextRedo() throws -> Entry? {
         try read { db in
-            try Row.fetchOne(db, sql: """
-                SELECT * FROM edit WHERE state = 'undone' AND redoable = 1
-                  AND id > COALESCE((SELECT MAX(id) FROM edit WHERE state = 'done'), 0)
-                ORDER BY id ASC LIMIT 1
-                """).map(Self.entry)
+            try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT * FROM edit WHERE state = 'undone' AND redoable = 1
+                      AND id > COALESCE((SELECT MAX(id) FROM edit WHERE state = 'done'), 0)
+                    ORDER BY id ASC LIMIT 1
+                    """
+            ).map(Self.entry)
         }
     }
 
@@ -173,9 +179,10 @@ public final class EditJournal: Sendable {
         let at: String = row["at"]
         let state: String = row["state"]
         let direction: String? = row["direction"]
-        return Entry(id: row["id"], at: ClockText.parseSQLite(at) ?? Date(timeIntervalSince1970: 0), op: row["op"], playlist: row["playlist"],
-                     summary: row["summary"], state: Entry.State(rawValue: state) ?? .failed, direction: direction.flatMap(Entry.Direction.init),
-                     step: row["step"], change: change, redoable: (row["redoable"] as Int) != 0, reason: row["reason"])
+        return Entry(
+            id: row["id"], at: ClockText.parseSQLite(at) ?? Date(timeIntervalSince1970: 0), op: row["op"], playlist: row["playlist"],
+            summary: row["summary"], state: Entry.State(rawValue: state) ?? .failed, direction: direction.flatMap(Entry.Direction.init),
+            step: row["step"], change: change, redoable: (row["redoable"] as Int) != 0, reason: row["reason"])
     }
 
     private static func encode<T: Encodable>(_ value: T) throws -> String {

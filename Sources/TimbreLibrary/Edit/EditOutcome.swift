@@ -69,8 +69,10 @@ public struct EditOutcome: Sendable {
     /// dedupe adds "(repeats #2)"): what a dry run lists.
     public var entries: [String] = []
 
-    init(operation: LibraryChange.Operation, playlist: String, playlistName: String, snapshotID: String?, writes: [EntryWrite],
-         journalID: Int64? = nil, dryRun: Bool) {
+    init(
+        operation: LibraryChange.Operation, playlist: String, playlistName: String, snapshotID: String?, writes: [EntryWrite],
+        journalID: Int64? = nil, dryRun: Bool
+    ) {
         self.operation = operation
         self.playlist = playlist
         self.playlistName = playlistName

@@ -19,8 +19,10 @@ struct EditRequest: Sendable {
     /// (the CLI's and the interface's y/r/n question); nil: as `rewrite` says.
     var choose: (@Sendable (OrderCost) async -> OrderChoice)?
 
-    init(playlist: SpotifyID, what: LibraryChange.EntryChange, force: Bool = false, dryRun: Bool = false, rewrite: Bool = false, seed: UInt64? = nil,
-         choose: (@Sendable (OrderCost) async -> OrderChoice)? = nil) {
+    init(
+        playlist: SpotifyID, what: LibraryChange.EntryChange, force: Bool = false, dryRun: Bool = false, rewrite: Bool = false, seed: UInt64? = nil,
+        choose: (@Sendable (OrderCost) async -> OrderChoice)? = nil
+    ) {
         self.playlist = playlist
         self.what = what
         self.force = force

@@ -214,13 +214,16 @@ public enum EntryEdit: Equatable, Sendable, Codable {
         let count = order.count
         var placed = [Bool](repeating: false, count: count)
         for kept in longestIncreasing(order) { placed[order[kept]] = true }
-        var current = Array(0..<count)      // entry (its position before the edit) at each index
-        var index = Array(0..<count)        // index of each entry in `current`
+        var current = Array(0..<count)  // entry (its position before the edit) at each index
+        var index = Array(0..<count)  // index of each entry in `current`
         var writes: [EntryWrite] = []
         var i = 0
         while i < count {
             let first = order[i]
-            guard !placed[first] else { i += 1; continue }
+            guard !placed[first] else {
+                i += 1
+                continue
+            }
             // The run: the next entries of the target that are not placed and already follow in the list.
             var end = i + 1
             while end < count, !placed[order[end]], index[order[end]] == index[order[end - 1]] + 1 { end += 1 }
@@ -244,7 +247,7 @@ public enum EntryEdit: Equatable, Sendable, Codable {
     /// The indices into `values` of one longest strictly increasing subsequence (patience sorting,
     /// O(n log n)).
     static func longestIncreasing(_ values: [Int]) -> [Int] {
-        var tails: [Int] = []                // index into values of the smallest tail of each length
+        var tails: [Int] = []  // index into values of the smallest tail of each length
         var previous = [Int](repeating: -1, count: values.count)
         for (i, value) in values.enumerated() {
             var low = 0, high = tails.count

@@ -142,8 +142,9 @@ public enum LibraryChange: Sendable, Equatable {
     /// Spotify's API cannot add local files (nor an entry without a track) to a playlist.
     static func checkAddable(_ uris: [String]) throws {
         if let local = uris.first(where: { $0.hasPrefix("spotify:local:") || LivePlaylist.isUnusable($0) }) {
-            throw InvalidEdit(message: "“\(TerminalText.preview(local, limit: 80))” is a local file: Spotify's API cannot add local files to a playlist; nothing was written",
-                              hint: "add local files in the Spotify desktop app")
+            throw InvalidEdit(
+                message: "“\(TerminalText.preview(local, limit: 80))” is a local file: Spotify's API cannot add local files to a playlist; nothing was written",
+                hint: "add local files in the Spotify desktop app")
         }
     }
 }
@@ -225,8 +226,10 @@ public struct Library: Sendable {
     /// the cache. `dryRun`: planned and priced, nothing journalled or sent. `choose`: before a
     /// shuffle or sort saves, what the person asked picks (moves, rewrite, nothing); nil: as the
     /// change's options say.
-    public func perform(_ change: LibraryChange, dryRun: Bool = false,
-                        choose: (@Sendable (OrderCost) async -> OrderChoice)? = nil) async throws -> LibraryOutcome {
+    public func perform(
+        _ change: LibraryChange, dryRun: Bool = false,
+        choose: (@Sendable (OrderCost) async -> OrderChoice)? = nil
+    ) async throws -> LibraryOutcome {
         let change = try change.validated()
         if case .folder(let edit) = change {
             if !dryRun { try folders().perform(edit) }
@@ -241,8 +244,10 @@ extension PlaylistEditor {
     func perform(_ change: LibraryChange, dryRun: Bool, choose: (@Sendable (OrderCost) async -> OrderChoice)?) async throws -> EditOutcome {
         switch change {
         case .entries(let playlist, let what, let options):
-            return try await apply(EditRequest(playlist: playlist, what: what, force: options.force, dryRun: dryRun, rewrite: options.rewrite,
-                                               seed: options.seed, choose: choose))
+            return try await apply(
+                EditRequest(
+                    playlist: playlist, what: what, force: options.force, dryRun: dryRun, rewrite: options.rewrite,
+                    seed: options.seed, choose: choose))
         case .like(let uris): return try await library(uris, save: true, as: .like, dryRun: dryRun)
         case .unlike(let uris): return try await library(uris, save: false, as: .unlike, dryRun: dryRun)
         case .follow(let ids): return try await library(ids.map(\.playlistURI), save: true, as: .follow, dryRun: dryRun)

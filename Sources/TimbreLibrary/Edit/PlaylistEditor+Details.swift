@@ -11,21 +11,36 @@ extension PlaylistEditor {
             try await checkOwner(meta)
             let current = try await currentDetails(playlist)
             var change = PlaylistDetails(), old = PlaylistDetails()
-            if let name = new.name, name != current.name { change.name = name; old.name = current.name }
-            if let description = new.description, description != (current.description ?? "") { change.description = description; old.description = current.description ?? "" }
-            if let isPublic = new.isPublic, isPublic != current.isPublic { change.isPublic = isPublic; old.isPublic = current.isPublic }
-            if let collaborative = new.collaborative, collaborative != current.collaborative { change.collaborative = collaborative; old.collaborative = current.collaborative }
+            if let name = new.name, name != current.name {
+                change.name = name
+                old.name = current.name
+            }
+            if let description = new.description, description != (current.description ?? "") {
+                change.description = description
+                old.description = current.description ?? ""
+            }
+            if let isPublic = new.isPublic, isPublic != current.isPublic {
+                change.isPublic = isPublic
+                old.isPublic = current.isPublic
+            }
+            if let collaborative = new.collaborative, collaborative != current.collaborative {
+                change.collaborative = collaborative
+                old.collaborative = current.collaborative
+            }
             // Spotify's rule, checked before anything is sent: collaborative only when private.
-            if (new.collaborative ?? current.collaborative), (new.isPublic ?? current.isPublic), change.collaborative == true || change.isPublic == true {
+            if new.collaborative ?? current.collaborative, new.isPublic ?? current.isPublic, change.collaborative == true || change.isPublic == true {
                 throw CollaborativeMustBePrivate(playlist: meta.name)
             }
             let edit = DetailsEdit(playlist: playlist.rawValue, old: old, new: change)
-            var outcome = EditOutcome(operation: .edit, playlist: playlist.rawValue, playlistName: meta.name, snapshotID: meta.snapshotID,
-                                      writes: [], dryRun: dryRun)
+            var outcome = EditOutcome(
+                operation: .edit, playlist: playlist.rawValue, playlistName: meta.name, snapshotID: meta.snapshotID,
+                writes: [], dryRun: dryRun)
             outcome.libraryWrites = change.isEmpty ? 0 : 1
             if !dryRun, !change.isEmpty {
-                let id = try journal.begin(op: LibraryChange.Operation.edit.rawValue, playlist: playlist.rawValue, summary: "changed the details of “\(TerminalText.preview(meta.name, limit: 60))”",
-                                           change: .details(edit))
+                let id = try journal.begin(
+                    op: LibraryChange.Operation.edit.rawValue, playlist: playlist.rawValue,
+                    summary: "changed the details of “\(TerminalText.preview(meta.name, limit: 60))”",
+                    change: .details(edit))
                 try await sendDetails(edit, journalID: id, nothingApplied: .failed)
                 try journal.finish(id, .done)
                 outcome = try await detailsOutcome(edit, operation: .edit, journalID: id)
@@ -43,8 +58,9 @@ extension PlaylistEditor {
             outcome.libraryWrites = 1
             outcome.counts.added = 0
             guard !dryRun else { return outcome }
-            let id = try journal.begin(op: LibraryChange.Operation.create.rawValue, playlist: "", summary: "created “\(TerminalText.preview(name, limit: 60))”",
-                                       change: .library(LibraryEdit(uris: [], save: true)))
+            let id = try journal.begin(
+                op: LibraryChange.Operation.create.rawValue, playlist: "", summary: "created “\(TerminalText.preview(name, limit: 60))”",
+                change: .library(LibraryEdit(uris: [], save: true)))
             let response: HTTPResponse
             do {
                 response = try await api.send(.post, "me/playlists", json: Self.body(details), reconciles: true)
@@ -56,7 +72,8 @@ extension PlaylistEditor {
                 throw error
             }
             guard let object = try? JSONSerialization.jsonObject(with: response.body) as? [String: Any], let created = object["id"] as? String,
-                  let playlist = SpotifyID(created) else {
+                let playlist = SpotifyID(created)
+            else {
                 try journal.finish(id, .failed)
                 throw CreationUnknown(name: name, reason: "Spotify's answer names no playlist")
             }
@@ -84,8 +101,9 @@ extension PlaylistEditor {
                 try journal.finish(journalID, .failed, reason: gone.message)
                 throw gone
             }
-            let refusal = EditRefused(journalID: journalID, playlist: name, status: error.status, spotify: error.spotifyMessage ?? error.message,
-                                      applied: 0, total: 1, leftAs: nothingApplied)
+            let refusal = EditRefused(
+                journalID: journalID, playlist: name, status: error.status, spotify: error.spotifyMessage ?? error.message,
+                applied: 0, total: 1, leftAs: nothingApplied)
             try journal.finish(journalID, nothingApplied, reason: nothingApplied == .failed ? refusal.reason : nil)
             throw refusal
         }
@@ -98,7 +116,8 @@ extension PlaylistEditor {
             _ = try await SyncEngine(api: api, cache: cache, options: SyncOptions(playlists: [id])).run()
             if let cached = try cache.playlist(.playlist(id)) { name = cached.name }
         }
-        var outcome = EditOutcome(operation: operation, playlist: edit.playlist, playlistName: name, snapshotID: nil, writes: [], journalID: journalID, dryRun: false)
+        var outcome = EditOutcome(
+            operation: operation, playlist: edit.playlist, playlistName: name, snapshotID: nil, writes: [], journalID: journalID, dryRun: false)
         outcome.libraryWrites = edit.new.isEmpty ? 0 : 1
         return outcome
     }
@@ -115,8 +134,9 @@ extension PlaylistEditor {
         guard let object = try? JSONSerialization.jsonObject(with: response.body) as? [String: Any] else {
             throw SpotifyError.unexpected(status: response.status, bodyPreview: "not a playlist object", path: "/playlists/\(playlist.rawValue)")
         }
-        return CurrentDetails(name: object["name"] as? String ?? "", description: object["description"] as? String,
-                              isPublic: object["public"] as? Bool ?? false, collaborative: object["collaborative"] as? Bool ?? false)
+        return CurrentDetails(
+            name: object["name"] as? String ?? "", description: object["description"] as? String,
+            isPublic: object["public"] as? Bool ?? false, collaborative: object["collaborative"] as? Bool ?? false)
     }
 
     static func body(_ details: PlaylistDetails) -> Data {

@@ -33,25 +33,30 @@ extension PlaylistEditor {
                     }
                 }
                 if case .insert(let uris, _) = edit, live.uris.count + uris.count > Self.maxEntries {
-                    throw InvalidEdit(message: "“\(TerminalText.preview(live.meta.name, limit: 60))” would hold \(live.uris.count + uris.count) entries; Spotify keeps at most \(Self.maxEntries) in a playlist",
-                                      hint: "nothing was written; split the items over several playlists")
+                    throw InvalidEdit(
+                        message:
+                            "“\(TerminalText.preview(live.meta.name, limit: 60))” would hold \(live.uris.count + uris.count) entries; Spotify keeps at most \(Self.maxEntries) in a playlist",
+                        hint: "nothing was written; split the items over several playlists")
                 }
                 plan = try Self.plan(edit, on: live.uris)
             } catch is OrderCancelled {
-                var outcome = EditOutcome(operation: request.what.operation, playlist: live.meta.id, playlistName: live.meta.name,
-                                          snapshotID: live.meta.snapshotID, writes: [], dryRun: false)
+                var outcome = EditOutcome(
+                    operation: request.what.operation, playlist: live.meta.id, playlistName: live.meta.name,
+                    snapshotID: live.meta.snapshotID, writes: [], dryRun: false)
                 outcome.ending = .cancelled
                 return outcome
             } catch let nothing as NothingToChange {
                 // Already as asked (no duplicates, already in that order): done, with nothing sent.
-                var outcome = EditOutcome(operation: request.what.operation, playlist: live.meta.id, playlistName: live.meta.name,
-                                          snapshotID: live.meta.snapshotID, writes: [], dryRun: request.dryRun)
+                var outcome = EditOutcome(
+                    operation: request.what.operation, playlist: live.meta.id, playlistName: live.meta.name,
+                    snapshotID: live.meta.snapshotID, writes: [], dryRun: request.dryRun)
                 outcome.ending = .unchanged(nothing.message)
                 outcome.orderCost = orderCost ?? (request.isOrderChange ? Self.orderCost(Array(live.uris.indices), request: request, on: live) : nil)
                 return outcome
             }
-            var outcome = EditOutcome(operation: request.what.operation, playlist: live.meta.id, playlistName: live.meta.name, snapshotID: live.meta.snapshotID,
-                                      writes: plan.writes, dryRun: request.dryRun)
+            var outcome = EditOutcome(
+                operation: request.what.operation, playlist: live.meta.id, playlistName: live.meta.name, snapshotID: live.meta.snapshotID,
+                writes: plan.writes, dryRun: request.dryRun)
             outcome.orderCost = orderCost
             if case .permute = edit {
                 if plan.writes.contains(where: { if case .replace = $0 { return true } else { return false } }) { outcome.dates = .rewritten }
@@ -61,14 +66,17 @@ extension PlaylistEditor {
             if let duplicates {
                 outcome.duplicates = duplicates.removable.map { ($0.position, $0.uri, $0.duplicateOf) }
                 if duplicates.skipped > 0 {
-                    outcome.warnings.append("\(duplicates.skipped) duplicate(s) involve local files, which Spotify's API cannot add back; they were left as they are")
+                    outcome.warnings.append(
+                        "\(duplicates.skipped) duplicate(s) involve local files, which Spotify's API cannot add back; they were left as they are")
                 }
             }
             if request.dryRun { return outcome }
-            let id = try journal.begin(op: request.what.operation.rawValue, playlist: live.meta.id, summary: Self.describe(edit, in: live.meta.name),
-                                       change: .entries(edit, before: live.uris))
-            let final = try await run(plan, playlist: request.playlist, journalID: id, from: 0, name: live.meta.name,
-                                      legacy: live.meta.legacyShape)
+            let id = try journal.begin(
+                op: request.what.operation.rawValue, playlist: live.meta.id, summary: Self.describe(edit, in: live.meta.name),
+                change: .entries(edit, before: live.uris))
+            let final = try await run(
+                plan, playlist: request.playlist, journalID: id, from: 0, name: live.meta.name,
+                legacy: live.meta.legacyShape)
             try journal.finish(id, .done)
             outcome.warnings += try await store(final, expected: plan.result)
             outcome.snapshotID = final.meta.snapshotID
@@ -96,9 +104,11 @@ extension PlaylistEditor {
         // The user saw the cached list. The snapshot says whether Spotify's is the same; when the
         // cache does not know its snapshot (an upgraded cache before its next sync), the entries do.
         if request.isPositional, let cached = try cache.playlist(.playlist(request.playlist)),
-           let entries = try cache.entries(of: .playlist(request.playlist)) {
+            let entries = try cache.entries(of: .playlist(request.playlist))
+        {
             let sameSnapshot = cached.snapshotID.map { $0 == live.meta.snapshotID }
-            let sameEntries = cached.trackCount == live.uris.count
+            let sameEntries =
+                cached.trackCount == live.uris.count
                 && entries.allSatisfy { live.uris.indices.contains($0.position) && live.uris[$0.position] == $0.uri }
             if !(sameSnapshot ?? sameEntries) {
                 guard request.force else { throw EditConflict(playlist: live.meta.name, cached: cached.snapshotID, live: live.meta.snapshotID) }
@@ -118,7 +128,9 @@ extension PlaylistEditor {
             let wanted = Set(uris)
             let positions = live.uris.indices.filter { wanted.contains(live.uris[$0]) }
             guard !positions.isEmpty else {
-                throw InvalidEdit(message: "none of the given tracks is in “\(TerminalText.preview(live.meta.name, limit: 60))”", hint: "`timbre tracks REF` lists its entries")
+                throw InvalidEdit(
+                    message: "none of the given tracks is in “\(TerminalText.preview(live.meta.name, limit: 60))”",
+                    hint: "`timbre tracks REF` lists its entries")
             }
             return positions
         }
@@ -143,7 +155,8 @@ extension PlaylistEditor {
         case .move(let start, let length, let to):
             let mapped = try (start..<start + length).map(map)
             guard mapped == Array(mapped[0]..<mapped[0] + length) else {
-                throw InvalidEdit(message: "the entries to move are no longer next to each other on Spotify", hint: "run `timbre sync` and choose the range again")
+                throw InvalidEdit(
+                    message: "the entries to move are no longer next to each other on Spotify", hint: "run `timbre sync` and choose the range again")
             }
             return .move(start: mapped[0], length: length, to: to)
         }
@@ -157,7 +170,8 @@ extension PlaylistEditor {
         }
         let nth = cached.filter { $0.uri == entry.uri && $0.position < position }.count
         guard let found = follow(entry.uri, occurrence: nth, in: live) else {
-            throw InvalidEdit(message: "“\(TerminalText.preview(entry.name, limit: 60))” (position \(position + 1)) is no longer in the playlist on Spotify", hint: nil)
+            throw InvalidEdit(
+                message: "“\(TerminalText.preview(entry.name, limit: 60))” (position \(position + 1)) is no longer in the playlist on Spotify", hint: nil)
         }
         return found
     }
@@ -176,14 +190,17 @@ extension PlaylistEditor {
         do {
             return try edit.plan(on: list)
         } catch .positionOutOfRange(let position, let count) {
-            throw InvalidEdit(message: count > 0 ? "position \(position + 1) is outside the playlist (1–\(count))" : "position \(position + 1) is outside the playlist (it is empty)",
-                              hint: "positions count from 1; `timbre tracks REF` lists its entries with their positions")
+            throw InvalidEdit(
+                message: count > 0
+                    ? "position \(position + 1) is outside the playlist (1–\(count))" : "position \(position + 1) is outside the playlist (it is empty)",
+                hint: "positions count from 1; `timbre tracks REF` lists its entries with their positions")
         } catch .nothingToDo {
             throw NothingToChange(message: "that edit changes nothing")
         } catch .cannotAddBack(let uri) {
-            throw InvalidEdit(message: LivePlaylist.isUnusable(uri)
-                ? "an entry without a track cannot be removed through Spotify's API"
-                : "“\(TerminalText.preview(uri, limit: 80))” is a local file: Spotify's API cannot add it back, so timbre removes neither it nor other copies of it (an undo could not restore them)",
+            throw InvalidEdit(
+                message: LivePlaylist.isUnusable(uri)
+                    ? "an entry without a track cannot be removed through Spotify's API"
+                    : "“\(TerminalText.preview(uri, limit: 80))” is a local file: Spotify's API cannot add it back, so timbre removes neither it nor other copies of it (an undo could not restore them)",
                 hint: "remove local files in the Spotify app; nothing was written")
         } catch {
             throw InvalidEdit(message: "timbre could not plan that edit safely, so nothing was written", hint: "please report this with the command you ran")
@@ -227,8 +244,9 @@ extension PlaylistEditor {
         if case .sort(let by, let reverse) = request.what { key = by.rawValue + (reverse ? ", reversed" : "") }
         let moves = order == Array(order.indices) ? 0 : EntryEdit.moves(order).count
         let canRewrite = live.uris.allSatisfy(EntryEdit.isResendable)
-        return OrderCost(op: request.what.operation.rawValue, playlistName: live.meta.name, key: key, entries: order.count, moves: moves,
-                         rewriteWrites: canRewrite ? (order.count + EntryWrite.maxURIs - 1) / EntryWrite.maxURIs : moves, canRewrite: canRewrite)
+        return OrderCost(
+            op: request.what.operation.rawValue, playlistName: live.meta.name, key: key, entries: order.count, moves: moves,
+            rewriteWrites: canRewrite ? (order.count + EntryWrite.maxURIs - 1) / EntryWrite.maxURIs : moves, canRewrite: canRewrite)
     }
 
     static func describe(_ edit: EntryEdit, in name: String) -> String {

@@ -56,9 +56,10 @@ extension PlaylistEditor {
             guard force else { throw EditConflict(playlist: live.meta.name, cached: nil, live: live.meta.snapshotID) }
             // The playlist moved on: the same entries, found by track and occurrence, as an edit of its own.
             change = try Self.remap(change, from: reference, to: live.uris)
-            journalID = try journal.begin(op: (undo ? LibraryChange.Operation.undo : .redo).rawValue, playlist: entry.playlist,
-                                          summary: "\(undo ? "undid" : "redid") edit \(entry.id) on a changed playlist (\(Self.describe(change, in: live.meta.name)))",
-                                          change: .entries(change, before: live.uris))
+            journalID = try journal.begin(
+                op: (undo ? LibraryChange.Operation.undo : .redo).rawValue, playlist: entry.playlist,
+                summary: "\(undo ? "undid" : "redid") edit \(entry.id) on a changed playlist (\(Self.describe(change, in: live.meta.name)))",
+                change: .entries(change, before: live.uris))
         } else {
             try journal.start(entry.id, undo ? .backward : .forward)
         }
@@ -66,12 +67,14 @@ extension PlaylistEditor {
         // Refused with nothing applied: the edit stays as it was (done before an undo, undone
         // before a redo); a separate remapped edit simply failed.
         let unchanged: EditJournal.Entry.State = journalID != entry.id ? .failed : (undo ? .done : .undone)
-        let final = try await run(plan, playlist: id, journalID: journalID, from: 0, name: live.meta.name,
-                                  legacy: live.meta.legacyShape, nothingApplied: unchanged)
+        let final = try await run(
+            plan, playlist: id, journalID: journalID, from: 0, name: live.meta.name,
+            legacy: live.meta.legacyShape, nothingApplied: unchanged)
         if journalID != entry.id { try journal.finish(journalID, .done) }
         try journal.finish(entry.id, undo ? .undone : .done)
-        var outcome = EditOutcome(operation: undo ? .undo : .redo, playlist: entry.playlist, playlistName: live.meta.name,
-                                  snapshotID: final.meta.snapshotID, writes: plan.writes, journalID: entry.id, dryRun: false)
+        var outcome = EditOutcome(
+            operation: undo ? .undo : .redo, playlist: entry.playlist, playlistName: live.meta.name,
+            snapshotID: final.meta.snapshotID, writes: plan.writes, journalID: entry.id, dryRun: false)
         outcome.warnings = try await store(final, expected: plan.result)
         Self.count(change, into: &outcome)
         if case .permute = edit { outcome.dates = .notRestored }
@@ -100,14 +103,16 @@ extension PlaylistEditor {
             }
             return .move(start: found[0], length: length, to: min(to, live.count - length))
         case .permute, .reorder:
-            throw InvalidEdit(message: "the playlist changed since it was reordered; a new order would not be the one asked for",
-                              hint: "shuffle or sort it again")
+            throw InvalidEdit(
+                message: "the playlist changed since it was reordered; a new order would not be the one asked for",
+                hint: "shuffle or sort it again")
         case .restore(let entries):
             var position = 0
-            return .restore(entries: entries.map { entry in
-                defer { position += 1 }
-                return EntryEdit.PositionedURI(position: min(entry.position, live.count + position), uri: entry.uri)
-            })
+            return .restore(
+                entries: entries.map { entry in
+                    defer { position += 1 }
+                    return EntryEdit.PositionedURI(position: min(entry.position, live.count + position), uri: entry.uri)
+                })
         }
     }
 
@@ -116,7 +121,7 @@ extension PlaylistEditor {
         for entry in try journal.running() {
             do {
                 if let note = try await finish(entry) { notes.append(note) }
-            } catch where Self.endsEdit(error) {
+            } catch  where Self.endsEdit(error) {
                 // Spotify said no for good, or the playlist went its own way: the edit ends here
                 // (never resent) and the command that found it goes on.
                 let reason = (error as? any UserFacingError)?.message ?? String(describing: error)
@@ -132,7 +137,7 @@ extension PlaylistEditor {
         switch error {
         case let error as SpotifyError: return error.isDefinitiveRefusal
         case is EditRefused, is PlaylistGone, is UnknownItems, is EditLost, is NotPermitted, is InvalidEdit, is NothingToUndo,
-             is OnlyOwnerChangesDetails, is CollaborativeMustBePrivate:
+            is OnlyOwnerChangesDetails, is CollaborativeMustBePrivate:
             return true
         default: return false
         }
@@ -145,7 +150,8 @@ extension PlaylistEditor {
         case .library(let edit) where edit.uris.isEmpty:
             // A creation whose answer never came: which playlist it made (if any) is unknown.
             try journal.finish(entry.id, .failed, reason: "interrupted before Spotify answered the creation")
-            return "edit \(entry.id) (\(entry.summary)) was interrupted before Spotify answered; if the playlist exists, it is in `timbre playlists` after a sync"
+            return
+                "edit \(entry.id) (\(entry.summary)) was interrupted before Spotify answered; if the playlist exists, it is in `timbre playlists` after a sync"
         case .library(let edit):
             // Saving and removing are idempotent: sending them again finishes them.
             let change = backward ? edit.inverse : edit
@@ -164,8 +170,9 @@ extension PlaylistEditor {
             let forward = try Self.plan(edit, on: before)
             let plan = backward ? try Self.plan(edit.inverse(before: before), on: forward.result) : forward
             let meta = try await LivePlaylist.meta(id, api: api)
-            let final = try await run(plan, playlist: id, journalID: entry.id, from: nil, name: meta.name.isEmpty ? entry.playlist : meta.name,
-                                      legacy: meta.legacyShape, nothingApplied: backward ? .done : .failed)
+            let final = try await run(
+                plan, playlist: id, journalID: entry.id, from: nil, name: meta.name.isEmpty ? entry.playlist : meta.name,
+                legacy: meta.legacyShape, nothingApplied: backward ? .done : .failed)
             try journal.finish(entry.id, backward ? .undone : .done)
             _ = try await store(final, expected: plan.result)
         }
@@ -181,8 +188,9 @@ extension PlaylistEditor {
             throw InvalidEdit(message: "there is no edit \(id) in the journal", hint: "`timbre history` lists the edits and their numbers")
         }
         guard entry.state == .running else {
-            throw InvalidEdit(message: "edit \(id) is \(entry.state.rawValue), not interrupted: there is nothing to abandon",
-                              hint: entry.state == .done ? "`timbre undo` reverts the newest finished edit" : nil)
+            throw InvalidEdit(
+                message: "edit \(id) is \(entry.state.rawValue), not interrupted: there is nothing to abandon",
+                hint: entry.state == .done ? "`timbre undo` reverts the newest finished edit" : nil)
         }
         let leaves: String
         switch entry.change {
@@ -190,11 +198,14 @@ extension PlaylistEditor {
             let backward = entry.direction == .backward
             var left = "what Spotify holds now could not be read"
             if let playlist = SpotifyID(entry.playlist), let forward = try? Self.plan(edit, on: before),
-               let plan = backward ? try? Self.plan(edit.inverse(before: before), on: forward.result) : forward,
-               let live = try? await LivePlaylist.read(playlist, api: api) {
+                let plan = backward ? try? Self.plan(edit.inverse(before: before), on: forward.result) : forward,
+                let live = try? await LivePlaylist.read(playlist, api: api)
+            {
                 let name = TerminalText.preview(live.meta.name, limit: 60)
                 if let reached = plan.lastStep(matching: live.uris) {
-                    left = reached == 0 ? "“\(name)” is as it was before the edit (none of its \(plan.writes.count) writes was applied)"
+                    left =
+                        reached == 0
+                        ? "“\(name)” is as it was before the edit (none of its \(plan.writes.count) writes was applied)"
                         : "“\(name)” stays as \(reached) of the edit's \(plan.writes.count) writes left it (\(live.uris.count) entries)"
                 } else {
                     left = "“\(name)” holds \(live.uris.count) entries, in a state the edit does not explain (changed elsewhere since)"

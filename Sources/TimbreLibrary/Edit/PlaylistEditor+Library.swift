@@ -14,8 +14,9 @@ extension PlaylistEditor {
             let change = LibraryEdit(uris: unique.filter { saved[$0] != save }, save: save)
             var outcome = Self.libraryOutcome(change, operation: kind, journalID: nil, dryRun: dryRun)
             if !dryRun, !change.uris.isEmpty {
-                let id = try journal.begin(op: kind.rawValue, playlist: change.playlistIDs.first ?? CachedPlaylist.likedID,
-                                           summary: "\(kind.rawValue) \(change.uris.count)", change: .library(change))
+                let id = try journal.begin(
+                    op: kind.rawValue, playlist: change.playlistIDs.first ?? CachedPlaylist.likedID,
+                    summary: "\(kind.rawValue) \(change.uris.count)", change: .library(change))
                 try await sendLibrary(change, journalID: id, nothingApplied: .failed)
                 try journal.finish(id, .done)
                 try await refresh(after: change)
@@ -52,13 +53,15 @@ extension PlaylistEditor {
                 let total = change.chunks.count, applied = total - change.chunks.drop(while: { $0 != chunk }).count
                 var state = nothingApplied
                 if applied > 0, try journal.entry(journalID)?.direction != .backward {
-                    try journal.update(journalID, change: .library(LibraryEdit(uris: sent, save: change.save)), playlist: change.playlistIDs.first ?? CachedPlaylist.likedID)
+                    try journal.update(
+                        journalID, change: .library(LibraryEdit(uris: sent, save: change.save)), playlist: change.playlistIDs.first ?? CachedPlaylist.likedID)
                     state = .done
                 } else if applied > 0 {
                     state = .failed
                 }
-                let refusal = EditRefused(journalID: journalID, playlist: name, status: error.status, spotify: error.spotifyMessage ?? error.message,
-                                          applied: applied, total: total, leftAs: state)
+                let refusal = EditRefused(
+                    journalID: journalID, playlist: name, status: error.status, spotify: error.spotifyMessage ?? error.message,
+                    applied: applied, total: total, leftAs: state)
                 try journal.finish(journalID, state, reason: state == .failed ? refusal.reason : nil)
                 throw refusal
             }
@@ -70,8 +73,10 @@ extension PlaylistEditor {
     func refresh(after change: LibraryEdit) async throws {
         let playlists = change.playlistIDs.compactMap(SpotifyID.init)
         if change.touchesLikedSongs || (change.save && !playlists.isEmpty) {
-            _ = try await SyncEngine(api: api, cache: cache,
-                                     options: SyncOptions(playlists: change.save ? playlists : [], liked: change.touchesLikedSongs)).run()
+            _ = try await SyncEngine(
+                api: api, cache: cache,
+                options: SyncOptions(playlists: change.save ? playlists : [], liked: change.touchesLikedSongs)
+            ).run()
         }
         if !change.save, !playlists.isEmpty { try await cache.remove(playlists.map(\.rawValue)) }
     }
@@ -83,13 +88,15 @@ extension PlaylistEditor {
     }
 
     static func libraryOutcome(_ change: LibraryEdit, operation: LibraryChange.Operation, journalID: Int64?, dryRun: Bool) -> EditOutcome {
-        var outcome = EditOutcome(operation: operation, playlist: change.playlistIDs.first ?? CachedPlaylist.likedID,
-                                  playlistName: change.playlistIDs.isEmpty ? CachedPlaylist.likedName : "your library", snapshotID: nil,
-                                  writes: [], journalID: journalID, dryRun: dryRun)
+        var outcome = EditOutcome(
+            operation: operation, playlist: change.playlistIDs.first ?? CachedPlaylist.likedID,
+            playlistName: change.playlistIDs.isEmpty ? CachedPlaylist.likedName : "your library", snapshotID: nil,
+            writes: [], journalID: journalID, dryRun: dryRun)
         if change.save { outcome.counts.added = change.uris.count } else { outcome.counts.removed = change.uris.count }
         outcome.libraryWrites = change.chunks.count
-        outcome.library = EditOutcome.LibraryItems(playlists: change.playlistIDs.count, items: change.uris.count - change.playlistIDs.count,
-                                                   save: change.save)
+        outcome.library = EditOutcome.LibraryItems(
+            playlists: change.playlistIDs.count, items: change.uris.count - change.playlistIDs.count,
+            save: change.save)
         return outcome
     }
 }

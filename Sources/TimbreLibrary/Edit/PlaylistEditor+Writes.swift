@@ -9,8 +9,10 @@ extension PlaylistEditor {
     /// against the list after each step, and the plan goes on from the step it shows.
     /// A write Spotify refuses for good ends the edit (see `refused`): `nothingApplied` is what the
     /// journal says of it when none of the plan had been applied.
-    func run(_ plan: EntryEdit.Plan, playlist: SpotifyID, journalID: Int64, from start: Int?, name: String, legacy: Bool,
-                     nothingApplied: EditJournal.Entry.State = .failed) async throws -> LivePlaylist {
+    func run(
+        _ plan: EntryEdit.Plan, playlist: SpotifyID, journalID: Int64, from start: Int?, name: String, legacy: Bool,
+        nothingApplied: EditJournal.Entry.State = .failed
+    ) async throws -> LivePlaylist {
         var step: Int
         if let start {
             step = start
@@ -26,8 +28,9 @@ extension PlaylistEditor {
                 try journal.confirm(journalID, step: step)
                 progress?(step, plan.writes.count)
             } catch let error as SpotifyError where error.isDefinitiveRefusal {
-                throw try await refused(error, write: plan.writes[step], plan: plan, playlist: playlist, journalID: journalID, name: name,
-                                        nothingApplied: nothingApplied)
+                throw try await refused(
+                    error, write: plan.writes[step], plan: plan, playlist: playlist, journalID: journalID, name: name,
+                    nothingApplied: nothingApplied)
             } catch let error as WriteOutcomeUnknown {
                 unknownInARow += 1
                 // Left running: the next command that opens the journal finishes it.
@@ -52,8 +55,10 @@ extension PlaylistEditor {
     /// A write Spotify refused for good: the journal entry ends — never resent — with Spotify's
     /// words and how much of the plan the live playlist shows applied; the cache gets what Spotify
     /// holds. Returns the error to throw.
-    func refused(_ error: SpotifyError, write: EntryWrite, plan: EntryEdit.Plan, playlist: SpotifyID, journalID: Int64,
-                         name: String, nothingApplied: EditJournal.Entry.State) async throws -> any Error {
+    func refused(
+        _ error: SpotifyError, write: EntryWrite, plan: EntryEdit.Plan, playlist: SpotifyID, journalID: Int64,
+        name: String, nothingApplied: EditJournal.Entry.State
+    ) async throws -> any Error {
         if error.status == 404 {
             let gone = PlaylistGone(playlist: name)
             try journal.finish(journalID, .failed, reason: gone.message)
@@ -70,8 +75,9 @@ extension PlaylistEditor {
         }
         let state: EditJournal.Entry.State = applied == 0 ? nothingApplied : .failed
         func end(_ reason: String) throws { try journal.finish(journalID, state, reason: state == .failed ? reason : nil) }
-        let refusal = EditRefused(journalID: journalID, playlist: shown, status: error.status, spotify: error.spotifyMessage ?? error.message,
-                                  applied: applied, total: plan.writes.count, leftAs: state)
+        let refusal = EditRefused(
+            journalID: journalID, playlist: shown, status: error.status, spotify: error.spotifyMessage ?? error.message,
+            applied: applied, total: plan.writes.count, leftAs: state)
         if error.status == 400, case .add(let uris, _) = write, (error.spotifyMessage ?? "").localizedCaseInsensitiveContains("non-existing") {
             let unknown = UnknownItems(playlist: shown, unknown: await unknownItems(uris), applied: max(applied, 0))
             try end(unknown.message)

@@ -16,8 +16,10 @@ public final class PlaylistEditor: Sendable {
     /// Told after each write of a playlist's entries: (writes done, writes in the plan).
     let progress: (@Sendable (_ done: Int, _ total: Int) -> Void)?
 
-    public init(api: any SpotifyAPI, cache: LibraryCache, journal: EditJournal, lockWait: Duration = .seconds(10),
-                progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil) {
+    public init(
+        api: any SpotifyAPI, cache: LibraryCache, journal: EditJournal, lockWait: Duration = .seconds(10),
+        progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil
+    ) {
         self.api = api
         self.cache = cache
         self.journal = journal

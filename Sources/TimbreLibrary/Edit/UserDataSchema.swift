@@ -8,42 +8,48 @@ enum UserDataSchema {
     /// `EntryEdit` and the playlist's URIs), `library` (a `LibraryEdit`: likes, follows,
     /// creations) or `details` (a `DetailsEdit`).
     static let migrations: [CacheSchema.Migration] = [
-        CacheSchema.Migration(identifier: "journal v1: edits", sql: """
-            CREATE TABLE edit (
-                id INTEGER PRIMARY KEY AUTOINCREMENT,
-                at TEXT NOT NULL,
-                op TEXT NOT NULL,
-                playlist TEXT NOT NULL,
-                summary TEXT NOT NULL,
-                state TEXT NOT NULL,
-                direction TEXT,
-                step INTEGER NOT NULL DEFAULT 0,
-                kind TEXT NOT NULL DEFAULT 'entries',
-                edit TEXT NOT NULL,
-                before TEXT NOT NULL,
-                redoable INTEGER NOT NULL DEFAULT 1
-            )
-            """),
+        CacheSchema.Migration(
+            identifier: "journal v1: edits",
+            sql: """
+                CREATE TABLE edit (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    at TEXT NOT NULL,
+                    op TEXT NOT NULL,
+                    playlist TEXT NOT NULL,
+                    summary TEXT NOT NULL,
+                    state TEXT NOT NULL,
+                    direction TEXT,
+                    step INTEGER NOT NULL DEFAULT 0,
+                    kind TEXT NOT NULL DEFAULT 'entries',
+                    edit TEXT NOT NULL,
+                    before TEXT NOT NULL,
+                    redoable INTEGER NOT NULL DEFAULT 1
+                )
+                """),
         // Timor's folders: a name, an order, expanded or not, and the playlists in it (a playlist
         // is in one folder at most). Local only: Spotify's API has no folders.
-        CacheSchema.Migration(identifier: "user data v2: local folders", sql: """
-            CREATE TABLE folder (
-                id INTEGER PRIMARY KEY AUTOINCREMENT,
-                name TEXT NOT NULL UNIQUE,
-                position INTEGER NOT NULL,
-                expanded INTEGER NOT NULL DEFAULT 1
-            );
-            CREATE TABLE folder_playlist (
-                playlist TEXT NOT NULL PRIMARY KEY,
-                folder INTEGER NOT NULL REFERENCES folder(id) ON DELETE CASCADE,
-                position INTEGER NOT NULL
-            );
-            """),
+        CacheSchema.Migration(
+            identifier: "user data v2: local folders",
+            sql: """
+                CREATE TABLE folder (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    name TEXT NOT NULL UNIQUE,
+                    position INTEGER NOT NULL,
+                    expanded INTEGER NOT NULL DEFAULT 1
+                );
+                CREATE TABLE folder_playlist (
+                    playlist TEXT NOT NULL PRIMARY KEY,
+                    folder INTEGER NOT NULL REFERENCES folder(id) ON DELETE CASCADE,
+                    position INTEGER NOT NULL
+                );
+                """),
         // Why an edit ended `failed` (Spotify's refusal, what was applied, or "abandoned"), for
         // `timbre history`.
-        CacheSchema.Migration(identifier: "journal v3: failure reasons", sql: """
-            ALTER TABLE edit ADD COLUMN reason TEXT
-            """),
+        CacheSchema.Migration(
+            identifier: "journal v3: failure reasons",
+            sql: """
+                ALTER TABLE edit ADD COLUMN reason TEXT
+                """),
     ]
 
     static var migrator: DatabaseMigrator {

@@ -22,7 +22,9 @@ extension LibraryCache {
         do {
             return try indexedSearch(needle, limit: limit).matches
         } catch {
-            warnOnce("the search index of the cache could not be used (\(TerminalText.preview("\(error)"))); searching every item instead — `timbre sync` repairs it")
+            warnOnce(
+                "the search index of the cache could not be used (\(TerminalText.preview("\(error)"))); searching every item instead — `timbre sync` repairs it"
+            )
             return try searchByScan(needle, limit: limit)
         }
     }
@@ -110,8 +112,10 @@ extension LibraryCache {
     }
 
     /// Appends the keys of `list`'s items whose folded text contains `needle`, until `found` holds `limit`.
-    private static func scan(_ db: Database, list: String, index: Int, _ needle: [UInt8], limit: Int, folded: inout [UInt8],
-                             into found: inout [(list: Int, key: Int64)]) throws {
+    private static func scan(
+        _ db: Database, list: String, index: Int, _ needle: [UInt8], limit: Int, folded: inout [UInt8],
+        into found: inout [(list: Int, key: Int64)]
+    ) throws {
         // Only the three searched columns are read while scanning; hits are read whole afterwards.
         try eachItem(db, of: list, sql: searchSelect) { raw in
             folded.removeAll(keepingCapacity: true)
@@ -123,8 +127,10 @@ extension LibraryCache {
 
     /// The hits read whole, each checked against `needle` again: an index that named an item that
     /// does not match (or no longer exists) throws, so a wrong answer is never shown.
-    private static func matches(_ found: [(list: Int, key: Int64)], lists: [(id: String, name: String)], _ needle: [UInt8],
-                                _ db: Database) throws -> [SearchMatch] {
+    private static func matches(
+        _ found: [(list: Int, key: Int64)], lists: [(id: String, name: String)], _ needle: [UInt8],
+        _ db: Database
+    ) throws -> [SearchMatch] {
         let whole = try db.cachedStatement(sql: itemByKey)
         var folded: [UInt8] = []
         return try found.map { hit in
@@ -175,8 +181,9 @@ private extension Statement {
         let step = sqlite3_step(raw)
         guard step == SQLITE_ROW else {
             guard step == SQLITE_DONE else { throw SQLiteText.error(step, db, sql: LibraryCache.itemByKey) }
-            throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "database disk image is malformed (an item the search found is missing)",
-                                sql: LibraryCache.itemByKey)
+            throw DatabaseError(
+                resultCode: .SQLITE_CORRUPT, message: "database disk image is malformed (an item the search found is missing)",
+                sql: LibraryCache.itemByKey)
         }
         return try body(raw)
     }

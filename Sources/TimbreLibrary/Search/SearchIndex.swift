@@ -28,7 +28,8 @@ enum SearchIndex {
     /// The format of the rows and Foundation's folding of a sample of scripts: a change of either
     /// makes the stored rows stale.
     static let foldingStamp: String = {
-        let sample = "format 1 · AÀÁÂÃÄÅĀĂĄ æÆ çÇ ðÐ ĞİIıŞ ßẞ ŒœØø ÑñŃ ǅǆ ﬁﬂ ΆΈΉΊΌΎΏάέήίόύώΪΫ ЁЙёйЇї ＡＢｃ１２ ｶﾞﾊﾟ ①²Ⅻ㎏ 가각 "
+        let sample =
+            "format 1 · AÀÁÂÃÄÅĀĂĄ æÆ çÇ ðÐ ĞİIıŞ ßẞ ŒœØø ÑñŃ ǅǆ ﬁﬂ ΆΈΉΊΌΎΏάέήίόύώΪΫ ЁЙёйЇї ＡＢｃ１２ ｶﾞﾊﾟ ①²Ⅻ㎏ 가각 "
             + "\u{0301}e\u{0301} ǰ ŉ Ǳǲǳ ꝺ Ꞵ 𝐀𝔸 ℌℍ ℃ ™ ‐–— “”‘’ … ×÷"
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
         for byte in SearchText.foldedBytes(sample) {
@@ -42,8 +43,10 @@ enum SearchIndex {
 
     /// The folded text `F` matches for one item: name, 0x1F, artists as shown ("A, B"), 0x1F,
     /// album. `artists` is the stored JSON array of names.
-    static func appendFolded(name: UnsafeBufferPointer<UInt8>, artists: UnsafeBufferPointer<UInt8>, album: UnsafeBufferPointer<UInt8>,
-                             to folded: inout [UInt8]) {
+    static func appendFolded(
+        name: UnsafeBufferPointer<UInt8>, artists: UnsafeBufferPointer<UInt8>, album: UnsafeBufferPointer<UInt8>,
+        to folded: inout [UInt8]
+    ) {
         SearchText.append(bytes: name, to: &folded)
         folded.append(0x1F)
         appendArtists(artists, to: &folded)
@@ -128,16 +131,19 @@ enum SearchIndex {
             try db.execute(sql: "DELETE FROM item_search")
             try db.execute(sql: "INSERT OR REPLACE INTO item_search_state (id, folding) VALUES (0, ?)", arguments: [foldingStamp])
         }
-        let missing = try Row.fetchAll(db, sql: """
-            SELECT id, items_key FROM playlist
-            WHERE items_key IS NOT NULL AND NOT EXISTS (SELECT 1 FROM item_search WHERE list = items_key)
-            """)
+        let missing = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT id, items_key FROM playlist
+                WHERE items_key IS NOT NULL AND NOT EXISTS (SELECT 1 FROM item_search WHERE list = items_key)
+                """)
         var indexed = 0
         for playlist in missing {
             var row = Builder()
             try LibraryCache.eachItem(db, of: playlist["id"], sql: LibraryCache.searchSelect) { raw in
-                row.add(position: Int(sqlite3_column_int64(raw, 0) & Int64(ItemKey.positions - 1)), name: SQLiteText.bytes(raw, 1),
-                        artists: SQLiteText.bytes(raw, 2), album: SQLiteText.bytes(raw, 3))
+                row.add(
+                    position: Int(sqlite3_column_int64(raw, 0) & Int64(ItemKey.positions - 1)), name: SQLiteText.bytes(raw, 1),
+                    artists: SQLiteText.bytes(raw, 2), album: SQLiteText.bytes(raw, 3))
                 return true
             }
             try row.insert(list: playlist["items_key"], db)
@@ -207,8 +213,10 @@ enum SearchIndex {
     /// The keys of the items whose text in `folded` (a row of `item_search` of list `list`)
     /// contains `needle`, in position order, appended to `found` with `listIndex` until it holds
     /// `limit`. Throws `Unusable` when the row contradicts itself.
-    static func find(_ needle: [UInt8], in folded: UnsafeRawBufferPointer, positions: UnsafeRawBufferPointer?, list: Int64, listIndex: Int,
-                     limit: Int, into found: inout [(list: Int, key: Int64)]) throws {
+    static func find(
+        _ needle: [UInt8], in folded: UnsafeRawBufferPointer, positions: UnsafeRawBufferPointer?, list: Int64, listIndex: Int,
+        limit: Int, into found: inout [(list: Int, key: Int64)]
+    ) throws {
         guard let base = folded.baseAddress, !needle.isEmpty else { return }
         let count = folded.count
         let rarest = SearchText.rarestIndex(needle)

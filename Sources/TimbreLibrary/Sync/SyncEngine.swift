@@ -18,8 +18,10 @@ public final class SyncEngine: Sendable {
     private let options: SyncOptions
     private let progress: @Sendable (SyncProgress) -> Void
 
-    public init(api: any SpotifyAPI, cache: LibraryCache, options: SyncOptions,
-                progress: @escaping @Sendable (SyncProgress) -> Void = { _ in }) {
+    public init(
+        api: any SpotifyAPI, cache: LibraryCache, options: SyncOptions,
+        progress: @escaping @Sendable (SyncProgress) -> Void = { _ in }
+    ) {
         self.api = api
         self.cache = cache
         self.options = options
@@ -70,7 +72,12 @@ public final class SyncEngine: Sendable {
         }
 
         func warn(_ text: String) { warnings.withLock { $0.append(text) } }
-        func finishedOne() -> Int { done.withLock { $0 += 1; return $0 } }
+        func finishedOne() -> Int {
+            done.withLock {
+                $0 += 1
+                return $0
+            }
+        }
     }
 
     /// The playlists to look at, each with the order to store it in (nil: keep or append).
@@ -177,7 +184,9 @@ public final class SyncEngine: Sendable {
                 for _ in 0..<Self.playlistConcurrency { startNext() }
                 for try await outcome in group {
                     switch outcome {
-                    case .updated(let items): tally.updated += 1; tally.itemsWritten += items
+                    case .updated(let items):
+                        tally.updated += 1
+                        tally.itemsWritten += items
                     case .unchanged: tally.unchanged += 1
                     case .failed: tally.failed += 1
                     }
@@ -201,19 +210,22 @@ public final class SyncEngine: Sendable {
         var itemsWritten = tally.itemsWritten
         var likedUpdated = false, likedFailed = false
         switch liked {
-        case .updated(let items): likedUpdated = true; itemsWritten += items
+        case .updated(let items):
+            likedUpdated = true
+            itemsWritten += items
         case .unchanged, nil: break
         case .failed: likedFailed = true
         }
         let failed = listing.failed + tally.failed
         let succeeded = tally.updated + tally.unchanged > 0 || (run.wantsLiked && !likedFailed)
         let status: SyncReport.Status = failed == 0 && !likedFailed ? .ok : (succeeded ? .partial : .failed)
-        let report = SyncReport(status: status, checked: listing.playlists.count + listing.failed, updated: tally.updated,
-                                unchanged: tally.unchanged, failed: failed, removed: listing.removed, likedUpdated: likedUpdated,
-                                likedCount: (try? cache.playlist(.liked))?.trackCount ?? 0, itemsWritten: itemsWritten,
-                                requests: api.pacing.requestsSent() - run.sentBefore, warnings: run.warnings.current,
-                                durationMS: Self.milliseconds(ContinuousClock.now - run.clock),
-                                rateLimitedMS: Self.milliseconds(api.pacing.rateLimitWaited() - run.waitedBefore))
+        let report = SyncReport(
+            status: status, checked: listing.playlists.count + listing.failed, updated: tally.updated,
+            unchanged: tally.unchanged, failed: failed, removed: listing.removed, likedUpdated: likedUpdated,
+            likedCount: (try? cache.playlist(.liked))?.trackCount ?? 0, itemsWritten: itemsWritten,
+            requests: api.pacing.requestsSent() - run.sentBefore, warnings: run.warnings.current,
+            durationMS: Self.milliseconds(ContinuousClock.now - run.clock),
+            rateLimitedMS: Self.milliseconds(api.pacing.rateLimitWaited() - run.waitedBefore))
         try await cache.recordRun(startedAt: run.started, report: report)
         let total = run.totalWork.current
         progress(SyncProgress(phase: .finished, description: "done", done: total, total: total))
@@ -238,7 +250,9 @@ public final class SyncEngine: Sendable {
                 if await isUsers(meta, run) {
                     // The user's own playlist stored without its entries: the run is not `ok`.
                     warnings.withLock {
-                        $0.append("\(label), a playlist of yours, could not be read (Spotify answered \(error.status)); it is marked unavailable until a sync can read it")
+                        $0.append(
+                            "\(label), a playlist of yours, could not be read (Spotify answered \(error.status)); it is marked unavailable until a sync can read it"
+                        )
                     }
                     return .failed
                 }
@@ -256,15 +270,17 @@ public final class SyncEngine: Sendable {
             if !fetched.consistent || suspiciousEmpty {
                 if attempt < 2 { continue }
                 warnings.withLock {
-                    $0.append("\(label): Spotify reported \(fetched.total) items but sent \(fetched.count); "
-                        + (stored == nil ? "it was not stored" : "the cached copy was kept"))
+                    $0.append(
+                        "\(label): Spotify reported \(fetched.total) items but sent \(fetched.count); "
+                            + (stored == nil ? "it was not stored" : "the cached copy was kept"))
                 }
                 return stored == nil ? .failed : .unchanged
             }
 
             let (items, malformed) = Self.rows(of: fetched.pages)
             if let stored, stored.itemCount > 0, items.isEmpty,
-               !(fetched.total == 0 && meta.total == 0 && stored.snapshotID != meta.snapshotID) {
+                !(fetched.total == 0 && meta.total == 0 && stored.snapshotID != meta.snapshotID)
+            {
                 warnings.withLock { $0.append("\(label): Spotify sent an empty list; the \(stored.itemCount) cached items were kept") }
                 return .unchanged
             }
@@ -326,8 +342,9 @@ public final class SyncEngine: Sendable {
                 // Asked only when Liked Songs changed, so a no-change resync stays within
                 // ceil(playlists/50) + 2 requests even when it has to refresh the token first.
                 let me = try await api.me()
-                let meta = PlaylistMeta(id: CachedPlaylist.likedID, name: CachedPlaylist.likedName, ownerID: me.id, ownerName: me.displayName,
-                                        snapshotID: nil, total: fetched.total, collaborative: false, isPublic: false)
+                let meta = PlaylistMeta(
+                    id: CachedPlaylist.likedID, name: CachedPlaylist.likedName, ownerID: me.id, ownerName: me.displayName,
+                    snapshotID: nil, total: fetched.total, collaborative: false, isPublic: false)
                 let written = try await cache.replaceEntries(of: meta, trackCount: fetched.total, items: items, fingerprint: fingerprint, sortOrder: -1)
                 return .updated(items: written)
             }
@@ -361,9 +378,10 @@ public final class SyncEngine: Sendable {
             warnings.withLock { $0.append("skipped a playlist with a malformed id \(TerminalText.preview(object.id ?? "(none)", limit: 40))") }
             return nil
         }
-        return PlaylistMeta(id: id, name: object.name ?? "", ownerID: object.owner?.id ?? "", ownerName: object.owner?.displayName,
-                            snapshotID: object.snapshotID, total: max(0, object.total ?? 0), collaborative: object.collaborative ?? false,
-                            isPublic: object.isPublic ?? false, legacyShape: object.legacyShape)
+        return PlaylistMeta(
+            id: id, name: object.name ?? "", ownerID: object.owner?.id ?? "", ownerName: object.owner?.displayName,
+            snapshotID: object.snapshotID, total: max(0, object.total ?? 0), collaborative: object.collaborative ?? false,
+            isPublic: object.isPublic ?? false, legacyShape: object.legacyShape)
     }
 
     /// Errors that end the run: the user must sign in again, the connection is not trusted, or we

@@ -45,7 +45,8 @@ struct Fetcher: Sendable {
 
     /// Disc and track number, explicit, ISRC, the artists' ids and who added an entry are asked
     /// for `export` (Exportify's columns): they come with the same requests.
-    static let itemFields = "id,uri,name,type,duration_ms,is_local,disc_number,track_number,explicit,external_ids(isrc),"
+    static let itemFields =
+        "id,uri,name,type,duration_ms,is_local,disc_number,track_number,explicit,external_ids(isrc),"
         + "artists(id,name),album(id,name,release_date),show(name)"
     /// Only what the cache stores: a full items page is ~470 KB, this is several times smaller.
     static let entryFields = "next,total,items(added_at,added_by(id),is_local,item(\(itemFields)),track(\(itemFields)))"
@@ -129,7 +130,8 @@ struct Fetcher: Sendable {
     private func itemsPage(_ id: String, offset: Int, limit: Int, legacy: Bool) async throws -> (EntryPage, Int) {
         var limit = limit
         while true {
-            let path = "playlists/\(id)/\(legacy ? "tracks" : "items")?offset=\(offset)&limit=\(limit)"
+            let path =
+                "playlists/\(id)/\(legacy ? "tracks" : "items")?offset=\(offset)&limit=\(limit)"
                 + "&additional_types=track,episode&fields=\(Self.entryFields)"
             do {
                 return (try await getDecoded(path, as: EntryPage.self), limit)
@@ -206,8 +208,10 @@ struct Fetcher: Sendable {
         return pages.current
     }
 
-    private func collect(limit: Int, firstPage: EntryPage, cap: Int,
-                         page: @escaping @Sendable (Int, Int) async throws -> EntryPage) async throws -> FetchedList {
+    private func collect(
+        limit: Int, firstPage: EntryPage, cap: Int,
+        page: @escaping @Sendable (Int, Int) async throws -> EntryPage
+    ) async throws -> FetchedList {
         let reported = firstPage.total ?? firstPage.entries
         // Never more pages than the list can hold; a clamped list is inconsistent, so it is not stored.
         let total = min(reported, cap)

@@ -68,8 +68,10 @@ public struct SyncReport: Sendable, Equatable {
     /// Time the run spent paused by Spotify's rate limit (429 + Retry-After).
     public var rateLimitedMS: Int
 
-    public init(status: Status, checked: Int, updated: Int, unchanged: Int, failed: Int, removed: Int, likedUpdated: Bool,
-                likedCount: Int, itemsWritten: Int, requests: Int, warnings: [String], durationMS: Int, rateLimitedMS: Int = 0) {
+    public init(
+        status: Status, checked: Int, updated: Int, unchanged: Int, failed: Int, removed: Int, likedUpdated: Bool,
+        likedCount: Int, itemsWritten: Int, requests: Int, warnings: [String], durationMS: Int, rateLimitedMS: Int = 0
+    ) {
         self.status = status
         self.checked = checked
         self.updated = updated
@@ -89,10 +91,13 @@ public struct SyncReport: Sendable, Equatable {
     public var json: JSONValue {
         .object([
             ("status", .string(status.rawValue)),
-            ("playlists", .object([
-                ("checked", .int(checked)), ("updated", .int(updated)), ("unchanged", .int(unchanged)),
-                ("failed", .int(failed)), ("removed", .int(removed)),
-            ])),
+            (
+                "playlists",
+                .object([
+                    ("checked", .int(checked)), ("updated", .int(updated)), ("unchanged", .int(unchanged)),
+                    ("failed", .int(failed)), ("removed", .int(removed)),
+                ])
+            ),
             ("liked", .object([("updated", .bool(likedUpdated)), ("count", .int(likedCount))])),
             ("items_written", .int(itemsWritten)),
             ("requests", .int(requests)),

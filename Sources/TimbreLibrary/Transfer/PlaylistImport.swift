@@ -48,15 +48,18 @@ public enum PlaylistImport {
         let searches = searchKeys(rows).count
         guard searches > max else { return }
         let count = searches.formatted(.number.locale(Locale(identifier: "en_US")))
-        throw InvalidInput(message: "would search \(count) rows: more than \(max.formatted(.number.locale(Locale(identifier: "en_US")))) — pass --max-searches \(searches)",
-                         hint: "rows with a Spotify URI or ID need no search; each row without one is a catalogue search. Nothing was sent")
+        throw InvalidInput(
+            message: "would search \(count) rows: more than \(max.formatted(.number.locale(Locale(identifier: "en_US")))) — pass --max-searches \(searches)",
+            hint: "rows with a Spotify URI or ID need no search; each row without one is a catalogue search. Nothing was sent")
     }
 
     /// Each row's URI: its own, else the catalogue's match (one search per distinct title and
     /// artist, at most `maxSearches` of them, else a usage error before the first); the rows
     /// nothing matched. `progress` hears (searches done, searches to do) after each search.
-    public static func match(_ rows: [Row], catalog: Catalog, maxSearches: Int = defaultMaxSearches,
-                      progress: (Int, Int) -> Void = { _, _ in }) async throws -> Matches {
+    public static func match(
+        _ rows: [Row], catalog: Catalog, maxSearches: Int = defaultMaxSearches,
+        progress: (Int, Int) -> Void = { _, _ in }
+    ) async throws -> Matches {
         try checkSearches(rows, max: maxSearches)
         let total = searchKeys(rows).count
         var uris: [String] = []
@@ -92,7 +95,9 @@ public enum PlaylistImport {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: file) else {
             throw InvalidInput(message: "cannot read \(TerminalText.preview(file)): no such file")
         }
-        guard (attributes[.size] as? Int ?? 0) <= Self.maxBytes else { throw InvalidInput(message: "\(TerminalText.preview(file)) is over 64 MB: not a playlist") }
+        guard (attributes[.size] as? Int ?? 0) <= Self.maxBytes else {
+            throw InvalidInput(message: "\(TerminalText.preview(file)) is over 64 MB: not a playlist")
+        }
         guard let read = FileManager.default.contents(atPath: file) else { throw InvalidInput(message: "cannot read \(TerminalText.preview(file))") }
         return read
     }
@@ -132,8 +137,12 @@ public enum PlaylistImport {
                     guard ref.kind != .album else { throw InvalidInput(message: "line \(record.line): albums are added with `playlist add`") }
                     return Row(line: record.line, uri: ref.uri, title: "", artist: "", durationMS: nil)
                 } catch is InvalidItem {
-                    throw InvalidInput(message: "line \(record.line): '\(TerminalText.preview(text, limit: 60))' is neither a URI nor a link, and the file has no header timbre knows",
-                                     hint: "timbre reads Exportify's CSV, Timor's CSV (Title, Artist, Album, Release Date, Duration, Spotify URI), `timbre tracks --csv`, or URIs one a line")
+                    throw InvalidInput(
+                        message:
+                            "line \(record.line): '\(TerminalText.preview(text, limit: 60))' is neither a URI nor a link, and the file has no header timbre knows",
+                        hint:
+                            "timbre reads Exportify's CSV, Timor's CSV (Title, Artist, Album, Release Date, Duration, Spotify URI), `timbre tracks --csv`, or URIs one a line"
+                    )
                 }
             }
         }
@@ -146,8 +155,9 @@ public enum PlaylistImport {
             }
             var parsed = (try? ItemRef.parse(field(uri))).flatMap { $0.kind == .album ? nil : $0.uri }
             if parsed == nil, let id = SpotifyID(field(bareID)) { parsed = "spotify:track:\(id.rawValue)" }
-            return Row(line: record.line, uri: parsed, title: field(title), artist: Self.firstArtist(field(artist)),
-                       durationMS: Self.duration(field(duration)))
+            return Row(
+                line: record.line, uri: parsed, title: field(title), artist: Self.firstArtist(field(artist)),
+                durationMS: Self.duration(field(duration)))
         }
     }
 
@@ -155,7 +165,9 @@ public enum PlaylistImport {
     /// `;`, watsonbox's Exportify with `, ` (a comma inside a name written `\,`), the older
     /// Exportify with `,`.
     public static func firstArtist(_ cell: String) -> String {
-        if cell.contains(";") { return (cell.split(separator: ";", omittingEmptySubsequences: false).first.map(String.init) ?? "").trimmingCharacters(in: .whitespaces) }
+        if cell.contains(";") {
+            return (cell.split(separator: ";", omittingEmptySubsequences: false).first.map(String.init) ?? "").trimmingCharacters(in: .whitespaces)
+        }
         var name = ""
         var escaped = false
         for character in cell {

@@ -17,13 +17,13 @@ public enum PlaylistStatistics {
             let stats = self
             let hours = stats.durationMS / 3_600_000, minutes = (stats.durationMS / 60_000) % 60
             var lines = [
-            "entries:   \(stats.entries) (\(hours) h \(minutes) min; average \(ClockText.minutesSeconds(milliseconds: stats.averageMS)))",
-            "artists:   \(stats.artists) · albums: \(stats.albums) · liked: \(String(format: "%.1f", stats.likedPercent)) %",
-            "years:     " + (stats.years.map { "\($0.min)–\($0.max)" } ?? "unknown (run `timbre sync`)"),
-        ]
-        lines.append("top artists: " + stats.topArtists.map { "\($0.name) (\($0.count))" }.joined(separator: ", "))
-        lines.append("top albums:  " + stats.topAlbums.map { "\($0.name) (\($0.count))" }.joined(separator: ", "))
-        if !stats.decades.isEmpty { lines.append("decades:   " + stats.decades.map { "\($0.decade)s: \($0.count)" }.joined(separator: " · ")) }
+                "entries:   \(stats.entries) (\(hours) h \(minutes) min; average \(ClockText.minutesSeconds(milliseconds: stats.averageMS)))",
+                "artists:   \(stats.artists) · albums: \(stats.albums) · liked: \(String(format: "%.1f", stats.likedPercent)) %",
+                "years:     " + (stats.years.map { "\($0.min)–\($0.max)" } ?? "unknown (run `timbre sync`)"),
+            ]
+            lines.append("top artists: " + stats.topArtists.map { "\($0.name) (\($0.count))" }.joined(separator: ", "))
+            lines.append("top albums:  " + stats.topAlbums.map { "\($0.name) (\($0.count))" }.joined(separator: ", "))
+            if !stats.decades.isEmpty { lines.append("decades:   " + stats.decades.map { "\($0.decade)s: \($0.count)" }.joined(separator: " · ")) }
             return lines
         }
 

@@ -40,8 +40,9 @@ public final class Folders: Sendable {
     /// playlist id → folder name.
     public func folderOfPlaylists() throws -> [String: String] {
         try read { db in
-            Dictionary(try Row.fetchAll(db, sql: "SELECT fp.playlist, f.name FROM folder_playlist fp JOIN folder f ON f.id = fp.folder")
-                .map { ($0["playlist"] as String, $0["name"] as String) }, uniquingKeysWith: { first, _ in first })
+            Dictionary(
+                try Row.fetchAll(db, sql: "SELECT fp.playlist, f.name FROM folder_playlist fp JOIN folder f ON f.id = fp.folder")
+                    .map { ($0["playlist"] as String, $0["name"] as String) }, uniquingKeysWith: { first, _ in first })
         }
     }
 
@@ -77,10 +78,11 @@ public final class Folders: Sendable {
             let id = try Self.id(of: name, db)
             for playlist in playlists {
                 try db.execute(sql: "DELETE FROM folder_playlist WHERE playlist = ?", arguments: [playlist])
-                try db.execute(sql: """
-                    INSERT INTO folder_playlist (playlist, folder, position)
-                    VALUES (?, ?, COALESCE((SELECT MAX(position) + 1 FROM folder_playlist WHERE folder = ?), 0))
-                    """, arguments: [playlist, id, id])
+                try db.execute(
+                    sql: """
+                        INSERT INTO folder_playlist (playlist, folder, position)
+                        VALUES (?, ?, COALESCE((SELECT MAX(position) + 1 FROM folder_playlist WHERE folder = ?), 0))
+                        """, arguments: [playlist, id, id])
             }
         }
     }

@@ -36,7 +36,8 @@ public enum TUIEdit: Sendable, Equatable {
             case .add(let uris, _): return "adding \(Self.count(uris.count))"
             case .removePositions(let positions): return "removing \(Self.count(positions.count))"
             case .removeURIs(let uris): return "removing every copy of \(uris.count) \(uris.count == 1 ? "track" : "tracks")"
-            case .removeMixed(let positions, let uris): return "removing \(Self.count(positions.count)) and every copy of \(uris.count) \(uris.count == 1 ? "track" : "tracks")"
+            case .removeMixed(let positions, let uris):
+                return "removing \(Self.count(positions.count)) and every copy of \(uris.count) \(uris.count == 1 ? "track" : "tracks")"
             case .move(_, let length, _): return "moving \(Self.count(length))"
             case .shuffle: return "shuffling"
             case .sort(let key, _): return "sorting by \(key.rawValue)"
@@ -138,19 +139,27 @@ public struct TUIServices: Sendable {
     /// Runs one edit to its end (journalled, written through to the cache), or throws the error
     /// the CLI would show; tells `progress` (writes done, writes planned) as it goes, and before a
     /// shuffle or sort saves, asks `choose` (moves, rewrite or nothing) with what each costs.
-    public var run: @Sendable (TUIEdit, _ progress: @escaping @Sendable (Int, Int) -> Void,
-                               _ choose: @escaping @Sendable (OrderCost) async -> OrderChoice) async throws -> TUIEditReport
+    public var run:
+        @Sendable (
+            TUIEdit, _ progress: @escaping @Sendable (Int, Int) -> Void,
+            _ choose: @escaping @Sendable (OrderCost) async -> OrderChoice
+        ) async throws -> TUIEditReport
     /// Re-reads one playlist from Spotify into the cache, after a failed edit; a sentence when it could not.
     public var reread: @Sendable (String) async -> String?
     public var searchCatalogue: @Sendable (String) async throws -> [CatalogueHit]
     /// The statistics of a cached playlist, as lines (`timbre stats`'s text).
     public var statistics: @Sendable (String) throws -> [String]
 
-    public init(run: @escaping @Sendable (TUIEdit, _ progress: @escaping @Sendable (Int, Int) -> Void,
-                                          _ choose: @escaping @Sendable (OrderCost) async -> OrderChoice) async throws -> TUIEditReport,
-                reread: @escaping @Sendable (String) async -> String? = { _ in nil },
-                searchCatalogue: @escaping @Sendable (String) async throws -> [CatalogueHit] = { _ in [] },
-                statistics: @escaping @Sendable (String) throws -> [String] = { _ in [] }) {
+    public init(
+        run:
+            @escaping @Sendable (
+                TUIEdit, _ progress: @escaping @Sendable (Int, Int) -> Void,
+                _ choose: @escaping @Sendable (OrderCost) async -> OrderChoice
+            ) async throws -> TUIEditReport,
+        reread: @escaping @Sendable (String) async -> String? = { _ in nil },
+        searchCatalogue: @escaping @Sendable (String) async throws -> [CatalogueHit] = { _ in [] },
+        statistics: @escaping @Sendable (String) throws -> [String] = { _ in [] }
+    ) {
         self.run = run
         self.reread = reread
         self.searchCatalogue = searchCatalogue

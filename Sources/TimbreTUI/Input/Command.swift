@@ -167,7 +167,7 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
             case .remove: return "remove"
             }
         case .open, .nextMatch, .previousMatch, .clear, .sync, .help, .messages, .redraw, .prompt, .quit,
-             .mark, .markRange, .remove, .yank, .undo, .redo, .info, .toggle, .delete, .shuffle:
+            .mark, .markRange, .remove, .yank, .undo, .redo, .info, .toggle, .delete, .shuffle:
             return nil
         }
     }
@@ -195,7 +195,9 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
         }
         func one<T: RawRepresentable & CaseIterable>(_ type: T.Type) throws(CommandError) -> T where T.RawValue == String {
             let expected = T.allCases.map(\.rawValue)
-            guard words.count == 1 else { throw words.isEmpty ? .missingArgument(command: name, expected: expected) : .unexpectedArgument(command: name, argument: rest) }
+            guard words.count == 1 else {
+                throw words.isEmpty ? .missingArgument(command: name, expected: expected) : .unexpectedArgument(command: name, argument: rest)
+            }
             guard let value = T(rawValue: words[0]) else { throw .badArgument(command: name, argument: words[0], expected: expected) }
             return value
         }
@@ -268,7 +270,9 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
         }
         let keys = LibraryChange.SortKey.allCases.map(\.rawValue)
         guard let first = words.first else { throw .missingArgument(command: name, expected: keys) }
-        guard let key = LibraryChange.SortKey(rawValue: first) else { throw .badArgument(command: name, argument: first, expected: keys + ["next", "reverse"]) }
+        guard let key = LibraryChange.SortKey(rawValue: first) else {
+            throw .badArgument(command: name, argument: first, expected: keys + ["next", "reverse"])
+        }
         guard words.count <= 2 else { throw .unexpectedArgument(command: name, argument: rest) }
         if words.count == 2 {
             guard ["reverse", "desc"].contains(words[1]) else { throw .badArgument(command: name, argument: words[1], expected: ["reverse"]) }

@@ -6,8 +6,10 @@ import TimbreCore
 public struct Key: Hashable, Sendable, CustomStringConvertible, Comparable {
     public let name: String
 
-    public static let named = ["Up", "Down", "Left", "Right", "Home", "End", "PageUp", "PageDown", "Tab", "BackTab",
-                               "Enter", "Esc", "Backspace", "Space", "Delete"]
+    public static let named = [
+        "Up", "Down", "Left", "Right", "Home", "End", "PageUp", "PageDown", "Tab", "BackTab",
+        "Enter", "Esc", "Backspace", "Space", "Delete",
+    ]
 
     public init?(_ text: String) {
         if text.count == 1, let scalar = text.unicodeScalars.first, scalar.value >= 0x21, scalar.value != 0x7F {
@@ -55,7 +57,8 @@ public struct Keymap: Sendable {
         var problems: [String] = []
         for (keyText, commandText) in table.sorted(by: { $0.key < $1.key }) {
             guard let key = Key(keyText) else {
-                problems.append("[keys] '\(TerminalText.preview(keyText, limit: 20))' is not a key (use a character, C-x, or one of \(Key.named.joined(separator: ", ")))")
+                problems.append(
+                    "[keys] '\(TerminalText.preview(keyText, limit: 20))' is not a key (use a character, C-x, or one of \(Key.named.joined(separator: ", ")))")
                 continue
             }
             if commandText.lowercased() == "none" {

@@ -25,9 +25,10 @@ public struct CacheLibrarySource: LibrarySource {
         let all = try cache.playlists()
         let me = userID ?? all.first(where: \.isLiked).map(\.ownerID)
         return all.map {
-            PlaylistRow(id: $0.id, name: $0.name, trackCount: $0.trackCount, owner: $0.ownerName ?? $0.ownerID, unavailable: $0.unavailable,
-                        editable: $0.isLiked || $0.collaborative || (me.map { [ownerID = $0.ownerID] in ownerID == $0 } ?? true),
-                        unavailableReason: $0.unavailableReason)
+            PlaylistRow(
+                id: $0.id, name: $0.name, trackCount: $0.trackCount, owner: $0.ownerName ?? $0.ownerID, unavailable: $0.unavailable,
+                editable: $0.isLiked || $0.collaborative || (me.map { [ownerID = $0.ownerID] in ownerID == $0 } ?? true),
+                unavailableReason: $0.unavailableReason)
         }
     }
 
@@ -61,7 +62,8 @@ public struct CacheLibrarySource: LibrarySource {
     }
 
     static func row(_ item: CachedEntry) -> EntryRow {
-        EntryRow(position: item.position, title: item.name, artist: item.artists.joined(separator: ", "), album: item.album ?? "",
-                 durationMS: item.durationMS, addedAt: item.addedAt, uri: item.uri, year: item.year)
+        EntryRow(
+            position: item.position, title: item.name, artist: item.artists.joined(separator: ", "), album: item.album ?? "",
+            durationMS: item.durationMS, addedAt: item.addedAt, uri: item.uri, year: item.year)
     }
 }

@@ -15,8 +15,10 @@ public struct EntryRow: Sendable, Equatable {
     /// The album's release year, when known (`:filter year:…`, sort by year).
     public var year: Int?
 
-    public init(position: Int, title: String, artist: String, album: String, durationMS: Int, addedAt: String?,
-                uri: String = "", year: Int? = nil) {
+    public init(
+        position: Int, title: String, artist: String, album: String, durationMS: Int, addedAt: String?,
+        uri: String = "", year: Int? = nil
+    ) {
         self.position = position
         self.title = title
         self.artist = artist

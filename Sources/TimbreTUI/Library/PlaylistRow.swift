@@ -14,8 +14,10 @@ public struct PlaylistRow: Sendable, Equatable {
     /// Why Spotify does not show its entries, when `unavailable`.
     public var unavailableReason: String?
 
-    public init(id: String, name: String, trackCount: Int, owner: String, unavailable: Bool, editable: Bool = true,
-                unavailableReason: String? = nil) {
+    public init(
+        id: String, name: String, trackCount: Int, owner: String, unavailable: Bool, editable: Bool = true,
+        unavailableReason: String? = nil
+    ) {
         self.id = id
         self.name = name
         self.trackCount = trackCount

@@ -150,7 +150,8 @@ public enum Screen {
         for row in range {
             let track = state.tracks[state.visibleTracks[row]]
             let marked = marks.contains(track.position)
-            var text = (marked ? "•" : " ") + String(track.position + 1).leftPadded(to: 4) + " " + TextWidth.pad(track.title, columns: c.title) + " "
+            var text =
+                (marked ? "•" : " ") + String(track.position + 1).leftPadded(to: 4) + " " + TextWidth.pad(track.title, columns: c.title) + " "
                 + TextWidth.pad(track.artist, columns: c.artist) + " "
             if c.showAlbum { text += TextWidth.pad(track.album, columns: c.album) + " " }
             text += track.duration.leftPadded(to: 7)
@@ -187,7 +188,8 @@ public enum Screen {
         var out: [Segment] = range.map { row in
             let hit = state.searchResults[row]
             let playlistWidth = min(24, width / 3)
-            let text = " " + TextWidth.pad(hit.playlistName, columns: playlistWidth) + " › "
+            let text =
+                " " + TextWidth.pad(hit.playlistName, columns: playlistWidth) + " › "
                 + TextWidth.pad("\(hit.track.position + 1). \(hit.track.title) — \(hit.track.artist)", columns: width - playlistWidth - 4)
             return Segment(TextWidth.pad(text, columns: width), row == state.searchCursor ? .selected : .normal)
         }
@@ -221,7 +223,8 @@ public enum Screen {
 
     /// The newest messages that fit, newest last (as a log reads).
     static func messageLines(_ state: TUIState, width: Int, height: Int) -> [Segment] {
-        var out = state.messages.isEmpty
+        var out =
+            state.messages.isEmpty
             ? [Segment(TextWidth.pad("  No messages.", columns: width), .dim)]
             : state.messages.suffix(height).map { Segment(TextWidth.pad("  " + $0, columns: width)) }
         while out.count < height { out.append(Segment(String(repeating: " ", count: width))) }
@@ -237,7 +240,8 @@ public enum Screen {
         case .confirm: return Segment(TextWidth.pad(" " + (state.question?.text ?? "") + " ", columns: width), .warning)
         default:
             if let message = state.message { return Segment(TextWidth.pad(" " + message, columns: width), .warning) }
-            return Segment(TextWidth.pad(" ? help · / filter · F search all · Space mark · d remove · y/p copy · u undo · : commands · q quit", columns: width), .dim)
+            return Segment(
+                TextWidth.pad(" ? help · / filter · F search all · Space mark · d remove · y/p copy · u undo · : commands · q quit", columns: width), .dim)
         }
     }
 

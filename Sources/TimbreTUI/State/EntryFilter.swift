@@ -40,10 +40,15 @@ public struct EntryFilter: Sendable, Equatable, CustomStringConvertible {
             guard !value.isEmpty else { throw Problem(description: "'\(field):' needs a value, e.g. \(example(field))") }
             switch field {
             case "year":
-                guard let range = years(value) else { throw Problem(description: "'year:\(TerminalText.preview(value, limit: 20))' is not a year or range; e.g. year:1990-1999, year:>2000") }
+                guard let range = years(value) else {
+                    throw Problem(description: "'year:\(TerminalText.preview(value, limit: 20))' is not a year or range; e.g. year:1990-1999, year:>2000")
+                }
                 filter.years = range
             case "duration":
-                guard let range = durations(value) else { throw Problem(description: "'duration:\(TerminalText.preview(value, limit: 20))' is not a duration; e.g. duration:<3:00, duration:2:30-4:00") }
+                guard let range = durations(value) else {
+                    throw Problem(
+                        description: "'duration:\(TerminalText.preview(value, limit: 20))' is not a duration; e.g. duration:<3:00, duration:2:30-4:00")
+                }
                 filter.duration = range
             case "artist": filter.artist = SearchText.foldedBytes(value)
             case "album": filter.album = SearchText.foldedBytes(value)
@@ -82,7 +87,11 @@ public struct EntryFilter: Sendable, Equatable, CustomStringConvertible {
         var current = ""
         var quoted = false
         for character in text {
-            if character == "\"" { quoted.toggle(); current.append(character); continue }
+            if character == "\"" {
+                quoted.toggle()
+                current.append(character)
+                continue
+            }
             if character == " ", !quoted {
                 if !current.isEmpty { words.append(current) }
                 current = ""
@@ -117,8 +126,10 @@ public struct EntryFilter: Sendable, Equatable, CustomStringConvertible {
     /// A value, a `low-high` range, or a comparison (`<`, `<=`, `>`, `>=`) as a closed range.
     /// `<x` excludes x itself (minus one unit: a millisecond or a year).
     private static func bounds(_ text: String, max: Int, value: (String) -> Int?) -> ClosedRange<Int>? {
-        for (prefix, make) in [("<=", { (v: Int) in 0...v }), (">=", { (v: Int) in v...max }),
-                               ("<", { (v: Int) in 0...Swift.max(0, v - 1) }), (">", { (v: Int) in Swift.min(v + 1, max)...max })] as [(String, (Int) -> ClosedRange<Int>)] {
+        for (prefix, make) in [
+            ("<=", { (v: Int) in 0...v }), (">=", { (v: Int) in v...max }),
+            ("<", { (v: Int) in 0...Swift.max(0, v - 1) }), (">", { (v: Int) in Swift.min(v + 1, max)...max }),
+        ] as [(String, (Int) -> ClosedRange<Int>)] {
             if text.hasPrefix(prefix) { return value(String(text.dropFirst(prefix.count))).map(make) }
         }
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)

@@ -11,7 +11,8 @@ extension TUIState {
     /// The marked positions, with the range `v` is drawing (anchor to cursor, in view order).
     public var effectiveMarks: Set<Int> {
         guard let anchor = rangeAnchor, let cursorRow = visibleTracks.indices.contains(trackCursor) ? trackCursor : nil,
-              let anchorRow = visibleTracks.firstIndex(where: { tracks[$0].position == anchor }) else { return marks }
+            let anchorRow = visibleTracks.firstIndex(where: { tracks[$0].position == anchor })
+        else { return marks }
         let rows = min(anchorRow, cursorRow)...max(anchorRow, cursorRow)
         return marks.union(rows.map { tracks[visibleTracks[$0]].position })
     }
@@ -55,7 +56,12 @@ extension TUIState {
     /// Esc's part: ends a range, else clears the marks. False when there was nothing to clear.
     mutating func clearMarks() -> Bool {
         guard rangeAnchor != nil || !marks.isEmpty else { return false }
-        if rangeAnchor != nil { marks = effectiveMarks; rangeAnchor = nil } else { marks = [] }
+        if rangeAnchor != nil {
+            marks = effectiveMarks
+            rangeAnchor = nil
+        } else {
+            marks = []
+        }
         return true
     }
 
@@ -71,7 +77,8 @@ extension TUIState {
             return nil
         }
         guard playlist.editable else {
-            message = "🔒 “\(TerminalText.preview(playlist.name, limit: 40))” belongs to \(TerminalText.preview(playlist.owner, limit: 30)): only its owner or collaborators can \(verb) it; nothing was sent"
+            message =
+                "🔒 “\(TerminalText.preview(playlist.name, limit: 40))” belongs to \(TerminalText.preview(playlist.owner, limit: 30)): only its owner or collaborators can \(verb) it; nothing was sent"
             return nil
         }
         if orderMatters, playlist.isLiked {
@@ -84,22 +91,33 @@ extension TUIState {
     // MARK: Edits
 
     mutating func removeSelection() -> [Effect] {
-        guard focus == .tracks else { message = "d removes entries: open a playlist (Enter) first"; return [] }
+        guard focus == .tracks else {
+            message = "d removes entries: open a playlist (Enter) first"
+            return []
+        }
         guard let playlist = changeablePlaylist("change") else { return [] }
         let rows = selection
-        guard !rows.isEmpty else { message = "nothing to remove"; return [] }
+        guard !rows.isEmpty else {
+            message = "nothing to remove"
+            return []
+        }
         let name = TerminalText.preview(playlist.name, limit: 40)
         if playlist.isLiked {
             ask("Unlike \(rows.count) \(rows.count == 1 ? "song" : "songs")? (y/n)", [.edit(.like(rows.map(\.uri), save: false))])
         } else {
-            ask("Remove \(TUIEdit.count(rows.count)) from “\(name)”? (y/n) " + Self.named(rows), [.edit(.entries(playlistID: playlist.id, .removePositions(rows.map(\.position))))])
+            ask(
+                "Remove \(TUIEdit.count(rows.count)) from “\(name)”? (y/n) " + Self.named(rows),
+                [.edit(.entries(playlistID: playlist.id, .removePositions(rows.map(\.position))))])
         }
         return []
     }
 
     mutating func yank() {
         let rows = focus == .tracks ? selection : []
-        guard !rows.isEmpty else { message = "y copies entries: open a playlist and mark some (Space, v)"; return }
+        guard !rows.isEmpty else {
+            message = "y copies entries: open a playlist and mark some (Space, v)"
+            return
+        }
         register = rows.map(\.uri).filter { !$0.isEmpty }
         registerSource = openedPlaylist?.name ?? ""
         marks = []
@@ -108,13 +126,19 @@ extension TUIState {
     }
 
     mutating func paste(_ place: Command.Place) -> [Effect] {
-        guard !register.isEmpty else { message = "nothing yanked yet (y copies the marked entries)"; return [] }
+        guard !register.isEmpty else {
+            message = "nothing yanked yet (y copies the marked entries)"
+            return []
+        }
         guard focus == .tracks, let playlist = changeablePlaylist("add to") else {
             if message == nil { message = "p pastes into the open playlist: open one (Enter) first" }
             return []
         }
         let (addable, locals) = Self.addable(register)
-        guard !addable.isEmpty else { message = "local files cannot be added through Spotify's API; nothing was sent"; return [] }
+        guard !addable.isEmpty else {
+            message = "local files cannot be added through Spotify's API; nothing was sent"
+            return []
+        }
         if locals > 0 { addMessage("\(locals) local file(s) left out: Spotify's API cannot add them") }
         if playlist.isLiked { return [.edit(.like(addable, save: true))] }
         let position = selectedTrack.map { $0.position + (place == .after ? 1 : 0) } ?? 0
@@ -153,7 +177,10 @@ extension TUIState {
             return []
         }
         let step = direction == .down ? 1 : -1
-        if !effectiveMarks.isEmpty { marks = Set(positions.map { $0 + step }); rangeAnchor = nil }
+        if !effectiveMarks.isEmpty {
+            marks = Set(positions.map { $0 + step })
+            rangeAnchor = nil
+        }
         move(direction == .down ? .down : .up, count: 1)
         return [.edit(.entries(playlistID: playlist.id, .move(start: first, length: positions.count, to: to)))]
     }
@@ -163,11 +190,20 @@ extension TUIState {
         case .new(let name):
             return [.edit(.create(name: name))]
         case .rename(let name):
-            guard let playlist = subjectPlaylist, !playlist.isLiked else { message = "select a playlist to rename"; return [] }
-            guard playlist.editable else { message = "🔒 only the owner can rename “\(TerminalText.preview(playlist.name, limit: 40))”; nothing was sent"; return [] }
+            guard let playlist = subjectPlaylist, !playlist.isLiked else {
+                message = "select a playlist to rename"
+                return []
+            }
+            guard playlist.editable else {
+                message = "🔒 only the owner can rename “\(TerminalText.preview(playlist.name, limit: 40))”; nothing was sent"
+                return []
+            }
             return [.edit(.rename(playlistID: playlist.id, name: name))]
         case .delete:
-            guard let playlist = subjectPlaylist, !playlist.isLiked else { message = "select a playlist to delete"; return [] }
+            guard let playlist = subjectPlaylist, !playlist.isLiked else {
+                message = "select a playlist to delete"
+                return []
+            }
             ask("Delete (unfollow) “\(TerminalText.preview(playlist.name, limit: 40))”? `u` follows it again. (y/n)", [.edit(.delete(playlistID: playlist.id))])
             return []
         case .dedupe(let fuzzy):
@@ -180,7 +216,10 @@ extension TUIState {
             guard let playlist = changeablePlaylist("sort", orderMatters: true) else { return [] }
             return [.edit(.entries(playlistID: playlist.id, .sort(key, reverse: reverse)))]
         case .export(let path):
-            guard let playlist = subjectPlaylist else { message = "select a playlist to export"; return [] }
+            guard let playlist = subjectPlaylist else {
+                message = "select a playlist to export"
+                return []
+            }
             return [.edit(.export(playlistID: playlist.id, path: path))]
         case .importFile(let path):
             guard let playlist = changeablePlaylist("import into", orderMatters: true) else { return [] }
@@ -198,16 +237,28 @@ extension TUIState {
         case .create(let name):
             return [.edit(.folder(.create(name)))]
         case .rename(let new):
-            guard let folder = selectedFolder ?? folderOfSelected else { message = "put the cursor on a folder to rename it"; return [] }
+            guard let folder = selectedFolder ?? folderOfSelected else {
+                message = "put the cursor on a folder to rename it"
+                return []
+            }
             return [.edit(.folder(.rename(folder.name, to: new)))]
         case .delete:
-            guard let folder = selectedFolder else { message = "put the cursor on a folder to delete it (its playlists stay)"; return [] }
+            guard let folder = selectedFolder else {
+                message = "put the cursor on a folder to delete it (its playlists stay)"
+                return []
+            }
             return [.edit(.folder(.delete(folder.name)))]
         case .add(let name):
-            guard let playlist = selectedPlaylist, !playlist.isLiked else { message = "select a playlist (left pane) to put in “\(TerminalText.preview(name, limit: 30))”"; return [] }
+            guard let playlist = selectedPlaylist, !playlist.isLiked else {
+                message = "select a playlist (left pane) to put in “\(TerminalText.preview(name, limit: 30))”"
+                return []
+            }
             return [.edit(.folder(.add(playlistID: playlist.id, to: name)))]
         case .remove:
-            guard let playlist = selectedPlaylist, let folder = folderOfSelected else { message = "the selected playlist is in no folder"; return [] }
+            guard let playlist = selectedPlaylist, let folder = folderOfSelected else {
+                message = "the selected playlist is in no folder"
+                return []
+            }
             return [.edit(.folder(.remove(playlistID: playlist.id, from: folder.name)))]
         }
     }
@@ -228,7 +279,9 @@ extension TUIState {
         catalogueCursor = 0
         catalogueMarks = []
         mode = .catalogueResults
-        message = hits.isEmpty ? "Spotify found no track for “\(TerminalText.preview(query, limit: 40))”"
+        message =
+            hits.isEmpty
+            ? "Spotify found no track for “\(TerminalText.preview(query, limit: 40))”"
             : "\(hits.count) from Spotify — Space marks, Enter adds to “\(TerminalText.preview(openedPlaylist?.name ?? "", limit: 30))”, Esc closes"
     }
 
@@ -272,8 +325,9 @@ extension TUIState {
     /// An order change waits for a person's choice (`OrderCost.question`): y moves (dates kept),
     /// r rewrites, any other key sends nothing.
     public mutating func askOrder(_ cost: OrderCost) {
-        question = Question(text: cost.question, effects: [.answerOrder(.moves)], rewrite: cost.canRewrite ? [.answerOrder(.rewrite)] : nil,
-                            otherwise: [.answerOrder(.cancel)])
+        question = Question(
+            text: cost.question, effects: [.answerOrder(.moves)], rewrite: cost.canRewrite ? [.answerOrder(.rewrite)] : nil,
+            otherwise: [.answerOrder(.cancel)])
         mode = .confirm
     }
 }

@@ -16,8 +16,10 @@ public struct StatusInfo: Sendable, Equatable {
     public var editProgress: String?
     public var editsQueued = 0
 
-    public init(user: String? = nil, lastSync: String? = nil, syncProgress: String? = nil, rateLimitWait: Int? = nil,
-                offline: Bool = false, hint: String? = nil, lastError: String? = nil) {
+    public init(
+        user: String? = nil, lastSync: String? = nil, syncProgress: String? = nil, rateLimitWait: Int? = nil,
+        offline: Bool = false, hint: String? = nil, lastError: String? = nil
+    ) {
         self.user = user
         self.lastSync = lastSync
         self.syncProgress = syncProgress

@@ -48,7 +48,8 @@ extension TUIState {
         }
         let loose = playlists.indices.filter { !inFolder.contains($0) }
         let liked = loose.filter { playlists[$0].isLiked }
-        paneRows = liked.map { .playlist($0, inFolder: false) } + foldered
+        paneRows =
+            liked.map { .playlist($0, inFolder: false) } + foldered
             + loose.filter { !playlists[$0].isLiked }.map { .playlist($0, inFolder: false) }
     }
 
@@ -103,7 +104,7 @@ extension TUIState {
         indices.sort { a, b in
             if key(a, b) { return sortOrder == .asc }
             if key(b, a) { return sortOrder == .desc }
-            return rows[a].position < rows[b].position // stable tie-break
+            return rows[a].position < rows[b].position  // stable tie-break
         }
         return indices
     }

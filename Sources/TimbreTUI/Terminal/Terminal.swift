@@ -44,9 +44,9 @@ final class Terminal: @unchecked Sendable {
         if environment["NO_COLOR"] == nil, has_colors() {
             start_color()
             use_default_colors()
-            init_pair(1, Int16(COLOR_BLACK), Int16(COLOR_CYAN))   // selected
-            init_pair(2, Int16(COLOR_YELLOW), -1)                // warning
-            init_pair(3, Int16(COLOR_BLACK), Int16(COLOR_WHITE)) // status line
+            init_pair(1, Int16(COLOR_BLACK), Int16(COLOR_CYAN))  // selected
+            init_pair(2, Int16(COLOR_YELLOW), -1)  // warning
+            init_pair(3, Int16(COLOR_BLACK), Int16(COLOR_WHITE))  // status line
             useColour = true
         }
     }

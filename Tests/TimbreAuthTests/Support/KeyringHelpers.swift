@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TimbreCore
 import TimbreTestSupport
+
 @testable import TimbreAuth
 
 /// Repository paths, from this file's location.
@@ -66,7 +67,8 @@ func requireSecretService() async throws {
     do {
         _ = try await LibSecretStore(timeout: 20).read(.clientID, profile: "timbre-probe-\(UUID().uuidString)")
     } catch .serviceUnavailable(let detail) {
-        Issue.record("""
+        Issue.record(
+            """
             No Secret Service is reachable (\(detail)). These tests need a real, unlocked gnome-keyring: run \
             scripts/test.sh, or: dbus-run-session -- bash -c 'export HOME=$(mktemp -d); printf pw | \
             gnome-keyring-daemon --unlock --components=secrets >/dev/null; swift test --filter SecretStore'
@@ -86,8 +88,9 @@ final class FakeBus: @unchecked Sendable {
     }
 
     private init(mode: String) throws {
-        (process, address) = try ChildProcess.startAndReadFirstLine(KeyringRepo.python, [KeyringRepo.helper, "fake-bus", mode],
-                                                                    name: "keyring.py fake-bus")
+        (process, address) = try ChildProcess.startAndReadFirstLine(
+            KeyringRepo.python, [KeyringRepo.helper, "fake-bus", mode],
+            name: "keyring.py fake-bus")
     }
 
     deinit { process.terminate() }

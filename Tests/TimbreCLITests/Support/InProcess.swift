@@ -1,6 +1,7 @@
-@testable import timbre
 import TimbreApp
 import TimbreTestSupport
+
+@testable import timbre
 
 extension TimbreCLI {
     /// Runs `timbre arguments` inside the test process, through a console over buffers: the

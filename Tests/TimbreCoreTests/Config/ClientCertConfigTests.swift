@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TimbreCore
 
 /// `[tls] client_cert` is the one mTLS key; a password in the file is refused, wherever it is.
@@ -21,7 +22,10 @@ import Testing
             _ = try Config.parse(text, path: "/x/config.toml")
             Issue.record("expected a refusal for \(text)")
         } catch {
-            #expect(error.message == "config file /x/config.toml sets client_cert_password, which timbre never reads from a file: remove that line and put the PKCS#12 password in the environment variable TIMBRE_CLIENT_CERT_PASSWORD or in the keyring (README: Client certificates)")
+            #expect(
+                error.message
+                    == "config file /x/config.toml sets client_cert_password, which timbre never reads from a file: remove that line and put the PKCS#12 password in the environment variable TIMBRE_CLIENT_CERT_PASSWORD or in the keyring (README: Client certificates)"
+            )
             #expect(!error.message.contains("hunter2") && !error.message.contains("12345"))
             #expect(error.exitStatus == .usage)
         }

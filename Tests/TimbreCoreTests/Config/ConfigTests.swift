@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Testing
+
 @testable import TimbreCore
 
 @Suite struct ConfigTests {
@@ -16,7 +17,8 @@ import Testing
     }
 
     @Test func fullFileParses() throws {
-        let config = try Config.parse("""
+        let config = try Config.parse(
+            """
             client_id = "abc123"
             redirect_port = 0
             accounts_url = "https://127.0.0.1:9443"
@@ -93,12 +95,20 @@ import Testing
 @Suite struct PathsTests {
     @Test func xdgVariablesArehonoured() {
         let paths = Paths.resolve(environment: ["HOME": "/h", "XDG_CONFIG_HOME": "/c", "XDG_CACHE_HOME": "/k", "XDG_STATE_HOME": "/s", "XDG_DATA_HOME": "/d"])
-        #expect(paths == Paths(config: "/c/timbre/config.toml", cache: "/k/timbre/library.sqlite", log: "/s/timbre/timbre.log", credentials: "/c/timbre/credentials.json", data: "/d/timbre/timbre.sqlite"))
+        #expect(
+            paths
+                == Paths(
+                    config: "/c/timbre/config.toml", cache: "/k/timbre/library.sqlite", log: "/s/timbre/timbre.log", credentials: "/c/timbre/credentials.json",
+                    data: "/d/timbre/timbre.sqlite"))
     }
 
     @Test func defaultsFollowHome() {
         let paths = Paths.resolve(environment: ["HOME": "/h"])
-        #expect(paths == Paths(config: "/h/.config/timbre/config.toml", cache: "/h/.cache/timbre/library.sqlite", log: "/h/.local/state/timbre/timbre.log", credentials: "/h/.config/timbre/credentials.json", data: "/h/.local/share/timbre/timbre.sqlite"))
+        #expect(
+            paths
+                == Paths(
+                    config: "/h/.config/timbre/config.toml", cache: "/h/.cache/timbre/library.sqlite", log: "/h/.local/state/timbre/timbre.log",
+                    credentials: "/h/.config/timbre/credentials.json", data: "/h/.local/share/timbre/timbre.sqlite"))
         #expect(Paths.resolve(environment: ["HOME": "/h", "TIMBRE_CONFIG": "/etc/t.toml"]).config == "/etc/t.toml")
     }
 

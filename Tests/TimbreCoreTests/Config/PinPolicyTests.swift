@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TimbreCore
 
 @Suite struct HostPatternTests {
@@ -10,9 +11,11 @@ import Testing
         #expect(!pattern.matches("xapi.spotify.com"))
     }
 
-    @Test(arguments: [("api.spotify.com", "api.spotify.com"), ("API.Spotify.COM.", "api.spotify.com"), (" api.spotify.com\t", "api.spotify.com"),
-                      ("127.0.0.1", "127.0.0.1"), ("[::1]", "::1"), ("::1", "::1"), ("a-b.example.", "a-b.example"), ("", ""),
-                      ("ÄPI.example", "äpi.example")])
+    @Test(arguments: [
+        ("api.spotify.com", "api.spotify.com"), ("API.Spotify.COM.", "api.spotify.com"), (" api.spotify.com\t", "api.spotify.com"),
+        ("127.0.0.1", "127.0.0.1"), ("[::1]", "::1"), ("::1", "::1"), ("a-b.example.", "a-b.example"), ("", ""),
+        ("ÄPI.example", "äpi.example"),
+    ])
     func hostsAreNormalizedAlikeWithOrWithoutTheFastPath(_ host: String, _ expected: String) {
         #expect(HostPattern.normalize(host) == expected)
     }
@@ -46,9 +49,9 @@ import Testing
     }
 
     @Test(arguments: [
-        "i7WTqTvh0OioIruIfFR4kMPnBqrS2rdiVPl/s2uC/CY=",          // no prefix
-        "sha1/i7WTqTvh0OioIruIfFR4kMPnBqrS2rdiVPl/s2uC/CY=",     // wrong hash
-        "sha256/i7WTqTvh0OioIruIfFR4kMPnBqrS2rdiVPl",             // too short
+        "i7WTqTvh0OioIruIfFR4kMPnBqrS2rdiVPl/s2uC/CY=",  // no prefix
+        "sha1/i7WTqTvh0OioIruIfFR4kMPnBqrS2rdiVPl/s2uC/CY=",  // wrong hash
+        "sha256/i7WTqTvh0OioIruIfFR4kMPnBqrS2rdiVPl",  // too short
         "sha256/not base64!!",
         "sha256/" + String(repeating: "A", count: 60),
     ])
@@ -64,8 +67,10 @@ import Testing
     @Test func configuredRuleOverridesDefaultForSameHost() throws {
         let set = PinPolicySet(
             configured: [PinRule(host: try #require(HostPattern("api.spotify.com")), pins: [pinA])],
-            defaults: [PinRule(host: try #require(HostPattern("api.spotify.com")), pins: [pinB]),
-                       PinRule(host: try #require(HostPattern("accounts.spotify.com")), pins: [pinB])])
+            defaults: [
+                PinRule(host: try #require(HostPattern("api.spotify.com")), pins: [pinB]),
+                PinRule(host: try #require(HostPattern("accounts.spotify.com")), pins: [pinB]),
+            ])
         #expect(set.rule(for: "api.spotify.com")?.pins == [pinA])
         #expect(set.rule(for: "accounts.spotify.com")?.pins == [pinB])
         #expect(set.rule(for: "evil.example") == nil)

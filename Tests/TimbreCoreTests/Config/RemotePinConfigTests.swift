@@ -1,20 +1,25 @@
 import Foundation
 import Testing
+
 @testable import TimbreCore
 
 /// `[tls.remote]` in config.toml, and the three layers of pin rules.
 @Suite struct RemotePinConfigTests {
     @Test func publicKeyAndHMACFormsParse() throws {
-        let signed = try Config.parse("""
+        let signed = try Config.parse(
+            """
             [tls.remote]
             url = "https://pins.example.org/timbre-pins.json"
             public_key = "/etc/timbre/signer.pem"
             """)
-        #expect(signed.tls.remote == RemotePinSettings(url: URL(string: "https://pins.example.org/timbre-pins.json"), key: .publicKey(path: "/etc/timbre/signer.pem")))
+        #expect(
+            signed.tls.remote
+                == RemotePinSettings(url: URL(string: "https://pins.example.org/timbre-pins.json"), key: .publicKey(path: "/etc/timbre/signer.pem")))
         #expect(signed.tls.remote?.signatureURL?.absoluteString == "https://pins.example.org/timbre-pins.json.sig")
         #expect(signed.tls.remote?.allowHostRemoval == false)
 
-        let hmac = try Config.parse("""
+        let hmac = try Config.parse(
+            """
             [tls.remote]
             hmac = true
             allow_host_removal = true
@@ -54,8 +59,9 @@ import Testing
         // The remote layer's wildcard comes before the defaults' exact rule: layers first, then patterns.
         #expect(set.resolve("x.example.net")?.origin == .remote)
         #expect(set.rule(for: "d.example.com") == nil)
-        #expect(set.effectiveRules.map { "\($0.rule.host.text) \($0.origin.rawValue)" }
-            == ["a.example.com config", "b.example.com remote", "*.example.net remote", "c.example.com default", "x.example.net default"])
+        #expect(
+            set.effectiveRules.map { "\($0.rule.host.text) \($0.origin.rawValue)" }
+                == ["a.example.com config", "b.example.com remote", "*.example.net remote", "c.example.com default", "x.example.net default"])
     }
 
     @Test func pathsForTheJournalAndTheAppliedSet() {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TimbreCore
 
 /// `reorder = "moves" | "rewrite"`: how shuffle and sort save a new order by default.
@@ -11,7 +12,8 @@ import Testing
             _ = try Config.parse("reorder = \"fast\"", path: "/x/config.toml")
             Issue.record("reorder = \"fast\" was accepted")
         } catch {
-            #expect(error.message.contains("\"moves\"") && error.message.contains("\"rewrite\"") && error.message.contains("/x/config.toml"), "\(error.message)")
+            #expect(
+                error.message.contains("\"moves\"") && error.message.contains("\"rewrite\"") && error.message.contains("/x/config.toml"), "\(error.message)")
             #expect(error.exitStatus == .usage)
         }
     }

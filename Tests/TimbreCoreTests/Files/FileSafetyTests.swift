@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Testing
+
 @testable import TimbreCore
 
 /// Symlinks planted where timbre writes, and server strings in log metadata.
@@ -48,8 +49,10 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let sink = try LogSink(path: dir + "/timbre.log")
         let handler = FileLogHandler(label: "test", sink: sink, level: .debug)
-        handler.log(event: LogEvent(level: .info, message: "signed in", metadata: ["user": "evil\u{1B}[2Jname"],
-                                    source: "test", file: #fileID, function: #function, line: #line))
+        handler.log(
+            event: LogEvent(
+                level: .info, message: "signed in", metadata: ["user": "evil\u{1B}[2Jname"],
+                source: "test", file: #fileID, function: #function, line: #line))
         let text = try String(contentsOfFile: dir + "/timbre.log", encoding: .utf8)
         #expect(!text.unicodeScalars.contains("\u{1B}"))
         #expect(text.contains("user=evil"))

@@ -5,12 +5,15 @@ import TimbreCore
 /// Profiles: the default keeps the folders timbre always used; any other name gets its own folder
 /// in each XDG place; names are checked.
 @Suite struct ProfilePathsTests {
-    let base = ["HOME": "/home/u", "XDG_CONFIG_HOME": "/x/config", "XDG_CACHE_HOME": "/x/cache", "XDG_STATE_HOME": "/x/state",
-                "XDG_DATA_HOME": "/x/data"]
+    let base = [
+        "HOME": "/home/u", "XDG_CONFIG_HOME": "/x/config", "XDG_CACHE_HOME": "/x/cache", "XDG_STATE_HOME": "/x/state",
+        "XDG_DATA_HOME": "/x/data",
+    ]
 
     @Test func theDefaultProfileKeepsTodaysPaths() {
-        let expected = Paths(config: "/x/config/timbre/config.toml", cache: "/x/cache/timbre/library.sqlite", log: "/x/state/timbre/timbre.log",
-                             credentials: "/x/config/timbre/credentials.json", data: "/x/data/timbre/timbre.sqlite")
+        let expected = Paths(
+            config: "/x/config/timbre/config.toml", cache: "/x/cache/timbre/library.sqlite", log: "/x/state/timbre/timbre.log",
+            credentials: "/x/config/timbre/credentials.json", data: "/x/data/timbre/timbre.sqlite")
         #expect(Paths.resolve(environment: base) == expected)
         #expect(Paths.resolve(environment: base.merging(["TIMBRE_PROFILE": "default"]) { $1 }) == expected)
         #expect(Paths.resolve(environment: base.merging(["TIMBRE_PROFILE": "  "]) { $1 }) == expected)
@@ -20,9 +23,12 @@ import TimbreCore
 
     @Test func anotherProfileHasItsOwnFolderEverywhere() {
         let paths = Paths.resolve(environment: base.merging(["TIMBRE_PROFILE": "work_2"]) { $1 })
-        #expect(paths == Paths(config: "/x/config/timbre/profiles/work_2/config.toml", cache: "/x/cache/timbre/profiles/work_2/library.sqlite",
-                               log: "/x/state/timbre/profiles/work_2/timbre.log", credentials: "/x/config/timbre/profiles/work_2/credentials.json",
-                               data: "/x/data/timbre/profiles/work_2/timbre.sqlite"))
+        #expect(
+            paths
+                == Paths(
+                    config: "/x/config/timbre/profiles/work_2/config.toml", cache: "/x/cache/timbre/profiles/work_2/library.sqlite",
+                    log: "/x/state/timbre/profiles/work_2/timbre.log", credentials: "/x/config/timbre/profiles/work_2/credentials.json",
+                    data: "/x/data/timbre/profiles/work_2/timbre.sqlite"))
         #expect(paths.trustEvents == "/x/state/timbre/profiles/work_2/trust.jsonl")
         #expect(paths.remotePins == "/x/data/timbre/profiles/work_2/remote-pins.json")
         #expect(paths.stateDirectory == "/x/state/timbre/profiles/work_2")

@@ -45,14 +45,17 @@ import TimbreCore
     }
 
     @Test func stringsKeepEveryCharacter() throws {
-        let names = ["'); DROP TABLE playlists;--", "\u{1B}]0;pwned\u{07}", "\u{1B}[31mred", "\u{9B}2J", "e\u{301}", "a\"b,c\nd\r\ne\tf\\g/h",
-                     "👩‍👩‍👧 🇸🇪 日本 한국 مرحبا שלום", "\u{0}\u{8}\u{C}", String(repeating: "long ", count: 20_000)]
+        let names = [
+            "'); DROP TABLE playlists;--", "\u{1B}]0;pwned\u{07}", "\u{1B}[31mred", "\u{9B}2J", "e\u{301}", "a\"b,c\nd\r\ne\tf\\g/h",
+            "👩‍👩‍👧 🇸🇪 日本 한국 مرحبا שלום", "\u{0}\u{8}\u{C}", String(repeating: "long ", count: 20_000),
+        ]
         for name in names {
             let encoded = String(decoding: try JSONSerialization.data(withJSONObject: [name]), as: UTF8.self)
             #expect(JSONValue.parseStringArray(encoded) == [name])
         }
         let written = JSONValue.array((names + ["plain", "\u{2028}\u{2029}", "\u{85}", "\u{7F}", ""]).map(JSONValue.string)).serialized()
-        #expect(JSONValue.parseStringArray(written) == names + ["plain", "\u{2028}\u{2029}", "\u{85}", "\u{7F}", ""], "what the writer writes, the reader reads")
+        #expect(
+            JSONValue.parseStringArray(written) == names + ["plain", "\u{2028}\u{2029}", "\u{85}", "\u{7F}", ""], "what the writer writes, the reader reads")
         #expect(!written.contains("\u{2028}") && !written.contains("\u{1B}") && written.contains("\\u0085"))
         #expect(try parse(#""\ud83c\udfb5 \u00e9""#) as? String == "🎵 é")
         #expect(try parse(#""\ud83c alone \udfb5""#) as? String == "\u{FFFD} alone \u{FFFD}", "unpaired surrogates become U+FFFD")

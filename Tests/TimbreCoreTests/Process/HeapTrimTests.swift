@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TimbreCore
 
 @Suite struct HeapTrimTests {

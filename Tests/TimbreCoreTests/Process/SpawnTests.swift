@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TimbreTestSupport
+
 @testable import TimbreCore
 
 @Suite(.tags(.integration), .integrationTier) struct SpawnTests {
@@ -21,7 +22,7 @@ import TimbreTestSupport
         defer { unlink(output) }
         let pid = try Spawn.start(["/bin/sh", "-c", "grep -E '^Sig(Blk|Ign)' /proc/self/status; exit 3"], stdoutPath: output)
         #expect(Spawn.wait(pid) == 3)
-        let fields = statusFields( (try? String(contentsOfFile: output, encoding: .utf8)) ?? "")
+        let fields = statusFields((try? String(contentsOfFile: output, encoding: .utf8)) ?? "")
         #expect(fields["SigBlk"] == "0000000000000000", "\(fields)")
         // Signals 1–31; glibc keeps two real-time signals of its own (32, 33) out of reach.
         let ignored = UInt64(fields["SigIgn"] ?? "", radix: 16)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TimbreCore
 
 /// `PlaylistRef.resolve`: names and prefixes of cached playlists, after ids, URIs, links and `liked`.

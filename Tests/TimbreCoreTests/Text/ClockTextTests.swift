@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TimbreCore
 
 @Suite struct ClockTextTests {
@@ -25,8 +26,10 @@ import Testing
     }
 
     @Test func malformedCacheTimesReadAsNothing() {
-        for text in ["", "2026-11-22", "2026-13-22 10:00:00", "2026-11-22 25:00:00", "2026/11/22 10:00:00",
-                     "2026-11-22 10:00:00.", "2026-11-22 10:00:00.12x", "２０２６-11-22 10:00:00", "'; DROP TABLE item; --"] {
+        for text in [
+            "", "2026-11-22", "2026-13-22 10:00:00", "2026-11-22 25:00:00", "2026/11/22 10:00:00",
+            "2026-11-22 10:00:00.", "2026-11-22 10:00:00.12x", "２０２６-11-22 10:00:00", "'; DROP TABLE item; --",
+        ] {
             #expect(ClockText.parseSQLite(text) == nil, "\(text)")
         }
     }

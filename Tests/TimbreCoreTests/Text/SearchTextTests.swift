@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import TimbreCore
 
 @Suite struct SearchTextTests {
@@ -46,8 +47,10 @@ import Testing
         }
     }
 
-    @Test(arguments: ["Beyoncé", "BEYONCE", "Río Abajo", "ＦＵＬＬ　ｗｉｄｔｈ", "Straße", "tab\there\nline", "Ω Σ ς",
-                      "e\u{301}", "東京 Tokyo", "🎧 Mix", "\u{1B}[31mred", ""])
+    @Test(arguments: [
+        "Beyoncé", "BEYONCE", "Río Abajo", "ＦＵＬＬ　ｗｉｄｔｈ", "Straße", "tab\there\nline", "Ω Σ ς",
+        "e\u{301}", "東京 Tokyo", "🎧 Mix", "\u{1B}[31mred", "",
+    ])
     func stringsAndBytesFoldAlike(_ text: String) {
         var fromBytes: [UInt8] = []
         Array(text.utf8).withUnsafeBufferPointer { SearchText.append(bytes: $0, to: &fromBytes) }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TimbreCore
 
 /// Text from the network made inert: for the terminal, and for spreadsheets.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TimbreCore
 import TimbreNet
+
 @testable import TimbreLibrary
 
 /// A `SpotifyAPI` that answers from a script: the sync's logic against the seam, with a real

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 import TimbreCore
+
 @testable import TimbreLibrary
 
 @Suite struct CacheTests {
@@ -13,8 +14,9 @@ import TimbreCore
     }
 
     static func track(_ position: Int, name: String = "Song") -> CachedEntry {
-        CachedEntry(position: position, kind: .track, id: "4uLU6hMCjMI75M1A2tKUQC", uri: "spotify:track:4uLU6hMCjMI75M1A2tKUQC", name: name,
-                   artists: ["A", "B"], album: "Al", durationMS: 1000, addedAt: "2024-01-01T00:00:00Z")
+        CachedEntry(
+            position: position, kind: .track, id: "4uLU6hMCjMI75M1A2tKUQC", uri: "spotify:track:4uLU6hMCjMI75M1A2tKUQC", name: name,
+            artists: ["A", "B"], album: "Al", durationMS: 1000, addedAt: "2024-01-01T00:00:00Z")
     }
 
     @Test func openCreatesPrivateFoldersAndAnEmptyCache() throws {
@@ -40,8 +42,10 @@ import TimbreCore
         try await cache.updateMetadata([(Self.meta(Self.idB, name: hostile), 0), (Self.meta(Self.idA), 1)])
         let items = [Self.track(0, name: hostile), Self.track(2), Self.track(3)]
         #expect(try await cache.replaceEntries(of: Self.meta(Self.idA), trackCount: 4, items: items) == 3)
-        try await cache.replaceEntries(of: PlaylistMeta(id: "liked", name: "Liked Songs", ownerID: "me", ownerName: "Me", snapshotID: nil, total: 1,
-                                                      collaborative: false, isPublic: false), trackCount: 1, items: [Self.track(0)], sortOrder: -1)
+        try await cache.replaceEntries(
+            of: PlaylistMeta(
+                id: "liked", name: "Liked Songs", ownerID: "me", ownerName: "Me", snapshotID: nil, total: 1,
+                collaborative: false, isPublic: false), trackCount: 1, items: [Self.track(0)], sortOrder: -1)
         let playlists = try cache.playlists()
         #expect(playlists.map(\.id) == ["liked", Self.idB, Self.idA])
         #expect(playlists[1].name == hostile)
@@ -136,7 +140,8 @@ import TimbreCore
         // A stray row where the next list will go (a file edited by hand) does not block it.
         let next = try #require(try await key(Self.idA)) + 1
         try await cache.pool.write { db in
-            try db.execute(sql: "INSERT INTO item (key, kind, uri, name, artists, duration_ms) VALUES (?, 'track', 'u', 'stray', '[]', 1)", arguments: [next << 24])
+            try db.execute(
+                sql: "INSERT INTO item (key, kind, uri, name, artists, duration_ms) VALUES (?, 'track', 'u', 'stray', '[]', 1)", arguments: [next << 24])
         }
         try await cache.replaceEntries(of: Self.meta(Self.idA, snapshot: "s3"), trackCount: 1, items: [Self.track(0, name: "A again")])
         #expect(try cache.entries(of: .playlist(SpotifyID(Self.idA)!))?.map(\.name) == ["A again"])
@@ -180,15 +185,16 @@ import TimbreCore
             let old = try DatabasePool(path: path)
             try CacheSchema.migrator.migrate(old, upTo: "v1: playlists, items, sync runs")
             try await old.write { db in
-                try db.execute(sql: """
-                    INSERT INTO playlist (id, sort_order, name, owner_id, snapshot_id, track_count, collaborative, is_public, synced_at)
-                        VALUES (?, 0, 'Old', 'me', 's1', 2, 0, 1, '2026-01-01 00:00:00.000');
-                    INSERT INTO item VALUES (?, 0, 'track', '4uLU6hMCjMI75M1A2tKUQC', 'spotify:track:4uLU6hMCjMI75M1A2tKUQC', 'Song', '["A","B"]', 'Al', 1000, NULL);
-                    INSERT INTO item VALUES (?, 3, 'local', NULL, 'spotify:local:x', 'Mine', '[]', NULL, 5, '2024-01-01T00:00:00Z');
-                    INSERT INTO playlist (id, sort_order, name, owner_id, snapshot_id, track_count, collaborative, is_public, synced_at)
-                        VALUES (?, 1, 'Huge', 'me', 's9', 1, 0, 1, '2026-01-01 00:00:00.000');
-                    INSERT INTO item VALUES (?, 16777216, 'track', '4uLU6hMCjMI75M1A2tKUQC', 'spotify:track:4uLU6hMCjMI75M1A2tKUQC', 'Far', '[]', NULL, 1, NULL);
-                    """, arguments: [Self.idA, Self.idA, Self.idA, Self.idB, Self.idB])
+                try db.execute(
+                    sql: """
+                        INSERT INTO playlist (id, sort_order, name, owner_id, snapshot_id, track_count, collaborative, is_public, synced_at)
+                            VALUES (?, 0, 'Old', 'me', 's1', 2, 0, 1, '2026-01-01 00:00:00.000');
+                        INSERT INTO item VALUES (?, 0, 'track', '4uLU6hMCjMI75M1A2tKUQC', 'spotify:track:4uLU6hMCjMI75M1A2tKUQC', 'Song', '["A","B"]', 'Al', 1000, NULL);
+                        INSERT INTO item VALUES (?, 3, 'local', NULL, 'spotify:local:x', 'Mine', '[]', NULL, 5, '2024-01-01T00:00:00Z');
+                        INSERT INTO playlist (id, sort_order, name, owner_id, snapshot_id, track_count, collaborative, is_public, synced_at)
+                            VALUES (?, 1, 'Huge', 'me', 's9', 1, 0, 1, '2026-01-01 00:00:00.000');
+                        INSERT INTO item VALUES (?, 16777216, 'track', '4uLU6hMCjMI75M1A2tKUQC', 'spotify:track:4uLU6hMCjMI75M1A2tKUQC', 'Far', '[]', NULL, 1, NULL);
+                        """, arguments: [Self.idA, Self.idA, Self.idA, Self.idB, Self.idB])
             }
             try old.close()
         }
@@ -206,9 +212,10 @@ import TimbreCore
         try await cache.remove([Self.idB])
         // The rules still hold on the rebuilt table: kind, key (not negative, unique), and the
         // list and position computed from it; a list's rows go with its playlist or its new list.
-        let list = try #require(try await cache.pool.read { db in
-            try Int64.fetchOne(db, sql: "SELECT items_key FROM playlist WHERE id = ?", arguments: [Self.idA])
-        })
+        let list = try #require(
+            try await cache.pool.read { db in
+                try Int64.fetchOne(db, sql: "SELECT items_key FROM playlist WHERE id = ?", arguments: [Self.idA])
+            })
         let computed = try cache.pool.read { db in try Row.fetchAll(db, sql: "SELECT key, list, position FROM item ORDER BY key") }
         #expect(computed.map { $0["list"] as Int64 } == [list, list] && computed.map { $0["position"] as Int } == [0, 3])
         #expect(computed.map { $0["key"] as Int64 } == [list << 24, list << 24 | 3])
@@ -232,18 +239,25 @@ import TimbreCore
         let dir = try TempDir()
         let cache = try LibraryCache.open(path: dir.path("library.sqlite"), warn: { _ in })
         func item(_ position: Int, _ name: String, _ artists: [String], _ album: String? = nil) -> CachedEntry {
-            CachedEntry(position: position, kind: .track, id: "4uLU6hMCjMI75M1A2tKUQC", uri: "spotify:track:4uLU6hMCjMI75M1A2tKUQC", name: name,
-                       artists: artists, album: album, durationMS: 1000, addedAt: nil)
+            CachedEntry(
+                position: position, kind: .track, id: "4uLU6hMCjMI75M1A2tKUQC", uri: "spotify:track:4uLU6hMCjMI75M1A2tKUQC", name: name,
+                artists: artists, album: album, durationMS: 1000, addedAt: nil)
         }
         try await cache.updateMetadata([(Self.meta(Self.idB, name: "Second"), 1), (Self.meta(Self.idA, name: "First"), 0)])
-        try await cache.replaceEntries(of: Self.meta(Self.idA, name: "First"), trackCount: 3, items: [
-            item(0, "Halo", ["Beyoncé"]), item(2, "Run", ["A \"quoted\" band", "B, C"], "Río Abajo"), item(5, "'); DROP TABLE item;--", []),
-        ])
-        try await cache.replaceEntries(of: Self.meta(Self.idB, name: "Second"), trackCount: 5, items: [
-            item(1, "River", ["Leon"]), item(3, "Halo (live)", ["BEYONCE"]), item(4, "Song", ["Alpha", "Beta Band"]), item(6, "Tune", ["ÜBER", "Over"]),
-        ])
-        try await cache.replaceEntries(of: PlaylistMeta(id: "liked", name: "Liked Songs", ownerID: "me", ownerName: nil, snapshotID: nil, total: 1,
-                                                      collaborative: false, isPublic: false), trackCount: 1, items: [item(7, "Halo", ["beyonce"])], sortOrder: -1)
+        try await cache.replaceEntries(
+            of: Self.meta(Self.idA, name: "First"), trackCount: 3,
+            items: [
+                item(0, "Halo", ["Beyoncé"]), item(2, "Run", ["A \"quoted\" band", "B, C"], "Río Abajo"), item(5, "'); DROP TABLE item;--", []),
+            ])
+        try await cache.replaceEntries(
+            of: Self.meta(Self.idB, name: "Second"), trackCount: 5,
+            items: [
+                item(1, "River", ["Leon"]), item(3, "Halo (live)", ["BEYONCE"]), item(4, "Song", ["Alpha", "Beta Band"]), item(6, "Tune", ["ÜBER", "Over"]),
+            ])
+        try await cache.replaceEntries(
+            of: PlaylistMeta(
+                id: "liked", name: "Liked Songs", ownerID: "me", ownerName: nil, snapshotID: nil, total: 1,
+                collaborative: false, isPublic: false), trackCount: 1, items: [item(7, "Halo", ["beyonce"])], sortOrder: -1)
         func found(_ query: String, limit: Int = 10) throws -> [String] {
             try cache.search(SearchText.foldedBytes(query), limit: limit).map { "\($0.playlistName)#\($0.item.position)" }
         }
@@ -278,7 +292,8 @@ import TimbreCore
         do {
             let cache = try LibraryCache.open(path: path, warn: { _ in })
             try await cache.updateMetadata([(Self.meta(Self.idA), 0)])
-            try await cache.replaceEntries(of: Self.meta(Self.idA), trackCount: 2000, items: (0..<2000).map { Self.track($0, name: String(repeating: "x", count: 100)) })
+            try await cache.replaceEntries(
+                of: Self.meta(Self.idA), trackCount: 2000, items: (0..<2000).map { Self.track($0, name: String(repeating: "x", count: 100)) })
         }
         // The pool is gone, so the WAL was checkpointed into the file; scribble over its middle pages.
         let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
@@ -321,7 +336,12 @@ import TimbreCore
         // release is tied to the waiter's own step, not to a timer, and the wait is only a deadline.
         let busy = Locked(0)
         let second = try await SyncLock.acquire(cachePath: path, wait: .seconds(3600)) {
-            if busy.withLock({ count -> Bool in count += 1; return count == 1 }) { first.release() }
+            if busy.withLock({ count -> Bool in
+                count += 1
+                return count == 1
+            }) {
+                first.release()
+            }
         }
         #expect(busy.current >= 1, "the second acquire found the lock held before it was released")
         second.release()

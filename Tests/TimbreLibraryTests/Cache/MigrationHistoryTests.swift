@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 import TimbreCore
+
 @testable import TimbreLibrary
 
 /// Shipped migrations are history: a cache made by an older timbre has already run them, so
@@ -41,8 +42,10 @@ import TimbreCore
         #expect(current.count >= Self.shipped.count, "a shipped migration was removed")
         for (index, (identifier, fingerprint)) in Self.shipped.enumerated() where index < current.count {
             #expect(current[index].identifier == identifier, "migration \(index + 1) was renamed or moved: shipped migrations are never edited — add a new one")
-            #expect(Self.fingerprint(current[index].sql) == fingerprint,
-                    "the SQL of shipped migration \"\(identifier)\" changed (fingerprint \(String(Self.fingerprint(current[index].sql), radix: 16))): add a new migration instead")
+            #expect(
+                Self.fingerprint(current[index].sql) == fingerprint,
+                "the SQL of shipped migration \"\(identifier)\" changed (fingerprint \(String(Self.fingerprint(current[index].sql), radix: 16))): add a new migration instead"
+            )
         }
     }
 
@@ -50,14 +53,17 @@ import TimbreCore
         let current = UserDataSchema.migrations
         #expect(current.map(\.identifier) == Self.journal.map(\.identifier), "a journal migration was added, renamed or removed: list it here")
         for (index, (identifier, fingerprint)) in Self.journal.enumerated() where index < current.count {
-            #expect(Self.fingerprint(current[index].sql) == fingerprint,
-                    "the SQL of shipped journal migration \"\(identifier)\" changed (fingerprint \(String(Self.fingerprint(current[index].sql), radix: 16))): add a new migration instead")
+            #expect(
+                Self.fingerprint(current[index].sql) == fingerprint,
+                "the SQL of shipped journal migration \"\(identifier)\" changed (fingerprint \(String(Self.fingerprint(current[index].sql), radix: 16))): add a new migration instead"
+            )
         }
     }
 
     @Test func everyMigrationIsListedHere() {
-        #expect(CacheSchema.migrations.map(\.identifier) == Self.shipped.map(\.identifier),
-                "a new migration needs its line in MigrationHistoryTests.shipped")
+        #expect(
+            CacheSchema.migrations.map(\.identifier) == Self.shipped.map(\.identifier),
+            "a new migration needs its line in MigrationHistoryTests.shipped")
     }
 
     /// v5 → v6: a cache with items and no search index gets one row per stored list, filled by
@@ -72,10 +78,11 @@ import TimbreCore
             try CacheSchema.migrator.migrate(old, upTo: "v5: items keep their album's id and release date")
             try await old.write { db in
                 for (order, id, list) in [(0, idA, 1), (1, idB, 2), (2, idC, 3)] {
-                    try db.execute(sql: """
-                        INSERT INTO playlist (id, sort_order, name, owner_id, snapshot_id, track_count, collaborative, is_public, items_key)
-                            VALUES (?, ?, ?, 'me', 's1', 2, 0, 1, ?)
-                        """, arguments: [id, order, "List \(order)", list])
+                    try db.execute(
+                        sql: """
+                            INSERT INTO playlist (id, sort_order, name, owner_id, snapshot_id, track_count, collaborative, is_public, items_key)
+                                VALUES (?, ?, ?, 'me', 's1', 2, 0, 1, ?)
+                            """, arguments: [id, order, "List \(order)", list])
                 }
                 // A: positions 0, 1, 2; B: positions with gaps; C (list 3): no items. An artist with
                 // an escape, an album with diacritics, text that looks like SQL or FTS syntax.
@@ -85,8 +92,9 @@ import TimbreCore
                     (2 << 24 | 17, "Halo", #"["Beyoncé"]"#, nil),
                 ]
                 for (key, name, artists, album) in rows {
-                    try db.execute(sql: "INSERT INTO item (key, kind, uri, name, artists, album, duration_ms) VALUES (?, 'track', 'u', ?, ?, ?, 1)",
-                                   arguments: [key, name, artists, album])
+                    try db.execute(
+                        sql: "INSERT INTO item (key, kind, uri, name, artists, album, duration_ms) VALUES (?, 'track', 'u', ?, ?, ?, 1)",
+                        arguments: [key, name, artists, album])
                 }
             }
             try old.close()
@@ -117,12 +125,15 @@ import TimbreCore
             let old = try DatabasePool(path: path)
             try CacheSchema.migrator.migrate(old, upTo: "v6: a folded-text index of each list for search")
             try await old.write { db in
-                try db.execute(sql: """
-                    INSERT INTO playlist (id, sort_order, name, owner_id, snapshot_id, track_count, collaborative, is_public, items_key, fingerprint)
-                        VALUES (?, 0, 'Old', 'me', 's1', 1, 0, 1, 1, 'f')
-                    """, arguments: [id])
-                try db.execute(sql: "INSERT INTO item (key, kind, uri, name, artists, album, duration_ms) VALUES (?, 'track', 'spotify:track:x', 'Song', '[\"A\"]', 'Al', 5)",
-                               arguments: [1 << 24 | 3])
+                try db.execute(
+                    sql: """
+                        INSERT INTO playlist (id, sort_order, name, owner_id, snapshot_id, track_count, collaborative, is_public, items_key, fingerprint)
+                            VALUES (?, 0, 'Old', 'me', 's1', 1, 0, 1, 1, 'f')
+                        """, arguments: [id])
+                try db.execute(
+                    sql:
+                        "INSERT INTO item (key, kind, uri, name, artists, album, duration_ms) VALUES (?, 'track', 'spotify:track:x', 'Song', '[\"A\"]', 'Al', 5)",
+                    arguments: [1 << 24 | 3])
             }
             try old.close()
         }
@@ -130,14 +141,18 @@ import TimbreCore
         let ref = PlaylistRef.playlist(try #require(SpotifyID(id)))
         let kept = try #require(try cache.entries(of: ref))
         #expect(kept.map(\.name) == ["Song"] && kept.map(\.position) == [3])
-        #expect(kept.allSatisfy { $0.artistIDs == nil && $0.discNumber == nil && $0.trackNumber == nil && $0.explicit == nil && $0.isrc == nil && $0.addedBy == nil })
+        #expect(
+            kept.allSatisfy {
+                $0.artistIDs == nil && $0.discNumber == nil && $0.trackNumber == nil && $0.explicit == nil && $0.isrc == nil && $0.addedBy == nil
+            })
         let state = try await cache.storedState()[id]
         #expect(state?.snapshotID == nil && state?.fingerprint == nil, "the next sync fetches the list again")
 
         // And what a sync writes now is read back as it was written.
-        let entry = CachedEntry(position: 0, kind: .track, id: "4uLU6hMCjMI75M1A2tKUQC", uri: "spotify:track:4uLU6hMCjMI75M1A2tKUQC", name: "N",
-                                artists: ["A", "B"], album: nil, durationMS: 1, addedAt: nil, artistIDs: ["0OdUWJ0sBjDrqHygGUXeCF", ""],
-                                discNumber: 1, trackNumber: 0, explicit: false, isrc: "USRC17607839", addedBy: "someone")
+        let entry = CachedEntry(
+            position: 0, kind: .track, id: "4uLU6hMCjMI75M1A2tKUQC", uri: "spotify:track:4uLU6hMCjMI75M1A2tKUQC", name: "N",
+            artists: ["A", "B"], album: nil, durationMS: 1, addedAt: nil, artistIDs: ["0OdUWJ0sBjDrqHygGUXeCF", ""],
+            discNumber: 1, trackNumber: 0, explicit: false, isrc: "USRC17607839", addedBy: "someone")
         let meta = PlaylistMeta(id: id, name: "Old", ownerID: "me", ownerName: nil, snapshotID: "s2", total: 1, collaborative: false, isPublic: true)
         try await cache.replaceEntries(of: meta, trackCount: 1, items: [entry])
         #expect(try cache.entries(of: ref) == [entry])

@@ -3,6 +3,7 @@ import GRDB
 import Testing
 import TimbreCore
 import TimbreTestSupport
+
 @testable import TimbreLibrary
 
 /// `F`'s index (`SearchIndex`) must give exactly the scan's answers, in the scan's order, on the
@@ -33,21 +34,25 @@ import TimbreTestSupport
         if random.next(200) == 0 { name += String(repeating: "long name ", count: 1000) }  // ~10 KB
         let artists = (0..<random.next(4)).map { _ in phrase(1 + random.next(2)) }
         let album: String? = random.next(5) == 0 ? nil : phrase(1 + random.next(2))
-        return CachedEntry(position: position, kind: random.next(10) == 0 ? .local : .track, id: "4uLU6hMCjMI75M1A2tKUQC",
-                          uri: "spotify:track:4uLU6hMCjMI75M1A2tKUQC", name: name, artists: artists, album: album, durationMS: 1000, addedAt: nil)
+        return CachedEntry(
+            position: position, kind: random.next(10) == 0 ? .local : .track, id: "4uLU6hMCjMI75M1A2tKUQC",
+            uri: "spotify:track:4uLU6hMCjMI75M1A2tKUQC", name: name, artists: artists, album: album, durationMS: 1000, addedAt: nil)
     }
 
     static func meta(_ index: Int, name: String? = nil, snapshot: String = "s1") -> PlaylistMeta {
         let id = "pl" + String(repeating: "0", count: 20 - String(index).count) + String(index)
-        return PlaylistMeta(id: id, name: name ?? "List \(index)", ownerID: "me", ownerName: nil, snapshotID: snapshot, total: 0,
-                            collaborative: false, isPublic: false)
+        return PlaylistMeta(
+            id: id, name: name ?? "List \(index)", ownerID: "me", ownerName: nil, snapshotID: snapshot, total: 0,
+            collaborative: false, isPublic: false)
     }
 
-    static let report = SyncReport(status: .ok, checked: 0, updated: 0, unchanged: 0, failed: 0, removed: 0, likedUpdated: false,
-                                   likedCount: 0, itemsWritten: 0, requests: 0, warnings: [], durationMS: 0)
+    static let report = SyncReport(
+        status: .ok, checked: 0, updated: 0, unchanged: 0, failed: 0, removed: 0, likedUpdated: false,
+        likedCount: 0, itemsWritten: 0, requests: 0, warnings: [], durationMS: 0)
 
-    static let liked = PlaylistMeta(id: "liked", name: "Liked Songs", ownerID: "me", ownerName: nil, snapshotID: nil, total: 0,
-                                    collaborative: false, isPublic: false)
+    static let liked = PlaylistMeta(
+        id: "liked", name: "Liked Songs", ownerID: "me", ownerName: nil, snapshotID: nil, total: 0,
+        collaborative: false, isPublic: false)
 
     /// Liked Songs and 12 playlists, ~3,000 items: gaps in positions, a list handed over out of
     /// order, an empty list, a list in several chunks.
@@ -89,8 +94,10 @@ import TimbreTestSupport
     /// Every stored list has its row, and no row outlives its list.
     static func expectRowsMatchLists(_ cache: LibraryCache, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let (lists, rows) = try cache.pool.read { db in
-            (try Int64.fetchSet(db, sql: "SELECT items_key FROM playlist WHERE items_key IS NOT NULL"),
-             try Int64.fetchSet(db, sql: "SELECT list FROM item_search"))
+            (
+                try Int64.fetchSet(db, sql: "SELECT items_key FROM playlist WHERE items_key IS NOT NULL"),
+                try Int64.fetchSet(db, sql: "SELECT list FROM item_search")
+            )
         }
         #expect(rows == lists, sourceLocation: sourceLocation)
     }
@@ -125,7 +132,7 @@ import TimbreTestSupport
         // A list rewritten (other items), one renamed and reordered, one removed, one unavailable,
         // one written alone (as the editor does), a new one.
         _ = try await cache.replaceEntries([
-            ListWrite(meta: Self.meta(2, snapshot: "s2"), trackCount: 30, items: EntryList(EntryRows((0..<30).map { Self.item($0, &random) }))),
+            ListWrite(meta: Self.meta(2, snapshot: "s2"), trackCount: 30, items: EntryList(EntryRows((0..<30).map { Self.item($0, &random) })))
         ])
         try await cache.updateMetadata([(Self.meta(4, name: "Renamed river"), 0), (Self.meta(0), 12)])
         try await cache.remove([Self.meta(6).id])

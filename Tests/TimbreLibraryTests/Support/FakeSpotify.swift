@@ -1,6 +1,7 @@
 import Foundation
 import TimbreCore
 import TimbreNet
+
 @testable import TimbreLibrary
 
 /// One playlist on an in-memory Spotify with the Web API's write semantics (remove takes every
@@ -56,14 +57,18 @@ final class FakeSpotify: SpotifyAPI, @unchecked Sendable {
                 let uri = s.entries[index], id = uri.split(separator: ":").last.map(String.init) ?? ""
                 let meta = s.metadata[uri] ?? ("Song \(id.prefix(4))", "A", 1000)
                 if uri.hasPrefix("spotify:local:") {
-                    return #"{"added_at": null, "is_local": true, "item": {"id": null, "uri": "\#(uri)", "name": "Home Demo", "type": "track", "duration_ms": 180000, "is_local": true, "artists": [{"name": "Artist"}], "album": {"name": "Album"}}}"#
+                    return
+                        #"{"added_at": null, "is_local": true, "item": {"id": null, "uri": "\#(uri)", "name": "Home Demo", "type": "track", "duration_ms": 180000, "is_local": true, "artists": [{"name": "Artist"}], "album": {"name": "Album"}}}"#
                 }
-                return #"{"added_at": "2024-01-01T00:00:00Z", "is_local": false, "item": {"id": "\#(id)", "uri": "\#(uri)", "name": "\#(meta.name)", "type": "track", "duration_ms": \#(meta.ms), "is_local": false, "artists": [{"name": "\#(meta.artist)"}], "album": {"name": "B"}}}"#
+                return
+                    #"{"added_at": "2024-01-01T00:00:00Z", "is_local": false, "item": {"id": "\#(id)", "uri": "\#(uri)", "name": "\#(meta.name)", "type": "track", "duration_ms": \#(meta.ms), "is_local": false, "artists": [{"name": "\#(meta.artist)"}], "album": {"name": "B"}}}"#
             }
             return Self.ok(#"{"items": [\#(slice.joined(separator: ","))], "next": null, "total": \#(s.entries.count)}"#)
         }
         if path.hasPrefix("playlists/\(Self.playlistID)") {
-            return Self.ok(#"{"id": "\#(Self.playlistID)", "name": "Road Trip", "owner": {"id": "\#(s.owner)", "display_name": "Owner"}, "snapshot_id": "snap\#(s.version)", "collaborative": \#(s.collaborative), "public": true, "items": {"total": \#(s.entries.count)}}"#)
+            return Self.ok(
+                #"{"id": "\#(Self.playlistID)", "name": "Road Trip", "owner": {"id": "\#(s.owner)", "display_name": "Owner"}, "snapshot_id": "snap\#(s.version)", "collaborative": \#(s.collaborative), "public": true, "items": {"total": \#(s.entries.count)}}"#
+            )
         }
         throw SpotifyError.api(status: 404, message: "not here", path: path)
     }
@@ -132,7 +137,8 @@ final class FakeSpotify: SpotifyAPI, @unchecked Sendable {
 
     static func entryJSON(_ uri: String, field: String) -> String {
         let id = uri.split(separator: ":").last.map(String.init) ?? ""
-        return #"{"added_at": "2024-01-01T00:00:00Z", "is_local": false, "\#(field)": {"id": "\#(id)", "uri": "\#(uri)", "name": "Song \#(id.prefix(4))", "type": "track", "duration_ms": 1000, "is_local": false, "artists": [{"name": "A"}], "album": {"name": "B"}}}"#
+        return
+            #"{"added_at": "2024-01-01T00:00:00Z", "is_local": false, "\#(field)": {"id": "\#(id)", "uri": "\#(uri)", "name": "Song \#(id.prefix(4))", "type": "track", "duration_ms": 1000, "is_local": false, "artists": [{"name": "A"}], "album": {"name": "B"}}}"#
     }
 
     static func ok(_ body: String, status: Int = 200) -> HTTPResponse { HTTPResponse(status: status, body: Data(body.utf8)) }

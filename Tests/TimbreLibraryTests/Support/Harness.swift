@@ -1,11 +1,12 @@
 import Foundation
-import TimbreApp
 import SandboxCore
 import Testing
+import TimbreApp
 import TimbreAuth
 import TimbreCore
 import TimbreNet
 import TimbreTestSupport
+
 @testable import TimbreLibrary
 
 /// A temporary folder removed at the end of a test.
@@ -78,18 +79,21 @@ final class Harness: @unchecked Sendable {
     private static func make(_ sandbox: SandboxProcess) async throws -> Harness {
         let (access, refresh) = try await sandbox.signIn()
         let config = try Config.parse(sandbox.info.configTOML())
-        let executor = RequestExecutor(transport: CurlTransport(settings: TransportSettings(config: config)),
-                                       policy: RetryPolicy(baseDelay: .milliseconds(20), maxDelay: .milliseconds(100)))
+        let executor = RequestExecutor(
+            transport: CurlTransport(settings: TransportSettings(config: config)),
+            policy: RetryPolicy(baseDelay: .milliseconds(20), maxDelay: .milliseconds(100)))
         let store = MemoryStore()
         try await store.write(SecretBytes(refresh), kind: .refreshToken, tier: .high, profile: "test")
-        let vault = CredentialVault(profile: "test", refreshTier: .high, environment: nil, keyring: store, file: NoStore(),
-                                    insecureStorage: false, warnings: { _ in })
+        let vault = CredentialVault(
+            profile: "test", refreshTier: .high, environment: nil, keyring: store, file: NoStore(),
+            insecureStorage: false, warnings: { _ in })
         guard let accountsURL = URL(string: sandbox.info.accountsURL), let apiURL = URL(string: sandbox.info.apiURL) else {
             throw HarnessError.badURL(sandbox.info.apiURL)
         }
         let accounts = AccountsClient(executor: executor, accountsURL: accountsURL, clientID: sandbox.info.clientID)
-        let tokens = TokenManager(accounts: accounts, vault: vault,
-                                  session: Session(accessToken: access, expiresAt: Date().addingTimeInterval(3000), scopes: []))
+        let tokens = TokenManager(
+            accounts: accounts, vault: vault,
+            session: Session(accessToken: access, expiresAt: Date().addingTimeInterval(3000), scopes: []))
         let dir = try TempDir()
         let cache = try LibraryCache.open(path: dir.path("cache/library.sqlite"), warn: { _ in })
         return Harness(sandbox: sandbox, api: AuthorizedClient(executor: executor, tokens: tokens, apiURL: apiURL), dir: dir, cache: cache)
@@ -132,8 +136,9 @@ struct Model {
     init(_ raw: [String: Any]) {
         self.raw = raw
         playlists = (raw["playlists"] as? [[String: Any]] ?? []).map { object in
-            Playlist(id: object["id"] as? String ?? "", name: object["name"] as? String ?? "", summary: object,
-                     items: object["items"] as? [[String: Any]] ?? [], readable: object["readable_in_development_mode"] as? Bool ?? false)
+            Playlist(
+                id: object["id"] as? String ?? "", name: object["name"] as? String ?? "", summary: object,
+                items: object["items"] as? [[String: Any]] ?? [], readable: object["readable_in_development_mode"] as? Bool ?? false)
         }
         liked = raw["liked"] as? [[String: Any]] ?? []
         let user = raw["user"] as? [String: Any]
@@ -162,13 +167,19 @@ func mismatches(cache: LibraryCache, model: Model) throws -> [String] {
     let expectedIDs = ["liked"] + model.playlists.map(\.id)
     if cached.map(\.id) != expectedIDs { problems.append("playlist order: \(cached.map(\.id)) vs \(expectedIDs)") }
     for playlist in model.playlists {
-        guard let entry = cached.first(where: { $0.id == playlist.id }) else { problems.append("missing \(playlist.id)"); continue }
+        guard let entry = cached.first(where: { $0.id == playlist.id }) else {
+            problems.append("missing \(playlist.id)")
+            continue
+        }
         for key in ["name", "owner_id", "owner_name", "snapshot_id", "track_count", "collaborative", "public"] {
             let mine = (foundation(entry.json) as? [String: Any])?[key]
             if !sameJSON(mine, playlist.summary[key]) { problems.append("\(playlist.id).\(key): \(mine ?? "nil") vs \(playlist.summary[key] ?? "nil")") }
         }
         if entry.unavailable == playlist.readable { problems.append("\(playlist.id) unavailable=\(entry.unavailable)") }
-        guard let id = SpotifyID(playlist.id) else { problems.append("model id \(playlist.id)"); continue }
+        guard let id = SpotifyID(playlist.id) else {
+            problems.append("model id \(playlist.id)")
+            continue
+        }
         let items = try cache.entries(of: .playlist(id)) ?? []
         let expected = playlist.readable ? playlist.storable : []
         problems += compare(items, expected, label: playlist.id)
@@ -178,8 +189,9 @@ func mismatches(cache: LibraryCache, model: Model) throws -> [String] {
             problems.append("liked summary \(liked)")
         }
         if liked.trackCount != model.liked.count { problems.append("liked count \(liked.trackCount)") }
-        problems += compare(try cache.entries(of: .liked) ?? [], model.liked.filter { ["track", "local", "episode"].contains($0["kind"] as? String ?? "") },
-                            label: "liked")
+        problems += compare(
+            try cache.entries(of: .liked) ?? [], model.liked.filter { ["track", "local", "episode"].contains($0["kind"] as? String ?? "") },
+            label: "liked")
     } else {
         problems.append("no liked")
     }

@@ -1,5 +1,6 @@
 import Testing
 import TimbreCore
+
 @testable import TimbreLibrary
 
 /// Paging a list: a bounded pool of workers, whatever total the server claims.
@@ -7,7 +8,11 @@ import TimbreCore
     @Test func neverMoreFetchesAliveThanTheWorkersAndEveryOffsetOnce() async throws {
         let alive = Locked((now: 0, peak: 0, offsets: [Int]()))
         let pages = try await Fetcher.fetchAll(from: 50, to: 10_000, by: 50, workers: 4) { offset in
-            alive.withLock { $0.now += 1; $0.peak = max($0.peak, $0.now); $0.offsets.append(offset) }
+            alive.withLock {
+                $0.now += 1
+                $0.peak = max($0.peak, $0.now)
+                $0.offsets.append(offset)
+            }
             await Task.yield()
             alive.withLock { $0.now -= 1 }
             return offset / 50

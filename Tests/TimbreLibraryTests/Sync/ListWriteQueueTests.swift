@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TimbreCore
+
 @testable import TimbreLibrary
 
 /// The hand-over between a sync's playlist tasks and its one cache writer, with a recording
@@ -8,11 +9,13 @@ import TimbreCore
 @Suite struct ListWriteQueueTests {
     static func list(_ name: String, rows: Int) -> ListWrite {
         let items = (0..<rows).map {
-            CachedEntry(position: $0, kind: .track, id: "4uLU6hMCjMI75M1A2tKUQC", uri: "spotify:track:4uLU6hMCjMI75M1A2tKUQC",
-                       name: "\(name) \($0)", artists: ["A"], album: nil, durationMS: 1, addedAt: nil)
+            CachedEntry(
+                position: $0, kind: .track, id: "4uLU6hMCjMI75M1A2tKUQC", uri: "spotify:track:4uLU6hMCjMI75M1A2tKUQC",
+                name: "\(name) \($0)", artists: ["A"], album: nil, durationMS: 1, addedAt: nil)
         }
-        let meta = PlaylistMeta(id: name, name: name, ownerID: "me", ownerName: nil, snapshotID: "s", total: rows,
-                                collaborative: false, isPublic: false)
+        let meta = PlaylistMeta(
+            id: name, name: name, ownerID: "me", ownerName: nil, snapshotID: "s", total: rows,
+            collaborative: false, isPublic: false)
         return ListWrite(meta: meta, trackCount: rows, items: EntryList(EntryRows(items)))
     }
 
@@ -171,7 +174,7 @@ import TimbreCore
         }
         try await Self.eventually { queue.heldCount == 1 }
         #expect(!returned.current)
-        gate.signal() // the first batch is done; the writer takes b and c
+        gate.signal()  // the first batch is done; the writer takes b and c
         try await third.value
         #expect(returned.current)
         #expect(queue.heldCount == 0)
@@ -199,8 +202,8 @@ import TimbreCore
             }
         }
         try await queue.submit(Self.list("a", rows: 10))
-        await started.wait() // the writer holds "a" and waits at the gate
-        let held = Task { try await queue.submit(Self.list("b", rows: 11)) } // over the limit: held
+        await started.wait()  // the writer holds "a" and waits at the gate
+        let held = Task { try await queue.submit(Self.list("b", rows: 11)) }  // over the limit: held
         try await Self.eventually { queue.heldCount == 1 }
         gate.openForGood()
         await #expect(throws: WriteFailed.self) { try await held.value }

@@ -4,6 +4,7 @@ import Testing
 import TimbreCore
 import TimbreNet
 import TimbreTestSupport
+
 @testable import TimbreLibrary
 
 @Suite(.tags(.integration), .integrationTier) struct SyncTests {
@@ -59,7 +60,10 @@ import TimbreTestSupport
 
             // A selection fetches only what it names and removes nothing.
             try await h.sandbox.clearRequests()
-            guard let changedID = SpotifyID(changed) else { Issue.record("model id"); return }
+            guard let changedID = SpotifyID(changed) else {
+                Issue.record("model id")
+                return
+            }
             let selected = try await h.sync(SyncOptions(playlists: [changedID]))
             #expect(selected.updated == 1 && selected.removed == 0 && !selected.likedUpdated)
             #expect(Set(try await h.itemRequests().map(\.path)) == ["/v1/playlists/\(changed)/items"])
@@ -127,8 +131,10 @@ import TimbreTestSupport
         try await withCleanup({ await h.stop() }) {
             _ = try await h.sync()
             let model = try await h.model()
-            guard let playlist = model.playlists.first(where: { $0.readable && $0.storable.count > 5 && $0.items.count <= 50 }), let id = SpotifyID(playlist.id) else {
-                Issue.record("no playlist to glitch"); return
+            guard let playlist = model.playlists.first(where: { $0.readable && $0.storable.count > 5 && $0.items.count <= 50 }), let id = SpotifyID(playlist.id)
+            else {
+                Issue.record("no playlist to glitch")
+                return
             }
             let before = try h.cache.entries(of: .playlist(id))
             for total in ["keep", "zero"] {
@@ -194,10 +200,11 @@ import TimbreTestSupport
             let victim = readable[readable.count / 2].id
             // Lists are written several to a transaction: the one holding the victim is refused whole.
             try await h.cache.pool.write { db in
-                try db.execute(sql: """
-                    CREATE TRIGGER refuse_victim BEFORE UPDATE OF items_key ON playlist WHEN NEW.id = '\(victim)'
-                    BEGIN SELECT RAISE(ABORT, 'simulated write failure'); END
-                    """)
+                try db.execute(
+                    sql: """
+                        CREATE TRIGGER refuse_victim BEFORE UPDATE OF items_key ON playlist WHEN NEW.id = '\(victim)'
+                        BEGIN SELECT RAISE(ABORT, 'simulated write failure'); END
+                        """)
             }
             let error = await #expect(throws: CacheError.self) { try await h.sync() }
             #expect(error?.message.contains("simulated write failure") == true, "\(String(describing: error))")
@@ -295,7 +302,8 @@ import TimbreTestSupport
                     do {
                         for listed in try reader.playlists() where !listed.isLiked && !listed.unavailable {
                             guard let id = SpotifyID(listed.id), let (playlist, items) = try reader.playlistWithItems(.playlist(id)),
-                                  let snapshot = playlist.snapshotID else { continue }
+                                let snapshot = playlist.snapshotID
+                            else { continue }
                             if snapshots[snapshot] != items.count { problems.append("\(playlist.id) \(snapshot): \(items.count)") }
                         }
                         reads += 1

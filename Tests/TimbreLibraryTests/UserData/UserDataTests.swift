@@ -1,11 +1,12 @@
 import Foundation
 import GRDB
 import Testing
-@testable import TimbreApp
 import TimbreCore
-@testable import TimbreLibrary
-import TimbreTestSupport
 import TimbreTUI
+import TimbreTestSupport
+
+@testable import TimbreApp
+@testable import TimbreLibrary
 
 /// The user data's one owner (`UserData`): one queue with a busy timeout, shared by the journal and
 /// the folders, on a real SQLite file.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TimbreCore
 import TimbreTestSupport
+
 @testable import TimbreNet
 
 /// Repository paths, from this file's location.
@@ -92,12 +93,14 @@ final class TestTLSServer: @unchecked Sendable {
     private init(pki: TestPKI, tls: String) throws {
         logFile = FileManager.default.temporaryDirectory.appendingPathComponent("timbre-tls-\(UUID().uuidString).log")
         let line: String
-        (process, line) = try ChildProcess.startAndReadFirstLine("/usr/bin/env", [
-            "python3", Repo.fixtures.appendingPathComponent("tls_server.py").path,
-            "--cert", pki.directory.appendingPathComponent("chain.pem").path,
-            "--key", pki.directory.appendingPathComponent("leaf.key").path,
-            "--log", logFile.path, "--tls", tls,
-        ], name: "test TLS server")
+        (process, line) = try ChildProcess.startAndReadFirstLine(
+            "/usr/bin/env",
+            [
+                "python3", Repo.fixtures.appendingPathComponent("tls_server.py").path,
+                "--cert", pki.directory.appendingPathComponent("chain.pem").path,
+                "--key", pki.directory.appendingPathComponent("leaf.key").path,
+                "--log", logFile.path, "--tls", tls,
+            ], name: "test TLS server")
         // The first line is {"port": N}.
         guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], let port = object["port"] as? Int else {
             throw TestFailure("unexpected first line from test TLS server: \(line)")
@@ -129,8 +132,10 @@ final class TestTLSServer: @unchecked Sendable {
 }
 
 /// Transport settings trusting the test PKI, with one pin rule for 127.0.0.1.
-func settings(_ pki: TestPKI, pins: [SPKIPin], scope: PinScope = .any, mode: PinMode = .strict,
-              host: String = "127.0.0.1", minimumTLS: TLSVersion = .tls12) -> TransportSettings {
+func settings(
+    _ pki: TestPKI, pins: [SPKIPin], scope: PinScope = .any, mode: PinMode = .strict,
+    host: String = "127.0.0.1", minimumTLS: TLSVersion = .tls12
+) -> TransportSettings {
     TransportSettings(
         pins: PinPolicySet(configured: [PinRule(host: HostPattern(host)!, pins: pins, scope: scope, mode: mode)]),
         caFile: pki.rootFile, minimumTLS: minimumTLS, connectTimeout: .seconds(5), totalTimeout: .seconds(20))

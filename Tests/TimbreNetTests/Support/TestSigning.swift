@@ -15,8 +15,8 @@ final class TestSigningKey: @unchecked Sendable {
         defer { EVP_PKEY_CTX_free(context) }
         var made: OpaquePointer?
         guard EVP_PKEY_keygen_init(context) == 1,
-              kind == .ed25519 || EVP_PKEY_CTX_set_group_name(context, "P-256") == 1,
-              EVP_PKEY_generate(context, &made) == 1, let made
+            kind == .ed25519 || EVP_PKEY_CTX_set_group_name(context, "P-256") == 1,
+            EVP_PKEY_generate(context, &made) == 1, let made
         else { throw TestSigningError("key generation") }
         key = made
     }

@@ -1,5 +1,6 @@
 import Testing
 import TimbreCore
+
 @testable import TimbreTUI
 
 /// The interface's edits run one at a time, in the order asked: an edit plans on what the one
@@ -13,7 +14,10 @@ import TimbreCore
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             for index in 0..<20 {
                 _ = queue.enqueue { _ in
-                    let now = running.withLock { $0 += 1; return $0 }
+                    let now = running.withLock {
+                        $0 += 1
+                        return $0
+                    }
                     maxRunning.withLock { $0 = max($0, now) }
                     log.withLock { $0.append("start \(index)") }
                     await Task.yield()
@@ -32,11 +36,12 @@ import TimbreCore
         let started = Locked(false)
         let release = Locked(false)
         let finished = Locked<[Int]>([])
-        #expect(queue.enqueue { _ in
-            started.withLock { $0 = true }
-            while !release.current { await Task.yield() }
-            finished.withLock { $0.append(0) }
-        } == 0)
+        #expect(
+            queue.enqueue { _ in
+                started.withLock { $0 = true }
+                while !release.current { await Task.yield() }
+                finished.withLock { $0.append(0) }
+            } == 0)
         while !started.current { await Task.yield() }
         #expect(queue.enqueue { _ in finished.withLock { $0.append(1) } } == 1)
         #expect(queue.enqueue { _ in finished.withLock { $0.append(2) } } == 2)

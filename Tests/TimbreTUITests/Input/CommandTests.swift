@@ -1,12 +1,18 @@
 import Testing
 import TimbreCore
 import TimbreLibrary
+
 @testable import TimbreTUI
 
 @Suite struct CommandTests {
-    @Test(arguments: ["move down", "move pageup 3", "focus tracks", "open", "filter", "filter beyoncé", "next-match",
-                      "previous-match", "clear", "order title", "order added desc", "order next", "order reverse", "sort title", "sort year reverse", "mark", "mark-range", "remove", "yank", "paste after", "paste before", "shift down", "shift up", "undo", "redo", "add", "add massive attack", "info", "toggle", "new Road Trip", "rename Old Name", "delete", "dedupe", "dedupe fuzzy", "shuffle", "export /tmp/a b.csv", "import list.csv", "folder create Mixes", "folder add Mixes", "folder remove", "folder rename Other", "folder delete", "search",
-                      "search hey jude", "sync", "help", "messages", "redraw", "prompt", "quit"])
+    @Test(arguments: [
+        "move down", "move pageup 3", "focus tracks", "open", "filter", "filter beyoncé", "next-match",
+        "previous-match", "clear", "order title", "order added desc", "order next", "order reverse", "sort title", "sort year reverse", "mark", "mark-range",
+        "remove", "yank", "paste after", "paste before", "shift down", "shift up", "undo", "redo", "add", "add massive attack", "info", "toggle",
+        "new Road Trip", "rename Old Name", "delete", "dedupe", "dedupe fuzzy", "shuffle", "export /tmp/a b.csv", "import list.csv", "folder create Mixes",
+        "folder add Mixes", "folder remove", "folder rename Other", "folder delete", "search",
+        "search hey jude", "sync", "help", "messages", "redraw", "prompt", "quit",
+    ])
     func printsBackToWhatItParsed(_ text: String) throws {
         #expect(try Command.parse(text).description == text)
     }

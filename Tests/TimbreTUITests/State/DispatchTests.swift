@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TimbreTUI
 
 /// Keys and commands become a state change plus effects in `TUIState`; the app only runs effects.
@@ -85,8 +86,10 @@ import Testing
 
     @Test func commandsTypedAtThePromptReturnTheirEffects() {
         var state = sampleState()
-        for (text, effects) in [("quit", [TUIState.Effect.quit]), ("q", [.quit]), ("sync", [.startSync]), ("redraw", [.redraw]),
-                                ("open", [.loadTracks("liked")]), ("move down", [])] {
+        for (text, effects) in [
+            ("quit", [TUIState.Effect.quit]), ("q", [.quit]), ("sync", [.startSync]), ("redraw", [.redraw]),
+            ("open", [.loadTracks("liked")]), ("move down", []),
+        ] {
             state.apply(.prompt)
             typing(text, into: &state)
             #expect(state.type(.enter) == effects, "\(text)")

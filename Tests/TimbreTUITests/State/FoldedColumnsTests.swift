@@ -1,5 +1,6 @@
 import Testing
 import TimbreCore
+
 @testable import TimbreTUI
 
 @Suite struct FoldedColumnsTests {

@@ -1,14 +1,16 @@
 import Testing
 import TimbreLibrary
+
 @testable import TimbreTUI
 
 /// Marks, yank/paste, moves and the `:` verbs become exactly the edits the CLI would make — or,
 /// for a playlist the user cannot change, a message and no effect at all.
 @Suite struct ManagingTests {
     static let rows = (0..<6).map { i in
-        EntryRow(position: i, title: "Song \(i)", artist: i % 2 == 0 ? "Nina Simone" : "Massive Attack", album: "Album \(i / 2)",
-                 durationMS: 150_000 + i * 20_000, addedAt: "2024-01-0\(i + 1)T00:00:00Z", uri: "spotify:track:\(String(repeating: "a", count: 21))\(i)",
-                 year: 1985 + i * 4)
+        EntryRow(
+            position: i, title: "Song \(i)", artist: i % 2 == 0 ? "Nina Simone" : "Massive Attack", album: "Album \(i / 2)",
+            durationMS: 150_000 + i * 20_000, addedAt: "2024-01-0\(i + 1)T00:00:00Z", uri: "spotify:track:\(String(repeating: "a", count: 21))\(i)",
+            year: 1985 + i * 4)
     }
 
     /// Playlists: Liked Songs, two of the user's, one of someone else's; "mine" open on the tracks pane.
@@ -89,7 +91,12 @@ import TimbreLibrary
         s.apply(.move(.down, count: 1))
         #expect(s.selectedPlaylist?.id == "other")
         s.apply(.open)
-        s.setTracks(Array(Self.rows[4...5]).enumerated().map { var row = $1; row.position = $0; return row }, of: "other")
+        s.setTracks(
+            Array(Self.rows[4...5]).enumerated().map {
+                var row = $1
+                row.position = $0
+                return row
+            }, of: "other")
         s.apply(.move(.down, count: 1))
         #expect(s.apply(.paste(.after)) == [.edit(.entries(playlistID: "other", .add(uris: s.register, position: 2)))])
         s.apply(.move(.top, count: 1))
@@ -99,8 +106,10 @@ import TimbreLibrary
     @Test func aPlaylistOfSomeoneElseIsLockedAndEveryEditOfItSendsNothing() {
         var s = state(open: "theirs")
         s.apply(.mark)
-        for command: Command in [.remove, .paste(.after), .shift(.down), .dedupe(fuzzy: false), .shuffle, .sort(.artist, reverse: false),
-                                 .add("x"), .importFile("a.csv"), .rename("New")] {
+        for command: Command in [
+            .remove, .paste(.after), .shift(.down), .dedupe(fuzzy: false), .shuffle, .sort(.artist, reverse: false),
+            .add("x"), .importFile("a.csv"), .rename("New"),
+        ] {
             s.apply(.yank)
             #expect(s.apply(command) == [], "\(command)")
             #expect(s.mode != .confirm)
@@ -172,7 +181,10 @@ import TimbreLibrary
         var s = state()
         let cost = OrderCost(op: "sort", playlistName: "Everything", key: "title", entries: 2_500, moves: 2_431, rewriteWrites: 25, canRewrite: true)
         #expect(cost.needsAsking)
-        #expect(cost.question == "Sort “Everything” by title: 2,431 moves, ≈ 4 min at Spotify's pace, dates kept — or r to rewrite in 25 writes (every date becomes today). (y/r/n)")
+        #expect(
+            cost.question
+                == "Sort “Everything” by title: 2,431 moves, ≈ 4 min at Spotify's pace, dates kept — or r to rewrite in 25 writes (every date becomes today). (y/r/n)"
+        )
         s.askOrder(cost)
         #expect(s.mode == .confirm && s.question?.text == cost.question)
         #expect(s.handle(.character("r")) == [.answerOrder(.rewrite)] && s.mode == .normal)
@@ -231,7 +243,10 @@ import TimbreLibrary
         #expect(s.paneRows == [.playlist(0, inFolder: false), .folder(0), .playlist(1, inFolder: false)])
         s.apply(.move(.down, count: 1))
         #expect(s.apply(.open) == [.edit(.folder(.setExpanded("Road", true)))])
-        #expect(s.paneRows == [.playlist(0, inFolder: false), .folder(0), .playlist(2, inFolder: true), .playlist(3, inFolder: true), .playlist(1, inFolder: false)])
+        #expect(
+            s.paneRows == [
+                .playlist(0, inFolder: false), .folder(0), .playlist(2, inFolder: true), .playlist(3, inFolder: true), .playlist(1, inFolder: false),
+            ])
         let pane = Screen.render(s, rows: 20, columns: 100).map { $0.map(\.text).joined() }
         #expect(pane.contains { $0.hasPrefix("▾ Road") } && pane.contains { $0.hasPrefix("    B") })
         #expect(s.apply(.toggle) == [.edit(.folder(.setExpanded("Road", false)))])
@@ -249,7 +264,11 @@ import TimbreLibrary
         #expect(s.apply(.add(nil)) == [] && s.mode == .catalogueInput)
         for character in "teardrop" { _ = s.type(.character(character)) }
         #expect(s.type(.enter) == [.catalogueSearch("teardrop")])
-        let hits = (0..<3).map { CatalogueHit(uri: "spotify:track:\(String(repeating: "b", count: 21))\($0)", title: "Teardrop \($0)", artist: "Massive Attack", album: "Mezzanine", durationMS: 330_000) }
+        let hits = (0..<3).map {
+            CatalogueHit(
+                uri: "spotify:track:\(String(repeating: "b", count: 21))\($0)", title: "Teardrop \($0)", artist: "Massive Attack", album: "Mezzanine",
+                durationMS: 330_000)
+        }
         s.showCatalogueResults(hits, query: "teardrop")
         s.apply(.mark)
         s.apply(.move(.down, count: 1))
@@ -261,8 +280,10 @@ import TimbreLibrary
 
     @Test func everyNewBindingIsListedByHelp() {
         let listed = Set(Keymap().helpLines.map(\.command))
-        for command in ["mark", "mark-range", "remove", "yank", "paste after", "paste before", "shift down", "shift up", "undo", "redo",
-                        "add", "info", "toggle", "order next", "order reverse"] {
+        for command in [
+            "mark", "mark-range", "remove", "yank", "paste after", "paste before", "shift down", "shift up", "undo", "redo",
+            "add", "info", "toggle", "order next", "order reverse",
+        ] {
             #expect(listed.contains(command), "\(command)")
         }
         var s = TUIState()

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TimbreTUI
 
 func sampleState() -> TUIState {
@@ -108,7 +109,9 @@ let sampleTracks = [
     @Test func everyLineIsExactlyTheTerminalWidthAndHostileTextIsInert() {
         var state = sampleState()
         state.apply(.open)
-        state.setTracks(sampleTracks + [EntryRow(position: 9, title: String(repeating: "長", count: 5000), artist: "\u{9B}2J", album: "\n", durationMS: 1, addedAt: nil)], of: "liked")
+        state.setTracks(
+            sampleTracks + [EntryRow(position: 9, title: String(repeating: "長", count: 5000), artist: "\u{9B}2J", album: "\n", durationMS: 1, addedAt: nil)],
+            of: "liked")
         for (rows, columns) in [(24, 80), (40, 120), (10, 60), (50, 200)] {
             let lines = Screen.render(state, rows: rows, columns: columns)
             #expect(lines.count == rows)
