@@ -111,6 +111,14 @@ struct TimbreBench: ParsableCommand {
         }
         out.add("sort_title_largest_ms", samples: sortSamples, note: "\(bigRows.count) rows: apply(.sort(title)) + render")
 
+        try measureSearch(&out, state: state, source: source, cache: openedCache)
+        try measureAllItems(&out, state: state, source: source, queries: queries)
+        out.memory("end")
+        print(out.json())
+    }
+
+    /// 5. `F` through the index against the scan of every item, and what the index costs to build.
+    private func measureSearch(_ out: inout Report, state: TUIState, source: CacheLibrarySource, cache openedCache: LibraryCache) throws {
         // 5. `F`: every cached playlist, through `LibrarySource.search` exactly as `TUIApp` runs it
         //    (the cache's search index), and the same search by scanning every item
         //    (`LibraryCache.searchByScan`, what `F` did before the index) as the peer, alternated
@@ -159,7 +167,11 @@ struct TimbreBench: ParsableCommand {
             buildSamples.append(ms(since: t))
         }
         out.add("search_index_build_ms", samples: buildSamples, note: "\(indexed) items: every list's folded text rebuilt from the cache in one transaction")
+    }
 
+    /// 6. `/` over every cached item at once.
+    private func measureAllItems(_ out: inout Report, state: TUIState, source: CacheLibrarySource, queries: [String]) throws {
+        let playlists = state.playlists
         // 6. `/` over every cached item at once (a 200k-row list on the large library).
         if !skipAllItems {
             var merged: [EntryRow] = []
@@ -175,8 +187,6 @@ struct TimbreBench: ParsableCommand {
                 note: "\(merged.count) rows; type + Screen.render per key")
             out.memory("after_all_items_list")
         }
-        out.memory("end")
-        print(out.json())
     }
 
     /// Types every query into `/` one character at a time, then erases it; each key is one sample.

@@ -62,10 +62,26 @@ final class CurlTransfer: @unchecked Sendable {
             return nil
         }
         self.easy = easy
-        let me = Unmanaged.passUnretained(self).toOpaque()
-        let verificationPointer = Unmanaged.passUnretained(verification).toOpaque()
-        var codes: [CURLcode] = []
+        var codes = connectionOptions(easy)
+        codes += tlsOptions(easy)
+        if kind == .connectOnly {
+            codes.append(tcurl_set_long(easy, CURLOPT_CONNECT_ONLY, 1))
+        } else {
+            codes += httpOptions(easy)
+        }
+        if let bad = codes.first(where: { $0 != CURLE_OK }) {
+            let text = curl_easy_strerror(bad).map { String(cString: $0) } ?? "error \(bad.rawValue)"
+            finish(.failure(TransportError.invalidRequest("curl rejected an option: \(text)")))
+            cleanup()
+            return nil
+        }
+        return easy
+    }
 
+    /// Where and how long: the URL, https only, no redirects, the timeouts, a connection of its
+    /// own for a write, the proxy of the run.
+    private func connectionOptions(_ easy: UnsafeMutableRawPointer) -> [CURLcode] {
+        var codes: [CURLcode] = []
         codes.append(tcurl_set_string(easy, CURLOPT_URL, request.url.absoluteString))
         codes.append(tcurl_set_long(easy, CURLOPT_NOSIGNAL, 1))
         codes.append(tcurl_set_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer))
@@ -82,8 +98,16 @@ final class CurlTransfer: @unchecked Sendable {
             codes.append(tcurl_set_long(easy, CURLOPT_FRESH_CONNECT, 1))
             codes.append(tcurl_set_long(easy, CURLOPT_FORBID_REUSE, 1))
         }
+        // The proxy comes from the run's environment only: an empty CURLOPT_PROXY turns libcurl's
+        // own look at the process environment off, and CURLOPT_NOPROXY likewise (ProxySettings).
+        codes.append(tcurl_set_string(easy, CURLOPT_PROXY, settings.proxy?.url ?? ""))
+        codes.append(tcurl_set_string(easy, CURLOPT_NOPROXY, settings.proxy?.noProxy ?? ""))
+        return codes
+    }
 
-        // TLS: minimum version, system trust + hostname, then our pin check inside the handshake.
+    /// TLS: minimum version, system trust + hostname, then our pin check inside the handshake.
+    private func tlsOptions(_ easy: UnsafeMutableRawPointer) -> [CURLcode] {
+        var codes: [CURLcode] = []
         let version = settings.minimumTLS == .tls13 ? CURL_SSLVERSION_TLSv1_3 : CURL_SSLVERSION_TLSv1_2
         codes.append(tcurl_set_long(easy, CURLOPT_SSLVERSION, Int(version)))
         codes.append(tcurl_set_long(easy, CURLOPT_SSL_VERIFYPEER, 1))
@@ -92,10 +116,6 @@ final class CurlTransfer: @unchecked Sendable {
             codes.append(tcurl_set_string(easy, CURLOPT_CAINFO, caFile))
             codes.append(tcurl_set_pointer(easy, CURLOPT_CAPATH, nil))
         }
-        // The proxy comes from the run's environment only: an empty CURLOPT_PROXY turns libcurl's
-        // own look at the process environment off, and CURLOPT_NOPROXY likewise (ProxySettings).
-        codes.append(tcurl_set_string(easy, CURLOPT_PROXY, settings.proxy?.url ?? ""))
-        codes.append(tcurl_set_string(easy, CURLOPT_NOPROXY, settings.proxy?.noProxy ?? ""))
         // A resumed TLS session skips certificate verification, and with it the pin check.
         codes.append(tcurl_set_long(easy, CURLOPT_SSL_SESSIONID_CACHE, 0))
         codes.append(
@@ -106,50 +126,45 @@ final class CurlTransfer: @unchecked Sendable {
                     TLSVerification.installVerifyCallback(sslContext: sslContext, verification: userdata)
                     return CURLE_OK
                 }))
-        codes.append(tcurl_set_pointer(easy, CURLOPT_SSL_CTX_DATA, verificationPointer))
+        codes.append(tcurl_set_pointer(easy, CURLOPT_SSL_CTX_DATA, Unmanaged.passUnretained(verification).toOpaque()))
+        return codes
+    }
 
-        if kind == .connectOnly {
-            codes.append(tcurl_set_long(easy, CURLOPT_CONNECT_ONLY, 1))
-        } else {
-            codes.append(tcurl_set_string(easy, CURLOPT_ACCEPT_ENCODING, ""))
-            codes.append(tcurl_set_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS)))
-            // No CURLOPT_PIPEWAIT: against HTTP/1.1 servers it held cold-start transfers back
-            // until a one-second poll tick; parallel connections are cheaper than that wait.
-            codes.append(tcurl_set_string(easy, CURLOPT_USERAGENT, settings.userAgent))
-            codes.append(contentsOf: setMethodAndBody(easy))
-            var list: UnsafeMutablePointer<curl_slist>? = curl_slist_append(nil, "Expect:")
-            for (name, value) in request.headers {
-                list = curl_slist_append(list, "\(name): \(value)")
-            }
-            headerList = list
-            codes.append(tcurl_set_slist(easy, CURLOPT_HTTPHEADER, list))
-            codes.append(
-                tcurl_set_data_callback(
-                    easy, CURLOPT_WRITEFUNCTION,
-                    { pointer, size, count, userdata in
-                        guard let userdata else { return 0 }
-                        let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
-                        return transfer.receiveBody(pointer, size * count)
-                    }))
-            codes.append(tcurl_set_pointer(easy, CURLOPT_WRITEDATA, me))
-            codes.append(
-                tcurl_set_data_callback(
-                    easy, CURLOPT_HEADERFUNCTION,
-                    { pointer, size, count, userdata in
-                        guard let userdata else { return 0 }
-                        let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
-                        return transfer.receiveHeader(pointer, size * count)
-                    }))
-            codes.append(tcurl_set_pointer(easy, CURLOPT_HEADERDATA, me))
+    /// HTTP: compression, HTTP/2, the user agent, method and body, headers, and where the answer goes.
+    private func httpOptions(_ easy: UnsafeMutableRawPointer) -> [CURLcode] {
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        var codes: [CURLcode] = []
+        codes.append(tcurl_set_string(easy, CURLOPT_ACCEPT_ENCODING, ""))
+        codes.append(tcurl_set_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS)))
+        // No CURLOPT_PIPEWAIT: against HTTP/1.1 servers it held cold-start transfers back
+        // until a one-second poll tick; parallel connections are cheaper than that wait.
+        codes.append(tcurl_set_string(easy, CURLOPT_USERAGENT, settings.userAgent))
+        codes.append(contentsOf: setMethodAndBody(easy))
+        var list: UnsafeMutablePointer<curl_slist>? = curl_slist_append(nil, "Expect:")
+        for (name, value) in request.headers {
+            list = curl_slist_append(list, "\(name): \(value)")
         }
-
-        if let bad = codes.first(where: { $0 != CURLE_OK }) {
-            let text = curl_easy_strerror(bad).map { String(cString: $0) } ?? "error \(bad.rawValue)"
-            finish(.failure(TransportError.invalidRequest("curl rejected an option: \(text)")))
-            cleanup()
-            return nil
-        }
-        return easy
+        headerList = list
+        codes.append(tcurl_set_slist(easy, CURLOPT_HTTPHEADER, list))
+        codes.append(
+            tcurl_set_data_callback(
+                easy, CURLOPT_WRITEFUNCTION,
+                { pointer, size, count, userdata in
+                    guard let userdata else { return 0 }
+                    let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
+                    return transfer.receiveBody(pointer, size * count)
+                }))
+        codes.append(tcurl_set_pointer(easy, CURLOPT_WRITEDATA, me))
+        codes.append(
+            tcurl_set_data_callback(
+                easy, CURLOPT_HEADERFUNCTION,
+                { pointer, size, count, userdata in
+                    guard let userdata else { return 0 }
+                    let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
+                    return transfer.receiveHeader(pointer, size * count)
+                }))
+        codes.append(tcurl_set_pointer(easy, CURLOPT_HEADERDATA, me))
+        return codes
     }
 
     private func setMethodAndBody(_ easy: UnsafeMutableRawPointer) -> [CURLcode] {

@@ -33,20 +33,7 @@ extension SandboxService {
             }
             return .json(200, value)
         case ("GET", "variants"):
-            // The remaster variants (Pool.variantCount) and the tracks they re-release, for fuzzy dedupe tests.
-            let pool = catalog.pool
-            return .json(
-                200,
-                .array(
-                    (0..<Pool.variantCount).map { k in
-                        let variant = pool.track(pool.variantIndex(k)), original = pool.track(pool.originalIndex(ofVariant: k))
-                        return JSONValue.object([
-                            ("uri", .string("spotify:track:" + variant.id)), ("name", .string(variant.name)),
-                            ("duration_ms", .int(variant.durationMs)),
-                            ("original_uri", .string("spotify:track:" + original.id)), ("original_name", .string(original.name)),
-                            ("original_duration_ms", .int(original.durationMs)),
-                        ])
-                    }))
+            return .json(200, variants())
         case ("GET", "requests"):
             return .json(200, .array(withState { $0.requestLog }))
         case ("POST", "requests/clear"):
@@ -56,17 +43,7 @@ extension SandboxService {
             let pending = withState { $0.faults.pending }
             return SandboxResponse(status: 200, headers: [SandboxResponse.jsonType], body: encode(["faults": pending]))
         case ("POST", "faults"):
-            guard let body = try? JSONDecoder().decode(FaultsBody.self, from: Data(request.body)) else {
-                return .apiError(400, "Expected {\"faults\":[{\"kind\":\"status|reset|malformed|empty_items|latency|apply_then_reset|delete_playlist\",…}]}")
-            }
-            if body.faults.contains(where: { $0.kind == .emptyItems && $0.playlist == nil }) {
-                return .apiError(400, "empty_items needs \"playlist\"")
-            }
-            if body.faults.contains(where: { $0.kind == .deletePlaylist && $0.playlist == nil }) {
-                return .apiError(400, "delete_playlist needs \"playlist\"")
-            }
-            withState { $0.faults.append(body.faults) }
-            return ok()
+            return addFaults(request.body)
         case ("DELETE", "faults"):
             withState { $0.faults.clear() }
             return ok()
@@ -105,6 +82,36 @@ extension SandboxService {
         default:
             return .apiError(404, "Unknown control endpoint \(request.method) /__sandbox/\(name)")
         }
+    }
+
+    /// The remaster variants (Pool.variantCount) and the tracks they re-release, for fuzzy dedupe tests.
+    private func variants() -> JSONValue {
+        let pool = catalog.pool
+        return .array(
+            (0..<Pool.variantCount).map { k in
+                let variant = pool.track(pool.variantIndex(k)), original = pool.track(pool.originalIndex(ofVariant: k))
+                return JSONValue.object([
+                    ("uri", .string("spotify:track:" + variant.id)), ("name", .string(variant.name)),
+                    ("duration_ms", .int(variant.durationMs)),
+                    ("original_uri", .string("spotify:track:" + original.id)), ("original_name", .string(original.name)),
+                    ("original_duration_ms", .int(original.durationMs)),
+                ])
+            })
+    }
+
+    /// `POST /__sandbox/faults`: checked whole before any is armed.
+    private func addFaults(_ body: [UInt8]) -> SandboxResponse {
+        guard let body = try? JSONDecoder().decode(FaultsBody.self, from: Data(body)) else {
+            return .apiError(400, "Expected {\"faults\":[{\"kind\":\"status|reset|malformed|empty_items|latency|apply_then_reset|delete_playlist\",…}]}")
+        }
+        if body.faults.contains(where: { $0.kind == .emptyItems && $0.playlist == nil }) {
+            return .apiError(400, "empty_items needs \"playlist\"")
+        }
+        if body.faults.contains(where: { $0.kind == .deletePlaylist && $0.playlist == nil }) {
+            return .apiError(400, "delete_playlist needs \"playlist\"")
+        }
+        withState { $0.faults.append(body.faults) }
+        return ok()
     }
 
     /// Static files for tests: PUT stores the body as it is, GET serves it byte for byte

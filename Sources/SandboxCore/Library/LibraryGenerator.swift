@@ -61,35 +61,8 @@ extension Library {
                 hasImages: !rng.chance(0.08), followers: rng.below(40), entries: [], version: 0
             )
             switch specials[index] {
-            case .mixed?:
-                playlist.name = "Mixed Bag: locals, podcasts & oddities"
-                playlist.description = "Everything a client has to survive."
-                playlist.entries = mixedEntries
-            case .empty?:
-                playlist.name = "Empty Playlist"
-                playlist.description = nil
-                playlist.hasImages = false
-            case .collaborative?:
-                playlist.name = "Shared with Friends"
-                playlist.owner = 2
-                playlist.collaborative = true
-                playlist.isPublic = false
-                playlist.entries = Library.ordinaryEntries(count: 25, pool: pool, rng: &rng, addedBy: [0, 2, 3])
-            case .editorial?:
-                playlist.name = "Today's Top Hits"
-                playlist.description = "The hottest 50. Cover: <a href=\"spotify:artist:x\">Someone</a>"
-                playlist.owner = 1
-                playlist.isPublic = true  // editorial playlists are public (and not the user's to edit)
-                playlist.followers = 35_123_456
-                playlist.entries = Library.ordinaryEntries(count: 50, pool: pool, rng: &rng, addedBy: [1])
-            case .friendNoDisplayName?:
-                playlist.name = "ana's crate digging"
-                playlist.description = nil
-                playlist.owner = 4
-                playlist.entries = Library.ordinaryEntries(count: 30, pool: pool, rng: &rng, addedBy: [4])
-            case .tenThousand?:
-                playlist.name = "Everything (10k)"
-                playlist.entries = Library.ordinaryEntries(count: 10_000, pool: pool, rng: &rng, quirks: true)
+            case let special?:
+                Library.fill(special, &playlist, mixedEntries: mixedEntries, pool: pool, rng: &rng)
             case nil:
                 let length = lengths[normalIndex]
                 normalIndex += 1
@@ -106,18 +79,58 @@ extension Library {
             playlists.append(playlist)
         }
         self.playlists = playlists
+        self.liked = Library.likedEntries(count: size.likedCount, pool: pool, rng: &rng)
+    }
 
+    /// One of the special playlists, filled in (draws from `rng` in the order the library's
+    /// determinism depends on: do not reorder).
+    private static func fill(_ special: Special, _ playlist: inout Playlist, mixedEntries: [Entry], pool: Pool, rng: inout SplitMix64) {
+        switch special {
+        case .mixed:
+            playlist.name = "Mixed Bag: locals, podcasts & oddities"
+            playlist.description = "Everything a client has to survive."
+            playlist.entries = mixedEntries
+        case .empty:
+            playlist.name = "Empty Playlist"
+            playlist.description = nil
+            playlist.hasImages = false
+        case .collaborative:
+            playlist.name = "Shared with Friends"
+            playlist.owner = 2
+            playlist.collaborative = true
+            playlist.isPublic = false
+            playlist.entries = ordinaryEntries(count: 25, pool: pool, rng: &rng, addedBy: [0, 2, 3])
+        case .editorial:
+            playlist.name = "Today's Top Hits"
+            playlist.description = "The hottest 50. Cover: <a href=\"spotify:artist:x\">Someone</a>"
+            playlist.owner = 1
+            playlist.isPublic = true  // editorial playlists are public (and not the user's to edit)
+            playlist.followers = 35_123_456
+            playlist.entries = ordinaryEntries(count: 50, pool: pool, rng: &rng, addedBy: [1])
+        case .friendNoDisplayName:
+            playlist.name = "ana's crate digging"
+            playlist.description = nil
+            playlist.owner = 4
+            playlist.entries = ordinaryEntries(count: 30, pool: pool, rng: &rng, addedBy: [4])
+        case .tenThousand:
+            playlist.name = "Everything (10k)"
+            playlist.entries = ordinaryEntries(count: 10_000, pool: pool, rng: &rng, quirks: true)
+        }
+    }
+
+    /// Liked Songs, newest first, from 2026-01-01 back in time.
+    private static func likedEntries(count: Int, pool: Pool, rng: inout SplitMix64) -> [Entry] {
         var liked: [Entry] = []
-        liked.reserveCapacity(size.likedCount)
+        liked.reserveCapacity(count)
         var time: Int64 = 1_767_225_600  // 2026-01-01, going back in time
-        for index in 0..<size.likedCount {
+        for index in 0..<count {
             // Hostile titles are spread out (every seventh song) so the list starts readable.
             let quirky = index % 7 == 3 && index / 7 < Names.quirkyTitles.count
             let ref = quirky ? index / 7 : Names.quirkyTitles.count + rng.below(pool.trackCount - Names.quirkyTitles.count)
             liked.append(Entry(kind: .track, ref: ref, addedAt: time))
             time -= Int64(60 + rng.below(3 * 86_400))
         }
-        self.liked = liked
+        return liked
     }
 
     private static func ordinaryEntries(

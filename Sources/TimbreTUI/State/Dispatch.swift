@@ -82,65 +82,13 @@ extension TUIState {
         }
         switch command {
         case .move(let motion, let count): move(motion, count: count)
-        case .focus(let target):
-            switch target {
-            case .next, .previous: focus = focus == .playlists ? .tracks : .playlists
-            case .playlists: focus = .playlists
-            case .tracks: focus = .tracks
-            }
-        case .open:
-            if mode == .searchResults { return jumpToSearchHit() }
-            if mode == .catalogueResults { return addCatalogueSelection() }
-            if focus == .playlists, selectedFolder != nil { return toggleSelectedFolder() }
-            if focus == .playlists, let playlist = selectedPlaylist {
-                focus = .tracks
-                return [.loadTracks(playlist.id)]
-            }
-        case .filter(let text):
-            if let text {
-                do {
-                    let (fields, rest) = try EntryFilter.parse(text)
-                    if fields.isEmpty {
-                        setFilter(text)
-                    } else {
-                        // Field terms filter entries: they apply to the tracks pane.
-                        focus = .tracks
-                        entryFilter = fields
-                        setFilter(rest)
-                        message = "filter: \(fields)\(rest.isEmpty ? "" : " /\(rest)") — Esc clears"
-                    }
-                } catch {
-                    message = error.description
-                }
-            } else {
-                mode = .filterInput
-                input = currentFilter
-            }
+        case .focus(let target): changeFocus(target)
+        case .open: return open()
+        case .filter(let text): filter(text)
         case .nextMatch: move(.down, count: 1, wrap: true)
         case .previousMatch: move(.up, count: 1, wrap: true)
-        case .clear:
-            if mode != .normal {
-                mode = .normal
-                input = ""
-                catalogueMarks = []
-            } else if !clearMarks() {
-                if !entryFilter.isEmpty { entryFilter = EntryFilter() }
-                setFilter("")
-            }
-        case .order(let change):
-            switch change {
-            case .set(let field, let order):
-                sortField = field
-                sortOrder = order ?? .asc
-            case .nextField:
-                let all = Command.SortField.allCases
-                sortField = all[(all.firstIndex(of: sortField).map { $0 + 1 } ?? 0) % all.count]
-                sortOrder = .asc
-            case .reverse:
-                sortOrder = sortOrder == .asc ? .desc : .asc
-            }
-            resort()
-            message = "sorted by \(sortField.rawValue) \(sortOrder == .asc ? "↑" : "↓")"
+        case .clear: clear()
+        case .order(let change): order(change)
         case .search:
             // With text it returned above.
             mode = .searchInput
@@ -166,22 +114,99 @@ extension TUIState {
             guard changeablePlaylist("add to") != nil else { return [] }
             mode = .catalogueInput
             input = ""
-        case .info:
-            guard let playlist = subjectPlaylist else {
-                message = "select a playlist for its statistics"
-                return []
-            }
-            return [.loadInfo(playlist.id)]
-        case .toggle:
-            guard focus == .playlists, selectedFolder != nil else {
-                message = "o opens or closes the folder under the cursor (left pane)"
-                return []
-            }
-            return toggleSelectedFolder()
+        case .info: return info()
+        case .toggle: return toggle()
         case .new, .rename, .delete, .dedupe, .shuffle, .sort, .export, .importFile, .folder:
             return playlistVerb(command)
         }
         return []
+    }
+
+    private mutating func changeFocus(_ target: Command.Focus) {
+        switch target {
+        case .next, .previous: focus = focus == .playlists ? .tracks : .playlists
+        case .playlists: focus = .playlists
+        case .tracks: focus = .tracks
+        }
+    }
+
+    /// Enter: jump to a search hit, add the catalogue's marks, open a folder or a playlist.
+    private mutating func open() -> [Effect] {
+        if mode == .searchResults { return jumpToSearchHit() }
+        if mode == .catalogueResults { return addCatalogueSelection() }
+        if focus == .playlists, selectedFolder != nil { return toggleSelectedFolder() }
+        if focus == .playlists, let playlist = selectedPlaylist {
+            focus = .tracks
+            return [.loadTracks(playlist.id)]
+        }
+        return []
+    }
+
+    /// `filter TEXT` (free text and field terms), or `/` to type one.
+    private mutating func filter(_ text: String?) {
+        guard let text else {
+            mode = .filterInput
+            input = currentFilter
+            return
+        }
+        do {
+            let (fields, rest) = try EntryFilter.parse(text)
+            if fields.isEmpty {
+                setFilter(text)
+            } else {
+                // Field terms filter entries: they apply to the tracks pane.
+                focus = .tracks
+                entryFilter = fields
+                setFilter(rest)
+                message = "filter: \(fields)\(rest.isEmpty ? "" : " /\(rest)") — Esc clears"
+            }
+        } catch {
+            message = error.description
+        }
+    }
+
+    /// Esc: leaves a mode, else clears the marks, else the filter.
+    private mutating func clear() {
+        if mode != .normal {
+            mode = .normal
+            input = ""
+            catalogueMarks = []
+        } else if !clearMarks() {
+            if !entryFilter.isEmpty { entryFilter = EntryFilter() }
+            setFilter("")
+        }
+    }
+
+    private mutating func order(_ change: Command.SortChange) {
+        switch change {
+        case .set(let field, let order):
+            sortField = field
+            sortOrder = order ?? .asc
+        case .nextField:
+            let all = Command.SortField.allCases
+            sortField = all[(all.firstIndex(of: sortField).map { $0 + 1 } ?? 0) % all.count]
+            sortOrder = .asc
+        case .reverse:
+            sortOrder = sortOrder == .asc ? .desc : .asc
+        }
+        resort()
+        message = "sorted by \(sortField.rawValue) \(sortOrder == .asc ? "↑" : "↓")"
+    }
+
+    private mutating func info() -> [Effect] {
+        guard let playlist = subjectPlaylist else {
+            message = "select a playlist for its statistics"
+            return []
+        }
+        return [.loadInfo(playlist.id)]
+    }
+
+    private mutating func toggle() -> [Effect] {
+        guard focus == .playlists, selectedFolder != nil else {
+            message = "o opens or closes the folder under the cursor (left pane)"
+            return []
+        }
+        return toggleSelectedFolder()
     }
 
     /// Opens or closes the folder at the cursor, and keeps that state (user data).
