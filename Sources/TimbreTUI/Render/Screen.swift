@@ -69,11 +69,11 @@ public enum Screen {
     }
 
     static func rightHeader(_ state: TUIState) -> String {
-        if state.mode == .searchResults { return " Search results (\(state.searchResults.count)) — Enter jumps, Esc closes" }
+        if state.mode.kind == .searchResults { return " Search results (\(state.searchResults.count)) — Enter jumps, Esc closes" }
         if state.mode == .help { return " Keys — any key closes" }
         if state.mode == .messages { return " Messages (\(state.messages.count)) — any key closes" }
-        if state.mode == .catalogueResults { return " Spotify catalogue (\(state.catalogueResults.count)) — Space marks, Enter adds, Esc closes" }
-        if state.mode == .info { return " Statistics of “\(state.infoTitle)” — any key closes" }
+        if state.mode.kind == .catalogueResults { return " Spotify catalogue (\(state.catalogueResults.count)) — Space marks, Enter adds, Esc closes" }
+        if state.mode.kind == .info { return " Statistics of “\(state.infoTitle)” — any key closes" }
         guard let playlist = state.openedPlaylist else { return " Tracks — Enter opens the selected playlist" }
         var text = " \(playlist.name) · \(state.visibleTracks.count)"
         if state.visibleTracks.count != state.tracks.count { text += "/\(state.tracks.count)" }
@@ -233,11 +233,11 @@ public enum Screen {
 
     static func inputLine(_ state: TUIState, width: Int) -> Segment {
         switch state.mode {
-        case .filterInput: return Segment(TextWidth.pad("/" + state.input + "▏", columns: width))
-        case .promptInput: return Segment(TextWidth.pad(":" + state.input + "▏", columns: width))
-        case .searchInput: return Segment(TextWidth.pad("Search all playlists: " + state.input + "▏", columns: width))
-        case .catalogueInput: return Segment(TextWidth.pad("Add from Spotify, search: " + state.input + "▏", columns: width))
-        case .confirm: return Segment(TextWidth.pad(" " + (state.question?.text ?? "") + " ", columns: width), .warning)
+        case .typing(.filter, let text): return Segment(TextWidth.pad("/" + text + "▏", columns: width))
+        case .typing(.command, let text): return Segment(TextWidth.pad(":" + text + "▏", columns: width))
+        case .typing(.search, let text): return Segment(TextWidth.pad("Search all playlists: " + text + "▏", columns: width))
+        case .typing(.catalogue, let text): return Segment(TextWidth.pad("Add from Spotify, search: " + text + "▏", columns: width))
+        case .confirm(let question): return Segment(TextWidth.pad(" " + question.text + " ", columns: width), .warning)
         default:
             if let message = state.message { return Segment(TextWidth.pad(" " + message, columns: width), .warning) }
             return Segment(

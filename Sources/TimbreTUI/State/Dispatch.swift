@@ -38,12 +38,12 @@ extension TUIState {
             return apply(.help)
         case .key where mode == .messages, .character where mode == .messages:
             return apply(.messages)
-        case .key where mode == .info, .character where mode == .info:
+        case .key where mode.kind == .info, .character where mode.kind == .info:
             mode = .normal
             return []
-        case .character(let character) where mode == .confirm:
+        case .character(let character) where mode.kind == .confirm:
             return answer(key: character)
-        case .key where mode == .confirm:
+        case .key where mode.kind == .confirm:
             return answer(key: nil)
         case .key(let key) where isTyping:
             switch key.name {
@@ -62,7 +62,10 @@ extension TUIState {
         }
     }
 
-    var isTyping: Bool { [.filterInput, .promptInput, .searchInput, .catalogueInput].contains(mode) }
+    var isTyping: Bool {
+        if case .typing = mode { return true }
+        return false
+    }
 
     /// Applies a command: changes the state and returns what the app must do about it.
     @discardableResult
@@ -91,15 +94,13 @@ extension TUIState {
         case .order(let change): order(change)
         case .search:
             // With text it returned above.
-            mode = .searchInput
-            input = ""
+            mode = .typing(.search, text: "")
         case .sync: return [.startSync]
         case .help: mode = mode == .help ? .normal : .help
         case .messages: mode = mode == .messages ? .normal : .messages
         case .redraw: return [.redraw]
         case .prompt:
-            mode = .promptInput
-            input = ""
+            mode = .typing(.command, text: "")
         case .quit: return [.quit]
         case .mark: toggleMark()
         case .markRange: toggleRange()
@@ -112,8 +113,7 @@ extension TUIState {
         case .add:
             // With text it returned above.
             guard changeablePlaylist("add to") != nil else { return [] }
-            mode = .catalogueInput
-            input = ""
+            mode = .typing(.catalogue, text: "")
         case .info: return info()
         case .toggle: return toggle()
         case .new, .rename, .delete, .dedupe, .shuffle, .sort, .export, .importFile, .folder:
@@ -132,8 +132,8 @@ extension TUIState {
 
     /// Enter: jump to a search hit, add the catalogue's marks, open a folder or a playlist.
     private mutating func open() -> [Effect] {
-        if mode == .searchResults { return jumpToSearchHit() }
-        if mode == .catalogueResults { return addCatalogueSelection() }
+        if mode.kind == .searchResults { return jumpToSearchHit() }
+        if mode.kind == .catalogueResults { return addCatalogueSelection() }
         if focus == .playlists, selectedFolder != nil { return toggleSelectedFolder() }
         if focus == .playlists, let playlist = selectedPlaylist {
             focus = .tracks
@@ -145,8 +145,7 @@ extension TUIState {
     /// `filter TEXT` (free text and field terms), or `/` to type one.
     private mutating func filter(_ text: String?) {
         guard let text else {
-            mode = .filterInput
-            input = currentFilter
+            mode = .typing(.filter, text: currentFilter)
             return
         }
         do {
@@ -165,12 +164,10 @@ extension TUIState {
         }
     }
 
-    /// Esc: leaves a mode, else clears the marks, else the filter.
+    /// Esc: leaves a mode (and drops its data), else clears the marks, else the filter.
     private mutating func clear() {
         if mode != .normal {
             mode = .normal
-            input = ""
-            catalogueMarks = []
         } else if !clearMarks() {
             if !entryFilter.isEmpty { entryFilter = EntryFilter() }
             setFilter("")
@@ -219,8 +216,8 @@ extension TUIState {
     /// Enter on a search hit: selects its playlist (unfiltered) and asks for its tracks, with the
     /// cursor to go to the hit's row once they are loaded.
     private mutating func jumpToSearchHit() -> [Effect] {
-        guard searchResults.indices.contains(searchCursor) else { return [] }
-        let hit = searchResults[searchCursor]
+        guard case .searchResults(let results) = mode, results.hits.indices.contains(results.cursor) else { return [] }
+        let hit = results.hits[results.cursor]
         mode = .normal
         playlistFilter = ""
         // A hit in a closed folder opens it (for this run; `o` keeps a state).
@@ -240,45 +237,47 @@ extension TUIState {
     /// A key in an input mode. Enter runs what was typed at `:` (through `apply`) or starts the search.
     @discardableResult
     public mutating func type(_ key: TypedKey) -> [Effect] {
-        switch (mode, key) {
+        guard case .typing(let prompt, var text) = mode else {
+            // Outside a typing mode only Esc does something: back to normal.
+            if key == .escape { mode = .normal }
+            return []
+        }
+        switch (prompt, key) {
         case (_, .escape):
-            if mode == .filterInput { setFilter("") }
+            if prompt == .filter { setFilter("") }
             mode = .normal
-            input = ""
-        case (.filterInput, .character(let c)):
-            input.append(c)
-            setFilter(input)
-        case (.filterInput, .backspace):
-            if !input.isEmpty { input.removeLast() }
-            setFilter(input)
-        case (.filterInput, .enter):
+        case (.filter, .character(let c)):
+            text.append(c)
+            mode = .typing(.filter, text: text)
+            setFilter(text)
+        case (.filter, .backspace):
+            if !text.isEmpty { text.removeLast() }
+            mode = .typing(.filter, text: text)
+            setFilter(text)
+        case (.filter, .enter):
             mode = .normal
-        case (.promptInput, .character(let c)), (.searchInput, .character(let c)), (.catalogueInput, .character(let c)):
-            input.append(c)
-        case (.promptInput, .backspace), (.searchInput, .backspace), (.catalogueInput, .backspace):
-            if input.isEmpty { mode = .normal } else { input.removeLast() }
-        case (.promptInput, .enter):
-            let text = input
+        case (_, .character(let c)):
+            text.append(c)
+            mode = .typing(prompt, text: text)
+        case (_, .backspace):
+            if text.isEmpty {
+                mode = .normal
+            } else {
+                text.removeLast()
+                mode = .typing(prompt, text: text)
+            }
+        case (.command, .enter):
             mode = .normal
-            input = ""
             do {
                 let command = try Command.parse(text)
                 return apply(command)
             } catch {
                 message = "\(error)"
             }
-        case (.searchInput, .enter):
-            let text = input.trimmingCharacters(in: .whitespaces)
+        case (.search, .enter), (.catalogue, .enter):
+            let query = text.trimmingCharacters(in: .whitespaces)
             mode = .normal
-            input = ""
-            if !text.isEmpty { return apply(.search(text)) }
-        case (.catalogueInput, .enter):
-            let text = input.trimmingCharacters(in: .whitespaces)
-            mode = .normal
-            input = ""
-            if !text.isEmpty { return apply(.add(text)) }
-        default:
-            break
+            if !query.isEmpty { return apply(prompt == .search ? .search(query) : .add(query)) }
         }
         return []
     }

@@ -25,9 +25,10 @@ extension TUIState {
     }
 
     mutating func toggleMark() {
-        if mode == .catalogueResults {
-            guard catalogueResults.indices.contains(catalogueCursor) else { return }
-            if catalogueMarks.remove(catalogueCursor) == nil { catalogueMarks.insert(catalogueCursor) }
+        if case .catalogueResults(var results) = mode {
+            guard results.hits.indices.contains(results.cursor) else { return }
+            if results.marks.remove(results.cursor) == nil { results.marks.insert(results.cursor) }
+            mode = .catalogueResults(results)
             move(.down, count: 1)
             return
         }
@@ -265,20 +266,17 @@ extension TUIState {
 
     /// Enter on catalogue results: adds the marked results (or the current one) at the end of the open playlist.
     mutating func addCatalogueSelection() -> [Effect] {
-        let picked = catalogueMarks.isEmpty ? [catalogueCursor] : catalogueMarks.sorted()
-        let uris = picked.filter { catalogueResults.indices.contains($0) }.map { catalogueResults[$0].uri }
+        guard case .catalogueResults(let results) = mode else { return [] }
+        let picked = results.marks.isEmpty ? [results.cursor] : results.marks.sorted()
+        let uris = picked.filter { results.hits.indices.contains($0) }.map { results.hits[$0].uri }
         mode = .normal
-        catalogueMarks = []
         guard !uris.isEmpty, let playlist = changeablePlaylist("add to") else { return [] }
         if playlist.isLiked { return [.edit(.like(uris, save: true))] }
         return [.edit(.entries(playlistID: playlist.id, .add(uris: uris, position: nil)))]
     }
 
     public mutating func showCatalogueResults(_ hits: [CatalogueHit], query: String) {
-        catalogueResults = hits
-        catalogueCursor = 0
-        catalogueMarks = []
-        mode = .catalogueResults
+        mode = .catalogueResults(CatalogueResults(hits: hits))
         message =
             hits.isEmpty
             ? "Spotify found no track for “\(TerminalText.preview(query, limit: 40))”"
@@ -286,9 +284,7 @@ extension TUIState {
     }
 
     public mutating func showInfo(_ lines: [String], of playlistID: String) {
-        infoLines = lines
-        infoTitle = playlists.first { $0.id == playlistID }?.name ?? ""
-        mode = .info
+        mode = .info(Info(title: playlists.first { $0.id == playlistID }?.name ?? "", lines: lines))
     }
 
     /// After an edit created a playlist (`:new`, `:import`): put the cursor on it.
@@ -299,8 +295,7 @@ extension TUIState {
     }
 
     mutating func ask(_ text: String, _ effects: [Effect]) {
-        question = Question(text: text, effects: effects)
-        mode = .confirm
+        mode = .confirm(Question(text: text, effects: effects))
     }
 
     /// y runs what was asked; any other key cancels.
@@ -311,7 +306,6 @@ extension TUIState {
     /// y runs what was asked, r the rewrite when the question offers one; any other key cancels.
     mutating func answer(key: Character?) -> [Effect] {
         let asked = question
-        question = nil
         mode = .normal
         if key == "y" || key == "Y" || ((key == "r" || key == "R") && asked?.rewrite != nil) {
             marks = []
@@ -325,9 +319,9 @@ extension TUIState {
     /// An order change waits for a person's choice (`OrderCost.question`): y moves (dates kept),
     /// r rewrites, any other key sends nothing.
     public mutating func askOrder(_ cost: OrderCost) {
-        question = Question(
-            text: cost.question, effects: [.answerOrder(.moves)], rewrite: cost.canRewrite ? [.answerOrder(.rewrite)] : nil,
-            otherwise: [.answerOrder(.cancel)])
-        mode = .confirm
+        mode = .confirm(
+            Question(
+                text: cost.question, effects: [.answerOrder(.moves)], rewrite: cost.canRewrite ? [.answerOrder(.rewrite)] : nil,
+                otherwise: [.answerOrder(.cancel)]))
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 import TimbreCore
 
-/// The whole TUI as data: panes, selections, filter, sort, overlays. Pure: no I/O happens here.
+/// The whole TUI as data: panes, selections, filter, sort, and the mode with the data only it
+/// uses (Mode.swift). Pure: no I/O happens here.
 /// Keys and commands become a state change plus `Effect`s in one place (Dispatch.swift), so the
 /// behaviour of every key is unit-testable; `TUIApp` feeds keys in, runs the effects (reading the
 /// cache, the background sync, the terminal), hands what they produced back (`setPlaylists`,
@@ -9,44 +10,11 @@ import TimbreCore
 /// The filter, the sort and the cursors are kept in step in VisibleRows.swift.
 public struct TUIState: Sendable {
     public enum Pane: Sendable { case playlists, tracks }
-    public enum Mode: Sendable, Equatable {
-        case normal, filterInput, promptInput, searchInput, help, searchResults, messages
-        /// A y/n question (`question`) before a destructive edit, or y/r/n before a long order change.
-        case confirm
-        /// `a`: typing a catalogue query; then its results, to mark and add.
-        case catalogueInput, catalogueResults
-        /// `i`: the open playlist's statistics.
-        case info
-    }
-
     /// A row of the playlists pane: a folder (index into `folders`) or a playlist (index into
     /// `playlists`), indented when it is in a folder.
     public enum PaneRow: Sendable, Equatable {
         case folder(Int)
         case playlist(Int, inFolder: Bool)
-    }
-
-    /// A question waiting for y or n (or y / r / n), and what `y` does.
-    public struct Question: Sendable, Equatable {
-        public var text: String
-        public var effects: [Effect]
-        /// What `r` does, when the question offers it (an order change: rewrite instead of moves).
-        public var rewrite: [Effect]?
-        /// What any other key does besides cancelling (answering an edit that waits).
-        public var otherwise: [Effect] = []
-    }
-
-    public struct SearchHit: Sendable, Equatable {
-        public var playlistID: String
-        public var playlistName: String
-        /// The row found; its `position` locates it in the playlist.
-        public var track: EntryRow
-
-        public init(playlistID: String, playlistName: String, track: EntryRow) {
-            self.playlistID = playlistID
-            self.playlistName = playlistName
-            self.track = track
-        }
     }
 
     public internal(set) var playlists: [PlaylistRow] = []
@@ -70,10 +38,8 @@ public struct TUIState: Sendable {
     public internal(set) var trackFilter = ""
     public internal(set) var sortField: Command.SortField = .position
     public internal(set) var sortOrder: Command.SortOrder = .asc
+    /// The mode and the data only it uses (Mode.swift).
     public internal(set) var mode: Mode = .normal
-    public internal(set) var input = ""
-    public internal(set) var searchResults: [SearchHit] = []
-    public internal(set) var searchCursor = 0
     public internal(set) var message: String?
     /// Warnings and errors from background work, oldest first (`:messages`), at most `messageLimit`.
     public internal(set) var messages: [String] = []
@@ -91,12 +57,6 @@ public struct TUIState: Sendable {
     /// What `y` copied (URIs, in playlist order) and from where.
     public internal(set) var register: [String] = []
     public internal(set) var registerSource = ""
-    public internal(set) var question: Question?
-    public internal(set) var catalogueResults: [CatalogueHit] = []
-    public internal(set) var catalogueCursor = 0
-    public internal(set) var catalogueMarks: Set<Int> = []
-    public internal(set) var infoLines: [String] = []
-    public internal(set) var infoTitle = ""
     /// `:filter year:… duration:… artist:…`, on top of the text filter.
     public internal(set) var entryFilter = EntryFilter()
 
@@ -176,9 +136,7 @@ public struct TUIState: Sendable {
     }
 
     public mutating func showSearchResults(_ hits: [SearchHit], query: String) {
-        searchResults = hits
-        searchCursor = 0
-        mode = .searchResults
+        mode = .searchResults(SearchResults(hits: hits))
         message = hits.isEmpty ? "no track matches “\(query)”" : "\(hits.count) matches for “\(query)”"
     }
 

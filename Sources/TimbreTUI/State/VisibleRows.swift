@@ -110,12 +110,14 @@ extension TUIState {
     }
 
     mutating func move(_ motion: Command.Motion, count: Int, wrap: Bool = false) {
-        if mode == .catalogueResults {
-            catalogueCursor = Self.moved(catalogueCursor, motion, count: count, total: catalogueResults.count, page: pageSize, wrap: wrap)
+        if case .catalogueResults(var results) = mode {
+            results.cursor = Self.moved(results.cursor, motion, count: count, total: results.hits.count, page: pageSize, wrap: wrap)
+            mode = .catalogueResults(results)
             return
         }
-        if mode == .searchResults {
-            searchCursor = Self.moved(searchCursor, motion, count: count, total: searchResults.count, page: pageSize, wrap: wrap)
+        if case .searchResults(var results) = mode {
+            results.cursor = Self.moved(results.cursor, motion, count: count, total: results.hits.count, page: pageSize, wrap: wrap)
+            mode = .searchResults(results)
             return
         }
         if focus == .playlists {

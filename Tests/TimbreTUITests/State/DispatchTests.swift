@@ -62,16 +62,16 @@ import Testing
         state.apply(.prompt)
         typing("search hey jude", into: &state)
         #expect(state.type(.enter) == [.search("hey jude")])
-        #expect(state.mode == .normal && state.input == "")
+        #expect(state.mode.kind == .normal && state.input == "")
 
         #expect(state.apply(.search(nil)) == [])
-        #expect(state.mode == .searchInput)
+        #expect(state.mode.kind == .searchInput)
         typing("  mango ", into: &state)
         #expect(state.type(.enter) == [.search("mango")])
         #expect(state.apply(.search(nil)) == [])
         typing("   ", into: &state)
         #expect(state.type(.enter) == [], "blank: nothing to search")
-        #expect(state.mode == .normal)
+        #expect(state.mode.kind == .normal)
     }
 
     @Test func quitAndRedrawAreEffects() {
@@ -124,7 +124,7 @@ import Testing
         var state = sampleState()
         state.showSearchResults([.init(playlistID: "p1", playlistName: "Morning Coffee", track: sampleTracks[2])], query: "mango")
         #expect(state.apply(.open) == [.loadTracks("p1", focusing: 3)])
-        #expect(state.mode == .normal && state.focus == .tracks && state.selectedPlaylist?.id == "p1")
+        #expect(state.mode.kind == .normal && state.focus == .tracks && state.selectedPlaylist?.id == "p1")
         state.showSearchResults([], query: "nothing")
         #expect(state.apply(.open) == [], "no hit, no jump")
     }
@@ -160,19 +160,19 @@ import Testing
     @Test func anyKeyClosesAnOverlayAndDoesNothingElse() throws {
         var state = sampleState()
         #expect(state.handle(.character("?")) == [])
-        #expect(state.mode == .help)
+        #expect(state.mode.kind == .help)
         #expect(state.handle(.character("q")) == [], "q closes help, it does not quit")
-        #expect(state.mode == .normal)
+        #expect(state.mode.kind == .normal)
         #expect(state.handle(.character("M")) == [])
-        #expect(state.mode == .messages)
+        #expect(state.mode.kind == .messages)
         #expect(state.handle(.character("U")) == [])
-        #expect(state.mode == .normal)
+        #expect(state.mode.kind == .normal)
     }
 
     @Test func inInputModesKeysType() throws {
         var state = sampleState()
         #expect(state.handle(.character(":")) == [])
-        #expect(state.mode == .promptInput)
+        #expect(state.mode.kind == .promptInput)
         for character in "quiz" { #expect(state.handle(.character(character)) == []) }
         #expect(state.handle(try key("Backspace")) == [])
         #expect(state.handle(try key("Delete")) == [])
@@ -182,9 +182,9 @@ import Testing
         #expect(state.handle(.character("t")) == [])
         #expect(state.handle(try key("Enter")) == [.quit])
         #expect(state.handle(.character("F")) == [])
-        #expect(state.mode == .searchInput)
+        #expect(state.mode.kind == .searchInput)
         for character in "U q" { _ = state.handle(.character(character)) }
         #expect(state.handle(try key("Esc")) == [])
-        #expect(state.mode == .normal && state.input == "")
+        #expect(state.mode.kind == .normal && state.input == "")
     }
 }

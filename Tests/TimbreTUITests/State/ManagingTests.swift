@@ -62,11 +62,11 @@ import TimbreLibrary
         s.apply(.mark)
         #expect(s.handle(.character("d")) == [])
         // Each entry is named by its number as the interface shows it (from 1).
-        #expect(s.mode == .confirm && s.question?.text == "Remove 2 entries from “Mine”? (y/n) #1 Song 0 — Nina Simone, #4 Song 3 — Massive Attack")
+        #expect(s.mode.kind == .confirm && s.question?.text == "Remove 2 entries from “Mine”? (y/n) #1 Song 0 — Nina Simone, #4 Song 3 — Massive Attack")
         let line = Screen.render(s, rows: 20, columns: 100)[18].map(\.text).joined()
         #expect(line.contains("Remove 2 entries from “Mine”? (y/n)"))
         #expect(s.handle(.character("n")) == [])
-        #expect(s.mode == .normal && s.message == "cancelled; nothing was sent" && s.marks == [0, 3])
+        #expect(s.mode.kind == .normal && s.message == "cancelled; nothing was sent" && s.marks == [0, 3])
         #expect(s.handle(.character("d")) == [])
         #expect(s.handle(.character("y")) == [.edit(.entries(playlistID: "mine", .removePositions([0, 3])))])
         #expect(s.marks.isEmpty)
@@ -112,7 +112,7 @@ import TimbreLibrary
         ] {
             s.apply(.yank)
             #expect(s.apply(command) == [], "\(command)")
-            #expect(s.mode != .confirm)
+            #expect(s.mode.kind != .confirm)
         }
         _ = s.apply(.remove)
         #expect(s.message?.contains("🔒") == true && s.message?.contains("nothing was sent") == true)
@@ -171,7 +171,7 @@ import TimbreLibrary
         #expect(typed("export /tmp/mine.csv") == [.edit(.export(playlistID: "mine", path: "/tmp/mine.csv"))])
         #expect(typed("import /tmp/list.csv") == [.edit(.importFile(path: "/tmp/list.csv", into: "mine"))])
         #expect(typed("undo") == [.edit(.undo)])
-        #expect(typed("delete") == [] && s.mode == .confirm)
+        #expect(typed("delete") == [] && s.mode.kind == .confirm)
         #expect(s.answer(true) == [.edit(.delete(playlistID: "mine"))])
         #expect(typed("sort next") == [] && s.sortField == .title, "`sort next` still orders the view")
     }
@@ -186,8 +186,8 @@ import TimbreLibrary
                 == "Sort “Everything” by title: 2,431 moves, ≈ 4 min at Spotify's pace, dates kept — or r to rewrite in 25 writes (every date becomes today). (y/r/n)"
         )
         s.askOrder(cost)
-        #expect(s.mode == .confirm && s.question?.text == cost.question)
-        #expect(s.handle(.character("r")) == [.answerOrder(.rewrite)] && s.mode == .normal)
+        #expect(s.mode.kind == .confirm && s.question?.text == cost.question)
+        #expect(s.handle(.character("r")) == [.answerOrder(.rewrite)] && s.mode.kind == .normal)
         s.askOrder(cost)
         #expect(s.handle(.character("y")) == [.answerOrder(.moves)])
         s.askOrder(cost)
@@ -261,7 +261,7 @@ import TimbreLibrary
 
     @Test func catalogueResultsAreMarkedAndAddedToTheEndOfTheOpenPlaylist() {
         var s = state()
-        #expect(s.apply(.add(nil)) == [] && s.mode == .catalogueInput)
+        #expect(s.apply(.add(nil)) == [] && s.mode.kind == .catalogueInput)
         for character in "teardrop" { _ = s.type(.character(character)) }
         #expect(s.type(.enter) == [.catalogueSearch("teardrop")])
         let hits = (0..<3).map {
@@ -275,7 +275,7 @@ import TimbreLibrary
         s.apply(.mark)
         #expect(s.catalogueMarks == [0, 2])
         #expect(s.apply(.open) == [.edit(.entries(playlistID: "mine", .add(uris: [hits[0].uri, hits[2].uri], position: nil)))])
-        #expect(s.mode == .normal)
+        #expect(s.mode.kind == .normal)
     }
 
     @Test func everyNewBindingIsListedByHelp() {

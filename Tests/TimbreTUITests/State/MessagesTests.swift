@@ -27,12 +27,12 @@ import Testing
         state.addMessage("first")
         state.addMessage("second")
         state.apply(.messages)
-        #expect(state.mode == .messages)
+        #expect(state.mode.kind == .messages)
         let screen = Screen.render(state, rows: 20, columns: 100).map { $0.map(\.text).joined() }
         #expect(screen[0].contains("Messages (2)"))
         #expect(screen.contains { $0.contains("  first") } && screen.contains { $0.contains("  second") })
         state.apply(.messages)
-        #expect(state.mode == .normal)
+        #expect(state.mode.kind == .normal)
     }
 
     @Test func theListKeepsTheNewestTwoHundred() {

@@ -43,12 +43,12 @@ let sampleTracks = [
         state.apply(.open)
         state.setTracks(sampleTracks, of: "liked")
         state.apply(.filter(nil))
-        #expect(state.mode == .filterInput)
+        #expect(state.mode.kind == .filterInput)
         for c in "BEYONCE" { _ = state.type(.character(c)) }
         #expect(state.visibleTracks.count == 1)
         #expect(state.selectedTrack?.title == "Zebra")
         _ = state.type(.enter)
-        #expect(state.mode == .normal && state.trackFilter == "BEYONCE")
+        #expect(state.mode.kind == .normal && state.trackFilter == "BEYONCE")
         state.apply(.clear)
         #expect(state.visibleTracks.count == 3)
         state.apply(.filter("a"))
@@ -83,7 +83,7 @@ let sampleTracks = [
         state.apply(.prompt)
         for c in "move down" { _ = state.type(.character(c)) }
         #expect(state.type(.enter) == [], "a move needs nothing from the app")
-        #expect(state.mode == .normal && state.selectedPlaylist?.id == "p1")
+        #expect(state.mode.kind == .normal && state.selectedPlaylist?.id == "p1")
         state.apply(.prompt)
         for c in "fly" { _ = state.type(.character(c)) }
         #expect(state.type(.enter) == [])

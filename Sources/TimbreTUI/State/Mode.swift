@@ -1,0 +1,137 @@
+import Foundation
+import TimbreCore
+
+extension TUIState {
+    /// What the interface is doing, with the data only that mode uses: the text being typed, the
+    /// question waiting for y or n, the search hits or catalogue results on screen, the statistics
+    /// shown. Leaving a mode drops its data, so no stale question or result can outlive it.
+    public enum Mode: Sendable, Equatable {
+        case normal
+        /// Typing at `/`, `:`, `F` or `a` (`Prompt`); `text` is what was typed so far.
+        case typing(Prompt, text: String)
+        case help, messages
+        /// `F`/`:search`: the hits across every cached playlist.
+        case searchResults(SearchResults)
+        /// A y/n question before a destructive edit, or y/r/n before a long order change.
+        case confirm(Question)
+        /// `a`: Spotify's catalogue results, to mark and add.
+        case catalogueResults(CatalogueResults)
+        /// `i`: a playlist's statistics.
+        case info(Info)
+
+        /// Which mode, without its data (for comparisons and tests).
+        public enum Kind: Sendable, Equatable {
+            case normal, filterInput, promptInput, searchInput, help, searchResults, messages
+            case confirm, catalogueInput, catalogueResults, info
+        }
+
+        public var kind: Kind {
+            switch self {
+            case .normal: .normal
+            case .typing(.filter, _): .filterInput
+            case .typing(.command, _): .promptInput
+            case .typing(.search, _): .searchInput
+            case .typing(.catalogue, _): .catalogueInput
+            case .help: .help
+            case .messages: .messages
+            case .searchResults: .searchResults
+            case .confirm: .confirm
+            case .catalogueResults: .catalogueResults
+            case .info: .info
+            }
+        }
+    }
+
+    /// What a line being typed is for: `/` filter, `:` command, `F` search, `a` catalogue query.
+    public enum Prompt: Sendable, Equatable { case filter, command, search, catalogue }
+
+    /// A question waiting for y or n (or y / r / n), and what `y` does.
+    public struct Question: Sendable, Equatable {
+        public var text: String
+        public var effects: [Effect]
+        /// What `r` does, when the question offers it (an order change: rewrite instead of moves).
+        public var rewrite: [Effect]?
+        /// What any other key does besides cancelling (answering an edit that waits).
+        public var otherwise: [Effect] = []
+    }
+
+    public struct SearchHit: Sendable, Equatable {
+        public var playlistID: String
+        public var playlistName: String
+        /// The row found; its `position` locates it in the playlist.
+        public var track: EntryRow
+
+        public init(playlistID: String, playlistName: String, track: EntryRow) {
+            self.playlistID = playlistID
+            self.playlistName = playlistName
+            self.track = track
+        }
+    }
+
+    public struct SearchResults: Sendable, Equatable {
+        public internal(set) var hits: [SearchHit]
+        public internal(set) var cursor = 0
+    }
+
+    public struct CatalogueResults: Sendable, Equatable {
+        public internal(set) var hits: [CatalogueHit]
+        public internal(set) var cursor = 0
+        /// Marked results, by index into `hits`.
+        public internal(set) var marks: Set<Int> = []
+    }
+
+    public struct Info: Sendable, Equatable {
+        /// The playlist's name.
+        public internal(set) var title: String
+        public internal(set) var lines: [String]
+    }
+
+    // MARK: Each mode's data, read-only (empty outside its mode)
+
+    /// What is being typed, in a typing mode.
+    public var input: String {
+        if case .typing(_, let text) = mode { return text }
+        return ""
+    }
+
+    /// The question on screen, in `.confirm`.
+    public var question: Question? {
+        if case .confirm(let question) = mode { return question }
+        return nil
+    }
+
+    public var searchResults: [SearchHit] {
+        if case .searchResults(let results) = mode { return results.hits }
+        return []
+    }
+
+    public var searchCursor: Int {
+        if case .searchResults(let results) = mode { return results.cursor }
+        return 0
+    }
+
+    public var catalogueResults: [CatalogueHit] {
+        if case .catalogueResults(let results) = mode { return results.hits }
+        return []
+    }
+
+    public var catalogueCursor: Int {
+        if case .catalogueResults(let results) = mode { return results.cursor }
+        return 0
+    }
+
+    public var catalogueMarks: Set<Int> {
+        if case .catalogueResults(let results) = mode { return results.marks }
+        return []
+    }
+
+    public var infoLines: [String] {
+        if case .info(let info) = mode { return info.lines }
+        return []
+    }
+
+    public var infoTitle: String {
+        if case .info(let info) = mode { return info.title }
+        return ""
+    }
+}
