@@ -48,8 +48,7 @@ public struct LibrarySync: Sendable {
         do {
             for note in try await editor.finishInterruptedHoldingLock() { warn(note) }
         } catch {
-            if error is CancellationError { throw error }
-            if let error = error as? any UserFacingError, [.authenticationRequired, .trustFailure].contains(error.exitStatus) { throw error }
+            if SyncEngine.isFatal(error) { throw error }
             let reason = (error as? any UserFacingError)?.message ?? String(describing: error)
             warn("an interrupted edit could not be finished yet (\(reason)); it stays interrupted until the next sync or edit")
         }

@@ -28,7 +28,7 @@ extension PlaylistEditor {
             case .library(let edit):
                 try journal.start(entry.id, undo ? .backward : .forward)
                 let change = undo ? edit.inverse : edit
-                try await sendLibrary(change, journalID: entry.id, nothingApplied: undo ? .done : .undone)
+                try await sendLibrary(change, journalID: entry.id, nothingApplied: undo ? .done : .undone, backward: undo)
                 try journal.finish(entry.id, undo ? .undone : .done)
                 try await refresh(after: change)
                 outcome = Self.libraryOutcome(change, operation: undo ? .undo : .redo, journalID: entry.id, dryRun: false)
@@ -155,7 +155,7 @@ extension PlaylistEditor {
         case .library(let edit):
             // Saving and removing are idempotent: sending them again finishes them.
             let change = backward ? edit.inverse : edit
-            try await sendLibrary(change, journalID: entry.id, nothingApplied: .failed)
+            try await sendLibrary(change, journalID: entry.id, nothingApplied: .failed, backward: backward)
             try journal.finish(entry.id, backward ? .undone : .done)
             try await refresh(after: change)
         case .details(let edit):

@@ -42,17 +42,18 @@ extension PlaylistEditor {
     /// Sends every chunk of `change`. When Spotify refuses one for good, the journal entry ends:
     /// as `nothingApplied` when it was the first; otherwise the chunks sent before it become the
     /// edit (done, so `timbre undo` reverts what was applied) — and nothing is ever resent.
-    func sendLibrary(_ change: LibraryEdit, journalID: Int64, nothingApplied: EditJournal.Entry.State) async throws {
+    /// `backward`: an undo in flight (its applied part cannot become an edit of its own).
+    func sendLibrary(_ change: LibraryEdit, journalID: Int64, nothingApplied: EditJournal.Entry.State, backward: Bool = false) async throws {
         var sent: [String] = []
-        for chunk in change.chunks {
+        for (applied, chunk) in change.chunks.enumerated() {
             do {
                 _ = try await api.send(change.save ? .put : .delete, "me/library?uris=" + Self.encodedList(chunk), json: nil, reconciles: false)
                 sent += chunk
             } catch let error as SpotifyError where error.isDefinitiveRefusal {
                 let name = change.playlistIDs.isEmpty ? CachedPlaylist.likedName : "your library"
-                let total = change.chunks.count, applied = total - change.chunks.drop(while: { $0 != chunk }).count
+                let total = change.chunks.count
                 var state = nothingApplied
-                if applied > 0, try journal.entry(journalID)?.direction != .backward {
+                if applied > 0, !backward {
                     try journal.update(
                         journalID, change: .library(LibraryEdit(uris: sent, save: change.save)), playlist: change.playlistIDs.first ?? CachedPlaylist.likedID)
                     state = .done

@@ -156,7 +156,10 @@ public final class SyncEngine: Sendable {
         // a sync), collaborative ones — are asked again every time, snapshot or not. Other users'
         // playlists answer 403 to development-mode apps by Spotify's rule: asking again each time
         // would only waste requests, so they are asked again when they change.
-        let userID = (try? cache.playlist(.liked))??.ownerID
+        // Who the user is: Liked Songs' owner, recorded by an earlier sync (`GET /me`), read once.
+        let likedOwner = (try? cache.playlist(.liked))??.ownerID
+        let userID = likedOwner?.isEmpty == false ? likedOwner : nil
+        run.userID.withLock { $0 = $0 ?? userID }
         let toFetch = listing.playlists.map(\.meta).filter {
             options.force || run.stored[$0.id]?.snapshotID != $0.snapshotID || $0.snapshotID == nil
                 || (run.stored[$0.id]?.unavailable == true && ($0.collaborative || userID == nil || $0.ownerID == userID))
@@ -302,11 +305,6 @@ public final class SyncEngine: Sendable {
     private func isUsers(_ meta: PlaylistMeta, _ run: Run) async -> Bool {
         guard meta.ownerID != CachedPlaylist.spotifyOwnerID else { return false }
         if let id = run.userID.current { return id == meta.ownerID }
-        // Liked Songs' owner, recorded by an earlier sync (`GET /me`), spares the request.
-        if let id = (try? cache.playlist(.liked))??.ownerID, !id.isEmpty {
-            run.userID.withLock { $0 = id }
-            return id == meta.ownerID
-        }
         guard let me = try? await api.me() else { return false }
         run.userID.withLock { $0 = me.id }
         return me.id == meta.ownerID
@@ -386,7 +384,7 @@ public final class SyncEngine: Sendable {
 
     /// Errors that end the run: the user must sign in again, the connection is not trusted, or we
     /// were cancelled.
-    static func isFatal(_ error: any Error) -> Bool {
+    public static func isFatal(_ error: any Error) -> Bool {
         if error is CancellationError { return true }
         if let error = error as? any UserFacingError {
             return error.exitStatus == .authenticationRequired || error.exitStatus == .trustFailure
