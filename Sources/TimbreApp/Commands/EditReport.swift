@@ -36,7 +36,7 @@ enum EditReport {
     static func json(_ outcome: EditOutcome) -> JSONValue {
         let o = outcome
         var members: [(String, JSONValue)] = [
-            ("op", .string(o.operation.rawValue)), ("playlist", .string(o.playlist)), ("snapshot_id", .optional(o.snapshotID)),
+            ("op", .string(o.operation.rawValue)), ("playlist", .string(o.playlist?.description ?? "")), ("snapshot_id", .optional(o.snapshotID)),
             ("added", .int(o.counts.added)), ("removed", .int(o.counts.removed)), ("moved", .int(o.counts.moved)), ("requests", .int(o.requests)),
             ("journal_id", o.journalID.map { .int(Int($0)) } ?? .null), ("dry_run", .bool(o.dryRun)),
         ]

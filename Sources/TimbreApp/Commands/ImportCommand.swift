@@ -52,7 +52,7 @@ public struct ImportCommand: Sendable {
         let (uris, byURI, bySearch, unmatched) = (found.uris, found.byURI, found.bySearch, found.unmatched)
         let library = context.library(editor)
         if let name, !flags.dryRun, !uris.isEmpty {
-            target = try await library.perform(.create(PlaylistDetails(name: name))).edit.flatMap { SpotifyID($0.playlist) }
+            target = try await library.perform(.create(PlaylistDetails(name: name))).edit?.playlist?.id
         }
         var outcome: EditOutcome?
         if let target, !uris.isEmpty {

@@ -62,7 +62,7 @@ actor InterfaceServices {
         case .edit(let outcome):
             return TUIEditReport(
                 message: EditReport.sentence(outcome, undo: Self.undoKey, redo: Self.redoKey), warnings: outcome.warnings,
-                createdPlaylistID: outcome.operation == .create ? outcome.playlist : nil)
+                createdPlaylistID: outcome.operation == .create ? outcome.playlist?.description : nil)
         case .folder(let change):
             return TUIEditReport(message: try folderMessage(change))
         }

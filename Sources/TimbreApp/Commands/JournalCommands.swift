@@ -64,7 +64,8 @@ public struct HistoryCommand: Sendable {
                     entries.map { entry in
                         .object([
                             ("id", .int(Int(entry.id))), ("at", .string(ClockText.iso(entry.at))), ("op", .string(entry.op)),
-                            ("playlist", .string(entry.playlist)), ("summary", .string(entry.summary)), ("state", .string(Self.state(entry))),
+                            ("playlist", .string(entry.playlist?.description ?? "")), ("summary", .string(entry.summary)),
+                            ("state", .string(Self.state(entry))),
                             ("reason", .optional(entry.reason)),
                         ])
                     }))

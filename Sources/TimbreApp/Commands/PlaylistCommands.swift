@@ -82,10 +82,10 @@ public struct CreateCommand: Sendable {
         for warning in outcome.warnings { context.console.warning(warning) }
         if flags.dryRun {
             EditReport.show(outcome, json: flags.json, console: context.console)
-        } else if flags.json, let id = SpotifyID(outcome.playlist), let playlist = try context.existingCache()?.playlist(.playlist(id)) {
+        } else if flags.json, let id = outcome.playlist?.id, let playlist = try context.existingCache()?.playlist(.playlist(id)) {
             context.console.json(playlist.json)
         } else {
-            context.console.line(outcome.playlist)
+            context.console.line(outcome.playlist?.description ?? "")
         }
         return .success
     }
@@ -159,7 +159,7 @@ public struct CopyCommand: Sendable {
                 return .success
             }
             let created = try await context.library(editor).perform(.create(PlaylistDetails(name: newName))).edit
-            to = created.flatMap { SpotifyID($0.playlist) }
+            to = created?.playlist?.id
         }
         guard let target = to else { return .failure }
         if dedupe {

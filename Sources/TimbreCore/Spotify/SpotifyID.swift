@@ -25,6 +25,24 @@ public struct SpotifyID: Hashable, Sendable, Comparable, CustomStringConvertible
     }
 }
 
+/// Stored (in the journal, in files timbre writes) as its 22 characters; anything else read back
+/// is refused rather than carried on as text.
+extension SpotifyID: Codable {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        guard let id = SpotifyID(text) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "not a Spotify ID (22 characters of 0-9, A-Z, a-z)")
+        }
+        self = id
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
+
 /// What a user may type to name a playlist: an ID, `spotify:playlist:ID`, an
 /// `https://open.spotify.com/playlist/ID?si=…` link, or `liked` for Liked Songs.
 public enum PlaylistRef: Hashable, Sendable, CustomStringConvertible {
@@ -47,6 +65,22 @@ public enum PlaylistRef: Hashable, Sendable, CustomStringConvertible {
             if parts.count == 2, parts[0] == "playlist", let id = SpotifyID(parts[1]) { return .playlist(id) }
         }
         throw InvalidReference(input: input)
+    }
+
+    /// The form timbre stores (`description`): exactly `liked` or an ID, nothing a person would type.
+    public init?(stored text: String) {
+        if text == "liked" {
+            self = .liked
+        } else if let id = SpotifyID(text) {
+            self = .playlist(id)
+        } else {
+            return nil
+        }
+    }
+
+    public var id: SpotifyID? {
+        if case .playlist(let id) = self { return id }
+        return nil
     }
 
     public var description: String {

@@ -1,3 +1,5 @@
+import TimbreCore
+
 /// A playlist's details as `PUT /playlists/{id}` takes them; nil leaves one as it is.
 public struct PlaylistDetails: Equatable, Sendable, Codable {
     public var name: String?
@@ -18,11 +20,11 @@ public struct PlaylistDetails: Equatable, Sendable, Codable {
 /// Changing a playlist's details: the old values of what changes are kept, so an undo puts them
 /// back. `PUT` is idempotent: an interrupted one is finished by sending it again.
 public struct DetailsEdit: Equatable, Sendable, Codable {
-    public var playlist: String
+    public var playlist: SpotifyID
     public var old: PlaylistDetails
     public var new: PlaylistDetails
 
-    public init(playlist: String, old: PlaylistDetails, new: PlaylistDetails) {
+    public init(playlist: SpotifyID, old: PlaylistDetails, new: PlaylistDetails) {
         self.playlist = playlist
         self.old = old
         self.new = new

@@ -32,7 +32,9 @@ public final class EditJournal: Sendable {
         public var id: Int64
         public var at: Date
         public var op: String
-        public var playlist: String
+        /// What it edited: a playlist, Liked Songs, or nil for a creation Spotify has not answered
+        /// (stored as the id, `liked` or empty).
+        public var playlist: PlaylistRef?
         public var summary: String
         public var state: State
         /// Set while running: which way, and how many writes Spotify confirmed.
@@ -75,7 +77,7 @@ public final class EditJournal: Sendable {
     // MARK: Writing
 
     /// Records a new edit about to be applied; a new edit ends every undone edit's chance of a redo.
-    public func begin(op: String, playlist: String, summary: String, change: Change, at date: Date = Date()) throws -> Int64 {
+    public func begin(op: String, playlist: PlaylistRef?, summary: String, change: Change, at date: Date = Date()) throws -> Int64 {
         let editJSON: String, beforeJSON: String
         switch change {
         case .entries(let edit, let before): (editJSON, beforeJSON) = (try Self.encode(edit), try Self.encode(before))
@@ -87,7 +89,7 @@ public final class EditJournal: Sendable {
             try db.execute(
                 sql: """
                     INSERT INTO edit (at, op, playlist, summary, state, direction, step, kind, edit, before) VALUES (?, ?, ?, ?, 'running', 'forward', 0, ?, ?, ?)
-                    """, arguments: [ClockText.sqlite(date), op, playlist, summary, change.kind, editJSON, beforeJSON])
+                    """, arguments: [ClockText.sqlite(date), op, playlist?.description ?? "", summary, change.kind, editJSON, beforeJSON])
             let id = db.lastInsertedRowID
             try db.execute(
                 sql: """
@@ -110,7 +112,7 @@ public final class EditJournal: Sendable {
     }
 
     /// What an edit in flight turned out to be (a created playlist's id, known once Spotify answered).
-    public func update(_ id: Int64, change: Change, playlist: String) throws {
+    public func update(_ id: Int64, change: Change, playlist: PlaylistRef) throws {
         let json: String
         switch change {
         case .entries(let edit, _): json = try Self.encode(edit)
@@ -118,7 +120,7 @@ public final class EditJournal: Sendable {
         case .details(let edit): json = try Self.encode(edit)
         }
         try write { db in
-            try db.execute(sql: "UPDATE edit SET edit = ?, playlist = ? WHERE id = ?", arguments: [json, playlist, id])
+            try db.execute(sql: "UPDATE edit SET edit = ?, playlist = ? WHERE id = ?", arguments: [json, playlist.description, id])
         }
     }
 
@@ -179,8 +181,9 @@ public final class EditJournal: Sendable {
         let at: String = row["at"]
         let state: String = row["state"]
         let direction: String? = row["direction"]
+        let playlist: String = row["playlist"]
         return Entry(
-            id: row["id"], at: ClockText.parseSQLite(at) ?? Date(timeIntervalSince1970: 0), op: row["op"], playlist: row["playlist"],
+            id: row["id"], at: ClockText.parseSQLite(at) ?? Date(timeIntervalSince1970: 0), op: row["op"], playlist: PlaylistRef(stored: playlist),
             summary: row["summary"], state: Entry.State(rawValue: state) ?? .failed, direction: direction.flatMap(Entry.Direction.init),
             step: row["step"], change: change, redoable: (row["redoable"] as Int) != 0, reason: row["reason"])
     }

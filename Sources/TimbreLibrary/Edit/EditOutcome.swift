@@ -1,3 +1,5 @@
+import TimbreCore
+
 /// What a change did (or, in a dry run, would do): the facts, typed. Each front end words them
 /// (`EditReport` in TimbreApp: the CLI's sentence and `--json`, the interface's status line).
 public struct EditOutcome: Sendable {
@@ -41,8 +43,8 @@ public struct EditOutcome: Sendable {
     }
 
     public var operation: LibraryChange.Operation
-    /// The playlist's id (`liked` for Liked Songs; empty for a creation not made yet).
-    public var playlist: String
+    /// The playlist (Liked Songs too); nil for a creation not made yet.
+    public var playlist: PlaylistRef?
     public var playlistName: String
     public var snapshotID: String?
     public var ending: Ending = .changed
@@ -70,7 +72,7 @@ public struct EditOutcome: Sendable {
     public var entries: [String] = []
 
     init(
-        operation: LibraryChange.Operation, playlist: String, playlistName: String, snapshotID: String?, writes: [EntryWrite],
+        operation: LibraryChange.Operation, playlist: PlaylistRef?, playlistName: String, snapshotID: String?, writes: [EntryWrite],
         journalID: Int64? = nil, dryRun: Bool
     ) {
         self.operation = operation

@@ -1,3 +1,5 @@
+import TimbreCore
+
 /// Saving to or removing from the user's library — liking tracks and episodes, following and
 /// unfollowing (Spotify's only way to delete) playlists: `PUT` / `DELETE /me/library?uris=`
 /// (≤ 40 a request). Both are idempotent, so an interrupted one is finished by sending it again.
@@ -23,9 +25,12 @@ public struct LibraryEdit: Equatable, Sendable, Codable {
     }
 
     /// The playlists among the items (`spotify:playlist:ID` → ID).
-    public var playlistIDs: [String] {
-        uris.compactMap { $0.hasPrefix("spotify:playlist:") ? String($0.dropFirst("spotify:playlist:".count)) : nil }
+    public var playlistIDs: [SpotifyID] {
+        uris.compactMap { $0.hasPrefix("spotify:playlist:") ? SpotifyID(String($0.dropFirst("spotify:playlist:".count))) : nil }
     }
+
+    /// What the journal and the outcome name: the first playlist it follows or unfollows, else Liked Songs.
+    var target: PlaylistRef { playlistIDs.first.map { .playlist($0) } ?? .liked }
 
     /// Whether any item lives in Liked Songs (a track or an episode).
     public var touchesLikedSongs: Bool { uris.contains { !$0.hasPrefix("spotify:playlist:") } }

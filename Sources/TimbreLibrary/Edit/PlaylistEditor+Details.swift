@@ -31,14 +31,14 @@ extension PlaylistEditor {
             if new.collaborative ?? current.collaborative, new.isPublic ?? current.isPublic, change.collaborative == true || change.isPublic == true {
                 throw CollaborativeMustBePrivate(playlist: meta.name)
             }
-            let edit = DetailsEdit(playlist: playlist.rawValue, old: old, new: change)
+            let edit = DetailsEdit(playlist: playlist, old: old, new: change)
             var outcome = EditOutcome(
-                operation: .edit, playlist: playlist.rawValue, playlistName: meta.name, snapshotID: meta.snapshotID,
+                operation: .edit, playlist: .playlist(playlist), playlistName: meta.name, snapshotID: meta.snapshotID,
                 writes: [], dryRun: dryRun)
             outcome.libraryWrites = change.isEmpty ? 0 : 1
             if !dryRun, !change.isEmpty {
                 let id = try journal.begin(
-                    op: LibraryChange.Operation.edit.rawValue, playlist: playlist.rawValue,
+                    op: LibraryChange.Operation.edit.rawValue, playlist: .playlist(playlist),
                     summary: "changed the details of “\(TerminalText.preview(meta.name, limit: 60))”",
                     change: .details(edit))
                 try await sendDetails(edit, journalID: id, nothingApplied: .failed)
@@ -54,12 +54,12 @@ extension PlaylistEditor {
     func create(_ details: PlaylistDetails, dryRun: Bool) async throws -> EditOutcome {
         try await operation {
             let name = details.name ?? ""
-            var outcome = EditOutcome(operation: .create, playlist: "", playlistName: name, snapshotID: nil, writes: [], dryRun: dryRun)
+            var outcome = EditOutcome(operation: .create, playlist: nil, playlistName: name, snapshotID: nil, writes: [], dryRun: dryRun)
             outcome.libraryWrites = 1
             outcome.counts.added = 0
             guard !dryRun else { return outcome }
             let id = try journal.begin(
-                op: LibraryChange.Operation.create.rawValue, playlist: "", summary: "created “\(TerminalText.preview(name, limit: 60))”",
+                op: LibraryChange.Operation.create.rawValue, playlist: nil, summary: "created “\(TerminalText.preview(name, limit: 60))”",
                 change: .library(LibraryEdit(uris: [], save: true)))
             let response: HTTPResponse
             do {
@@ -77,10 +77,10 @@ extension PlaylistEditor {
                 try journal.finish(id, .failed)
                 throw CreationUnknown(name: name, reason: "Spotify's answer names no playlist")
             }
-            try journal.update(id, change: .library(LibraryEdit(uris: ["spotify:playlist:\(created)"], save: true)), playlist: created)
+            try journal.update(id, change: .library(LibraryEdit(uris: ["spotify:playlist:\(created)"], save: true)), playlist: .playlist(playlist))
             try journal.finish(id, .done)
             _ = try await SyncEngine(api: api, cache: cache, options: SyncOptions(playlists: [playlist])).run()
-            outcome.playlist = created
+            outcome.playlist = .playlist(playlist)
             outcome.snapshotID = object["snapshot_id"] as? String
             outcome.journalID = id
             return outcome
@@ -94,8 +94,7 @@ extension PlaylistEditor {
         do {
             _ = try await api.send(.put, "playlists/\(edit.playlist)", json: Self.body(edit.new), reconciles: false)
         } catch let error as SpotifyError where error.isDefinitiveRefusal {
-            var name = edit.playlist
-            if let id = SpotifyID(edit.playlist), let cached = try? cache.playlist(.playlist(id)) { name = cached.name }
+            let name = (try? cache.playlist(.playlist(edit.playlist)))?.name ?? edit.playlist.rawValue
             if error.status == 404 {
                 let gone = PlaylistGone(playlist: name)
                 try journal.finish(journalID, .failed, reason: gone.message)
@@ -111,13 +110,11 @@ extension PlaylistEditor {
 
     /// The outcome of a details change, with the cache brought up to date.
     func detailsOutcome(_ edit: DetailsEdit, operation: LibraryChange.Operation, journalID: Int64) async throws -> EditOutcome {
-        var name = edit.new.name ?? edit.playlist
-        if let id = SpotifyID(edit.playlist) {
-            _ = try await SyncEngine(api: api, cache: cache, options: SyncOptions(playlists: [id])).run()
-            if let cached = try cache.playlist(.playlist(id)) { name = cached.name }
-        }
+        var name = edit.new.name ?? edit.playlist.rawValue
+        _ = try await SyncEngine(api: api, cache: cache, options: SyncOptions(playlists: [edit.playlist])).run()
+        if let cached = try cache.playlist(.playlist(edit.playlist)) { name = cached.name }
         var outcome = EditOutcome(
-            operation: operation, playlist: edit.playlist, playlistName: name, snapshotID: nil, writes: [], journalID: journalID, dryRun: false)
+            operation: operation, playlist: .playlist(edit.playlist), playlistName: name, snapshotID: nil, writes: [], journalID: journalID, dryRun: false)
         outcome.libraryWrites = edit.new.isEmpty ? 0 : 1
         return outcome
     }

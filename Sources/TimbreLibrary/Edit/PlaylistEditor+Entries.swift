@@ -41,21 +41,21 @@ extension PlaylistEditor {
                 plan = try Self.plan(edit, on: live.uris)
             } catch is OrderCancelled {
                 var outcome = EditOutcome(
-                    operation: request.what.operation, playlist: live.meta.id, playlistName: live.meta.name,
+                    operation: request.what.operation, playlist: .playlist(request.playlist), playlistName: live.meta.name,
                     snapshotID: live.meta.snapshotID, writes: [], dryRun: false)
                 outcome.ending = .cancelled
                 return outcome
             } catch let nothing as NothingToChange {
                 // Already as asked (no duplicates, already in that order): done, with nothing sent.
                 var outcome = EditOutcome(
-                    operation: request.what.operation, playlist: live.meta.id, playlistName: live.meta.name,
+                    operation: request.what.operation, playlist: .playlist(request.playlist), playlistName: live.meta.name,
                     snapshotID: live.meta.snapshotID, writes: [], dryRun: request.dryRun)
                 outcome.ending = .unchanged(nothing.message)
                 outcome.orderCost = orderCost ?? (request.isOrderChange ? Self.orderCost(Array(live.uris.indices), request: request, on: live) : nil)
                 return outcome
             }
             var outcome = EditOutcome(
-                operation: request.what.operation, playlist: live.meta.id, playlistName: live.meta.name, snapshotID: live.meta.snapshotID,
+                operation: request.what.operation, playlist: .playlist(request.playlist), playlistName: live.meta.name, snapshotID: live.meta.snapshotID,
                 writes: plan.writes, dryRun: request.dryRun)
             outcome.orderCost = orderCost
             if case .permute = edit {
@@ -72,7 +72,7 @@ extension PlaylistEditor {
             }
             if request.dryRun { return outcome }
             let id = try journal.begin(
-                op: request.what.operation.rawValue, playlist: live.meta.id, summary: Self.describe(edit, in: live.meta.name),
+                op: request.what.operation.rawValue, playlist: .playlist(request.playlist), summary: Self.describe(edit, in: live.meta.name),
                 change: .entries(edit, before: live.uris))
             let final = try await run(
                 plan, playlist: request.playlist, journalID: id, from: 0, name: live.meta.name,

@@ -44,7 +44,7 @@ extension PlaylistEditor {
     }
 
     func replayEntries(_ entry: EditJournal.Entry, edit: EntryEdit, before: [String], undo: Bool, force: Bool) async throws -> EditOutcome {
-        guard let id = SpotifyID(entry.playlist) else { throw EditLost(journalID: entry.id, playlist: entry.playlist) }
+        guard let id = entry.playlist?.id else { throw EditLost(journalID: entry.id, playlist: entry.summary) }
         let forward = try Self.plan(edit, on: before)
         let live = try await LivePlaylist.read(id, api: api)
         try await checkPermission(live.meta)
@@ -163,7 +163,7 @@ extension PlaylistEditor {
             try journal.finish(entry.id, backward ? .undone : .done)
             _ = try await detailsOutcome(edit, operation: .edit, journalID: entry.id)
         case .entries(let edit, let before):
-            guard let id = SpotifyID(entry.playlist) else {
+            guard let id = entry.playlist?.id else {
                 try journal.finish(entry.id, .failed, reason: "the journal names no valid playlist id")
                 return nil
             }
@@ -171,7 +171,7 @@ extension PlaylistEditor {
             let plan = backward ? try Self.plan(edit.inverse(before: before), on: forward.result) : forward
             let meta = try await LivePlaylist.meta(id, api: api)
             let final = try await run(
-                plan, playlist: id, journalID: entry.id, from: nil, name: meta.name.isEmpty ? entry.playlist : meta.name,
+                plan, playlist: id, journalID: entry.id, from: nil, name: meta.name.isEmpty ? id.rawValue : meta.name,
                 legacy: meta.legacyShape, nothingApplied: backward ? .done : .failed)
             try journal.finish(entry.id, backward ? .undone : .done)
             _ = try await store(final, expected: plan.result)
@@ -197,7 +197,7 @@ extension PlaylistEditor {
         case .entries(let edit, let before):
             let backward = entry.direction == .backward
             var left = "what Spotify holds now could not be read"
-            if let playlist = SpotifyID(entry.playlist), let forward = try? Self.plan(edit, on: before),
+            if let playlist = entry.playlist?.id, let forward = try? Self.plan(edit, on: before),
                 let plan = backward ? try? Self.plan(edit.inverse(before: before), on: forward.result) : forward,
                 let live = try? await LivePlaylist.read(playlist, api: api)
             {

@@ -15,7 +15,7 @@ extension PlaylistEditor {
             var outcome = Self.libraryOutcome(change, operation: kind, journalID: nil, dryRun: dryRun)
             if !dryRun, !change.uris.isEmpty {
                 let id = try journal.begin(
-                    op: kind.rawValue, playlist: change.playlistIDs.first ?? CachedPlaylist.likedID,
+                    op: kind.rawValue, playlist: change.target,
                     summary: "\(kind.rawValue) \(change.uris.count)", change: .library(change))
                 try await sendLibrary(change, journalID: id, nothingApplied: .failed)
                 try journal.finish(id, .done)
@@ -55,7 +55,7 @@ extension PlaylistEditor {
                 var state = nothingApplied
                 if applied > 0, !backward {
                     try journal.update(
-                        journalID, change: .library(LibraryEdit(uris: sent, save: change.save)), playlist: change.playlistIDs.first ?? CachedPlaylist.likedID)
+                        journalID, change: .library(LibraryEdit(uris: sent, save: change.save)), playlist: change.target)
                     state = .done
                 } else if applied > 0 {
                     state = .failed
@@ -72,7 +72,7 @@ extension PlaylistEditor {
     /// The cache after a library change: Liked Songs read again; unfollowed playlists dropped,
     /// followed ones synced.
     func refresh(after change: LibraryEdit) async throws {
-        let playlists = change.playlistIDs.compactMap(SpotifyID.init)
+        let playlists = change.playlistIDs
         if change.touchesLikedSongs || (change.save && !playlists.isEmpty) {
             _ = try await SyncEngine(
                 api: api, cache: cache,
@@ -90,7 +90,7 @@ extension PlaylistEditor {
 
     static func libraryOutcome(_ change: LibraryEdit, operation: LibraryChange.Operation, journalID: Int64?, dryRun: Bool) -> EditOutcome {
         var outcome = EditOutcome(
-            operation: operation, playlist: change.playlistIDs.first ?? CachedPlaylist.likedID,
+            operation: operation, playlist: change.target,
             playlistName: change.playlistIDs.isEmpty ? CachedPlaylist.likedName : "your library", snapshotID: nil,
             writes: [], journalID: journalID, dryRun: dryRun)
         if change.save { outcome.counts.added = change.uris.count } else { outcome.counts.removed = change.uris.count }
