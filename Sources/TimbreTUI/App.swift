@@ -64,6 +64,11 @@ public final class TUIApp: @unchecked Sendable {
     private let stopRequested = Locked(false)
     private var syncTask: Task<Void, Never>?
     private var quitRequested = false
+    /// `q` (or Ctrl-C) was pressed with edits still to send: the interface quits once they are
+    /// sent, or at once on a second `q`.
+    private var quitWhenSent = false
+    /// Ctrl-C, asked like `q` (SIGTERM and SIGHUP stop at once).
+    private let interrupted = Locked(false)
     /// The edit waiting for the question on screen (y / r / n), if any.
     private var pendingOrder: OrderAnswer?
     /// Set (under the mailbox's lock) once the interface has quit: a question an edit asks after
@@ -131,10 +136,21 @@ public final class TUIApp: @unchecked Sendable {
             let posted = inbox.take()
             for text in posted { state.addMessage(text) }
             dirty = dirty || !posted.isEmpty
-            if let event = terminal.readEvent() {
-                perform(state.handle(event), terminal)
+            if interrupted.withLock({ flag in
+                defer { flag = false }
+                return flag
+            }) {
+                askToQuit()
                 dirty = true
             }
+            if let event = terminal.readEvent() {
+                let effects = state.handle(event)
+                // Any other key: the user goes on, and waiting to quit is over.
+                if !effects.contains(where: { if case .quit = $0 { true } else { false } }) { quitWhenSent = false }
+                perform(effects, terminal)
+                dirty = true
+            }
+            if quitWhenSent, edits.pending == 0 { quitRequested = true }
             if dirty { paint(terminal) }
         }
     }
@@ -155,7 +171,7 @@ public final class TUIApp: @unchecked Sendable {
             case .search(let query): search(query)
             case .startSync: startSync()
             case .redraw: terminal.redrawAll()
-            case .quit: quitRequested = true
+            case .quit: askToQuit()
             case .edit(let edit): startEdit(edit)
             case .catalogueSearch(let query): searchCatalogue(query)
             case .loadInfo(let playlistID): loadInfo(playlistID)
@@ -164,6 +180,18 @@ public final class TUIApp: @unchecked Sendable {
                 pendingOrder = nil
             }
         }
+    }
+
+    /// Quits, unless edits are still to send: then says so, and quits when they are sent or on
+    /// a second `q` (which drops those not started; the one under way is finished).
+    private func askToQuit() {
+        let pending = edits.pending
+        guard pending > 0, !quitWhenSent else {
+            quitRequested = true
+            return
+        }
+        quitWhenSent = true
+        state.setMessage("\(pending) edit\(pending == 1 ? "" : "s") still to send — q again to drop \(pending == 1 ? "it" : "them"), or wait")
     }
 
     // MARK: Edits
@@ -380,12 +408,15 @@ public final class TUIApp: @unchecked Sendable {
 
     private static func clock() -> String { ClockText.localTime(Date()) }
 
-    /// Ctrl-C and SIGTERM end the loop; the terminal is restored by `run`.
+    /// Ctrl-C asks like `q` (edits still to send are not dropped without a word); SIGTERM and
+    /// SIGHUP end the loop at once. The terminal is restored by `run`.
     private func watchSignals() -> [any DispatchSourceSignal] {
         [SIGINT, SIGTERM, SIGHUP].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [stopRequested] in stopRequested.withLock { $0 = true } }
+            source.setEventHandler { [stopRequested, interrupted] in
+                if number == SIGINT { interrupted.withLock { $0 = true } } else { stopRequested.withLock { $0 = true } }
+            }
             source.resume()
             return source
         }

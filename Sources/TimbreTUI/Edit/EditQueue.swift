@@ -40,6 +40,9 @@ final class EditQueue: Sendable {
     /// Edits waiting to start.
     var waiting: Int { state.withLock { $0.jobs.count } }
 
+    /// Edits not finished yet: the one under way and those waiting.
+    var pending: Int { state.withLock { $0.jobs.count + ($0.worker == nil ? 0 : 1) } }
+
     /// Waits for the edit under way; the ones not started are dropped.
     func drain() async {
         let worker = state.withLock { state -> Task<Void, Never>? in
