@@ -83,8 +83,11 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
     case delete
     case dedupe(fuzzy: Bool)
     case shuffle
-    /// Saves a new order on Spotify (`order` only changes the view).
-    case sort(LibraryChange.SortKey, reverse: Bool)
+    /// `:sort FIELD [reverse]` orders the view (remembered per playlist, as ncspot's sort is);
+    /// `:sort! FIELD [reverse]` (`save`) saves that order on Spotify.
+    case sort(LibraryChange.SortKey, reverse: Bool, save: Bool)
+    /// Saves the order the view shows on Spotify (`:sort!` of the view's field).
+    case saveOrder
     case export(String)
     case importFile(String)
     case folder(FolderAction)
@@ -99,7 +102,9 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
         case mark
         case markRange = "mark-range"
         case remove, yank, paste, shift, undo, redo, add, info, toggle
-        case new, rename, delete, dedupe, shuffle, sort, export
+        case new, rename, delete, dedupe, shuffle, sort
+        case saveOrder = "save-order"
+        case export
         case importFile = "import"
         case folder
     }
@@ -138,6 +143,7 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
         case .dedupe: return .dedupe
         case .shuffle: return .shuffle
         case .sort: return .sort
+        case .saveOrder: return .saveOrder
         case .export: return .export
         case .importFile: return .importFile
         case .folder: return .folder
@@ -157,7 +163,7 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
         case .shift(let direction): return direction.rawValue
         case .new(let text), .rename(let text), .export(let text), .importFile(let text): return text
         case .dedupe(let fuzzy): return fuzzy ? "fuzzy" : nil
-        case .sort(let key, let reverse): return reverse ? "\(key.rawValue) reverse" : key.rawValue
+        case .sort(let key, let reverse, _): return reverse ? "\(key.rawValue) reverse" : key.rawValue
         case .folder(let action):
             switch action {
             case .create(let name): return "create \(name)"
@@ -167,19 +173,24 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
             case .remove: return "remove"
             }
         case .open, .nextMatch, .previousMatch, .clear, .sync, .help, .messages, .redraw, .prompt, .quit,
-            .mark, .markRange, .remove, .yank, .undo, .redo, .info, .toggle, .delete, .shuffle:
+            .mark, .markRange, .remove, .yank, .undo, .redo, .info, .toggle, .delete, .shuffle, .saveOrder:
             return nil
         }
     }
 
-    public var description: String { arguments.map { "\(name.rawValue) \($0)" } ?? name.rawValue }
+    public var description: String {
+        let word = if case .sort(_, _, save: true) = self { "sort!" } else { name.rawValue }
+        return arguments.map { "\(word) \($0)" } ?? word
+    }
 
     public static func parse(_ text: String) throws(CommandError) -> Command {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         let parts = trimmed.split(separator: " ", maxSplits: 1).map(String.init)
         // `name` is the word as typed (errors quote it); `q` is short for `quit`.
         guard let name = parts.first?.lowercased() else { throw .empty }
-        guard let known = name == "q" ? Name.quit : Name(rawValue: name) ?? cliNames[name] else { throw .unknownCommand(name) }
+        // `:sort!` saves what `:sort` only shows.
+        let saving = name == "sort!"
+        guard let known = name == "q" ? Name.quit : saving ? Name.sort : Name(rawValue: name) ?? cliNames[name] else { throw .unknownCommand(name) }
         var rest = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
         if name == "edit" { rest = try nameOption(rest, command: name) }
         let words = rest.split(separator: " ").map { String($0).lowercased() }
@@ -218,7 +229,8 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
         case .paste: return .paste(try one(Place.self))
         case .shift: return .shift(try one(Direction.self))
         case .order: return .order(try orderChange(name: name, words: words, rest: rest))
-        case .sort: return try sortCommand(name: name, words: words, rest: rest)
+        case .sort: return try sortCommand(name: name, words: words, rest: rest, save: saving)
+        case .saveOrder: return try noArguments(.saveOrder)
         case .dedupe:
             if rest.isEmpty { return .dedupe(fuzzy: false) }
             guard words == ["--fuzzy"] || words == ["fuzzy"] else { throw .badArgument(command: name, argument: rest, expected: ["--fuzzy"]) }
@@ -262,10 +274,10 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
         return String(value)
     }
 
-    /// `:sort FIELD [reverse]` saves an order; `sort next|reverse|position …` order the view.
-    private static func sortCommand(name: String, words: [String], rest: String) throws(CommandError) -> Command {
-        // `sort next|reverse|position …` order the view, as they did before `sort` saved.
-        if let first = words.first, first == "next" || first == "reverse" || first == "position" {
+    /// `:sort FIELD [reverse|desc|asc]` orders the view, `:sort!` saves the order; `sort
+    /// next|reverse|position …` order the view as `order` does.
+    private static func sortCommand(name: String, words: [String], rest: String, save: Bool) throws(CommandError) -> Command {
+        if !save, let first = words.first, first == "next" || first == "reverse" || first == "position" {
             return .order(try orderChange(name: name, words: words, rest: rest))
         }
         let keys = LibraryChange.SortKey.allCases.map(\.rawValue)
@@ -275,10 +287,12 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
         }
         guard words.count <= 2 else { throw .unexpectedArgument(command: name, argument: rest) }
         if words.count == 2 {
-            guard ["reverse", "desc"].contains(words[1]) else { throw .badArgument(command: name, argument: words[1], expected: ["reverse"]) }
-            return .sort(key, reverse: true)
+            guard ["reverse", "desc", "asc"].contains(words[1]) else {
+                throw .badArgument(command: name, argument: words[1], expected: ["reverse", "asc", "desc"])
+            }
+            return .sort(key, reverse: words[1] != "asc", save: save)
         }
-        return .sort(key, reverse: false)
+        return .sort(key, reverse: false, save: save)
     }
 
     /// `:folder create|rename|add NAME`, `:folder delete|remove`.

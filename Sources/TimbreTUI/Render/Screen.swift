@@ -55,7 +55,7 @@ public enum Screen {
 
     /// The `:` verbs that have no key, for the help screen.
     static let verbHelp = [
-        ":create NAME", ":edit --name NAME", ":delete", ":dedupe [--fuzzy]", ":shuffle", ":sort FIELD [reverse]",
+        ":create NAME", ":edit --name NAME", ":delete", ":dedupe [--fuzzy]", ":shuffle", ":sort FIELD [reverse]", ":sort! FIELD [reverse]", ":save-order",
         ":export FILE", ":import FILE", ":filter year:1990-1999", ":filter duration:<3:00 artist:NAME",
         ":order FIELD [asc|desc]", ":folder create NAME", ":folder add NAME", ":folder remove",
         ":folder rename NAME", ":folder delete", ":messages", ":search TEXT",

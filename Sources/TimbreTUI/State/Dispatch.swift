@@ -116,7 +116,7 @@ extension TUIState {
             mode = .typing(.catalogue, text: "")
         case .info: return info()
         case .toggle: return toggle()
-        case .new, .rename, .delete, .dedupe, .shuffle, .sort, .export, .importFile, .folder:
+        case .new, .rename, .delete, .dedupe, .shuffle, .sort, .saveOrder, .export, .importFile, .folder:
             return playlistVerb(command)
         }
         return []
@@ -174,7 +174,7 @@ extension TUIState {
         }
     }
 
-    private mutating func order(_ change: Command.SortChange) {
+    mutating func order(_ change: Command.SortChange) {
         switch change {
         case .set(let field, let order):
             sortField = field
@@ -187,6 +187,9 @@ extension TUIState {
             sortOrder = sortOrder == .asc ? .desc : .asc
         }
         resort()
+        if let playlist = openedPlaylistID {
+            viewOrders[playlist] = sortField == .position && sortOrder == .asc ? nil : ViewOrder(field: sortField, order: sortOrder)
+        }
         message = "sorted by \(sortField.rawValue) \(sortOrder == .asc ? "↑" : "↓")"
     }
 

@@ -213,9 +213,25 @@ extension TUIState {
         case .shuffle:
             guard let playlist = changeablePlaylist("shuffle", orderMatters: true) else { return [] }
             return [.edit(.entries(playlistID: playlist.id, .shuffle))]
-        case .sort(let key, let reverse):
+        case .sort(let key, let reverse, save: false):
+            guard let field = Command.SortField(rawValue: key.rawValue) else { return [] }
+            order(.set(field, reverse ? .desc : .asc))
+            message =
+                "sorted the view by \(key.rawValue) \(reverse ? "↓" : "↑") (Spotify's order is unchanged): :sort! \(key.rawValue)\(reverse ? " reverse" : "") or :save-order saves it"
+            return []
+        case .sort(let key, let reverse, save: true):
             guard let playlist = changeablePlaylist("sort", orderMatters: true) else { return [] }
             return [.edit(.entries(playlistID: playlist.id, .sort(key, reverse: reverse)))]
+        case .saveOrder:
+            guard let key = LibraryChange.SortKey(rawValue: sortField.rawValue) else {
+                message =
+                    sortOrder == .asc
+                    ? "the view shows the playlist's own order: nothing to save (sort the view with s or :sort FIELD first)"
+                    : "Spotify's order can be saved by \(LibraryChange.SortKey.allCases.map(\.rawValue).joined(separator: ", ")), not by position"
+                return []
+            }
+            guard let playlist = changeablePlaylist("sort", orderMatters: true) else { return [] }
+            return [.edit(.entries(playlistID: playlist.id, .sort(key, reverse: sortOrder == .desc)))]
         case .export(let path):
             guard let playlist = subjectPlaylist else {
                 message = "select a playlist to export"

@@ -38,6 +38,13 @@ public struct TUIState: Sendable {
     public internal(set) var trackFilter = ""
     public internal(set) var sortField: Command.SortField = .position
     public internal(set) var sortOrder: Command.SortOrder = .asc
+    /// The view's order of each playlist ordered otherwise than by position, for this run: opening
+    /// a playlist again shows it as it was left.
+    var viewOrders: [String: ViewOrder] = [:]
+    struct ViewOrder: Equatable {
+        var field: Command.SortField
+        var order: Command.SortOrder
+    }
     /// The mode and the data only it uses (Mode.swift).
     public internal(set) var mode: Mode = .normal
     public internal(set) var message: String?
@@ -104,6 +111,11 @@ public struct TUIState: Sendable {
             // Marks name positions of the list they were made on.
             marks = []
             rangeAnchor = nil
+        }
+        if !keepCursor {
+            let remembered = viewOrders[playlistID]
+            sortField = remembered?.field ?? .position
+            sortOrder = remembered?.order ?? .asc
         }
         openedPlaylistID = playlistID
         tracks = rows

@@ -108,7 +108,8 @@ import Testing
             (.mark, []), (.markRange, []), (.remove, []), (.yank, []), (.paste(.after), []), (.shift(.down), []),
             (.undo, [.edit(.undo)]), (.redo, [.edit(.redo)]), (.add(nil), []), (.add("x"), [.catalogueSearch("x")]),
             (.info, [.loadInfo("liked")]), (.toggle, []), (.new("N"), [.edit(.create(name: "N"))]), (.rename("N"), []),
-            (.delete, []), (.dedupe(fuzzy: false), []), (.shuffle, []), (.sort(.title, reverse: false), []),
+            (.delete, []), (.dedupe(fuzzy: false), []), (.shuffle, []), (.sort(.title, reverse: false, save: true), []),
+            (.sort(.title, reverse: false, save: false), []), (.saveOrder, []),
             (.export("f.csv"), [.edit(.export(playlistID: "liked", path: "f.csv"))]), (.importFile("f.csv"), []),
             (.folder(.create("F")), [.edit(.folder(.create("F")))]),
         ]

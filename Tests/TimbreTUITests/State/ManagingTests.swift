@@ -107,7 +107,7 @@ import TimbreLibrary
         var s = state(open: "theirs")
         s.apply(.mark)
         for command: Command in [
-            .remove, .paste(.after), .shift(.down), .dedupe(fuzzy: false), .shuffle, .sort(.artist, reverse: false),
+            .remove, .paste(.after), .shift(.down), .dedupe(fuzzy: false), .shuffle, .sort(.artist, reverse: false, save: true), .saveOrder,
             .add("x"), .importFile("a.csv"), .rename("New"),
         ] {
             s.apply(.yank)
@@ -164,8 +164,8 @@ import TimbreLibrary
         }
         #expect(typed("dedupe fuzzy") == [.edit(.entries(playlistID: "mine", .dedupe(fuzzy: true)))])
         #expect(typed("shuffle") == [.edit(.entries(playlistID: "mine", .shuffle))])
-        #expect(typed("sort artist") == [.edit(.entries(playlistID: "mine", .sort(.artist, reverse: false)))])
-        #expect(typed("sort year reverse") == [.edit(.entries(playlistID: "mine", .sort(.year, reverse: true)))])
+        #expect(typed("sort! artist") == [.edit(.entries(playlistID: "mine", .sort(.artist, reverse: false)))])
+        #expect(typed("sort! year reverse") == [.edit(.entries(playlistID: "mine", .sort(.year, reverse: true)))])
         #expect(typed("rename Road Trip ’26") == [.edit(.rename(playlistID: "mine", name: "Road Trip ’26"))])
         #expect(typed("new Fresh") == [.edit(.create(name: "Fresh"))])
         #expect(typed("export /tmp/mine.csv") == [.edit(.export(playlistID: "mine", path: "/tmp/mine.csv"))])
@@ -174,6 +174,31 @@ import TimbreLibrary
         #expect(typed("delete") == [] && s.mode.kind == .confirm)
         #expect(s.answer(true) == [.edit(.delete(playlistID: "mine"))])
         #expect(typed("sort next") == [] && s.sortField == .title, "`sort next` still orders the view")
+    }
+
+    /// `:sort` orders the view only (ncspot's habit) and is remembered per playlist; `:sort!` and
+    /// `:save-order` are what save an order on Spotify.
+    @Test func sortOrdersTheViewAndSortBangOrSaveOrderSaves() {
+        var s = state()
+        func typed(_ text: String) -> [TUIState.Effect] {
+            s.apply(.prompt)
+            for character in text { _ = s.type(.character(character)) }
+            return s.type(.enter)
+        }
+        #expect(typed("save-order") == [] && s.message?.contains("nothing to save") == true, "the view is in position order")
+        #expect(typed("sort added desc") == [], "no edit: the view only")
+        #expect(s.sortField == .added && s.sortOrder == .desc)
+        #expect(s.message?.contains(":sort! added reverse") == true)
+        #expect(typed("save-order") == [.edit(.entries(playlistID: "mine", .sort(.added, reverse: true)))])
+        // Another playlist opens in its own order; back to this one, the view order is remembered.
+        s.setTracks(Self.rows, of: "other")
+        #expect(s.sortField == .position && s.sortOrder == .asc)
+        s.setTracks(Self.rows, of: "mine")
+        #expect(s.sortField == .added && s.sortOrder == .desc)
+        s.apply(.order(.set(.position, .asc)))
+        s.setTracks(Self.rows, of: "other")
+        s.setTracks(Self.rows, of: "mine")
+        #expect(s.sortField == .position, "back in position order, nothing is remembered")
     }
 
     /// `:sort`/`:shuffle` saving more than 20 moves: the edit waits on y / r / n with both costs.
