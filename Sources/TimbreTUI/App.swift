@@ -67,6 +67,8 @@ public final class TUIApp: @unchecked Sendable {
     /// `q` (or Ctrl-C) was pressed with edits still to send: the interface quits once they are
     /// sent, or at once on a second `q`.
     private var quitWhenSent = false
+    /// The newest move waiting to be sent, which the next J/K of the same rows joins.
+    private var lastMove: PendingMove?
     /// Ctrl-C, asked like `q` (SIGTERM and SIGHUP stop at once).
     private let interrupted = Locked(false)
     /// The edit waiting for the question on screen (y / r / n), if any.
@@ -202,8 +204,20 @@ public final class TUIApp: @unchecked Sendable {
             state.setMessage("not signed in: `timbre login` first; nothing was sent")
             return
         }
+        // J J J J J: one move by five (the view already shows it).
+        if let lastMove, lastMove.join(edit) { return }
+        let move = PendingMove.isMove(edit) ? PendingMove(edit) : nil
+        lastMove = move
         let (mailbox, closing) = (self.mailbox, self.closing)
         let waiting = edits.enqueue { queued in
+            let edit = if let move { await move.settle() } else { edit }
+            if move != nil {
+                // Moved there and back before it was sent: nothing to send.
+                if case .entries(_, .move(let start, _, let to)) = edit, start == to {
+                    mailbox.withLock { $0.append(.editFinished(edit, TUIEditReport(message: "the entries are back where they were; nothing was sent"))) }
+                    return
+                }
+            }
             mailbox.withLock { $0.append(.editStarted(edit.label, queued: queued)) }
             do {
                 let report = try await services.run(
@@ -368,10 +382,19 @@ public final class TUIApp: @unchecked Sendable {
                 state.status.editProgress = nil
                 state.setMessage(TerminalText.preview(report.message, limit: 300))
                 for warning in report.warnings { state.addMessage(warning) }
-                afterEdit(edit)
+                // More edits to come: the view stays ahead (re-read when the last one ends).
+                if edits.waiting > 0 || lastMove?.isOpen == true { reloadPlaylists() } else { afterEdit(edit) }
                 if let id = report.createdPlaylistID { state.selectPlaylist(id: id) }
-            case .editFailed(let edit, let message):
+            case .editFailed(let edit, var message):
                 state.status.editProgress = nil
+                // The edits queued after it were planned on the list it would have left: none is
+                // sent (their positions would name other entries now).
+                lastMove = nil
+                let dropped = edits.dropWaiting()
+                if dropped > 0 {
+                    message += " — \(dropped) edit\(dropped == 1 ? "" : "s") queued after it dropped (nothing of \(dropped == 1 ? "it" : "them") was sent)"
+                }
+                state.status.editsQueued = 0
                 state.addMessage(message)
                 state.setMessage(TerminalText.preview(message, limit: 300))
                 afterEdit(edit)

@@ -18,9 +18,12 @@ import TimbreTestSupport
             _ = try await session.wait("synced")
             let coffee = try await session.id(of: "Morning Coffee")
             try await session.open("Morning Coffee")
-            var slow = Fault(kind: .latency, pathContains: "/v1/playlists/\(coffee)/items", count: 1_000, ms: 700)
-            slow.method = "PUT"
-            try await sandbox.addFaults([slow])
+            // Writes (moves and removals) of it answer slowly; reads do not.
+            var moves = Fault(kind: .latency, pathContains: "/v1/playlists/\(coffee)/items", count: 1_000, ms: 700)
+            moves.method = "PUT"
+            var removals = moves
+            removals.method = "DELETE"
+            try await sandbox.addFaults([moves, removals])
             try await body(session, coffee, marker)
         }
     }
@@ -35,37 +38,58 @@ import TimbreTestSupport
         return nil
     }
 
-    /// `J J J q`: the interface says the edits are still to send, stays, sends all three, then quits.
+    /// `J J J q`: the interface says the edit is still to send, stays, sends it, then quits.
     @Test func qWithEditsQueuedWaitsForThemAndThenQuits() async throws {
         try await withSlowMoves { s, coffee, marker in
             let before = try await s.sandbox.entries(of: coffee)
             try s.tmux.keys("g", "J", "J", "J")
-            _ = try await s.wait("waiting)")
             try s.tmux.keys("q")
             let screen = try await s.wait("still to send — q again to drop")
             #expect(!FileManager.default.fileExists(atPath: marker), "quit with edits queued:\n\(screen)")
             #expect(try await exitStatus(marker) == "0")
             var expected = before
             expected.insert(expected.removeFirst(), at: 3)
-            #expect(try await s.sandbox.entries(of: coffee) == expected, "all three moves were sent before quitting")
+            #expect(try await s.sandbox.entries(of: coffee) == expected, "the moves were sent before quitting")
         }
     }
 
-    /// Ctrl-C asks like `q`; `q` then quits at once: the move under way is finished, the queued
-    /// ones are dropped — and nothing else.
+    /// Ctrl-C asks like `q`; `q` then quits at once: the edit under way (a removal) is finished,
+    /// the move queued behind it is dropped — and nothing else changes.
     @Test func ctrlCAsksAndASecondQDropsTheQueuedOnes() async throws {
         try await withSlowMoves { s, coffee, marker in
             let before = try await s.sandbox.entries(of: coffee)
-            try s.tmux.keys("g", "J", "J", "J")
+            try s.tmux.keys("g", "d")
+            _ = try await s.wait("(y/n)")
+            try s.tmux.keys("y", "J", "J")
             _ = try await s.wait("waiting)")
             try s.tmux.keys("C-c")
-            _ = try await s.wait("still to send — q again to drop")
+            _ = try await s.wait("2 edits still to send — q again to drop them")
             try s.tmux.keys("q")
             #expect(try await exitStatus(marker) == "0")
-            let after = try await s.sandbox.entries(of: coffee)
-            var one = before
-            one.insert(one.removeFirst(), at: 1)
-            #expect(after == one, "exactly the move under way was sent")
+            #expect(try await s.sandbox.entries(of: coffee) == Array(before.dropFirst()), "exactly the removal under way was sent")
+        }
+    }
+
+    /// The view is ahead of the server and `J J J J J` is one move by five: one write, one undo
+    /// step; the sandbox holds the moved list, and `u` puts all five places back at once.
+    @Test func consecutiveMovesAreOneMoveAndOneUndoStep() async throws {
+        try await withSlowMoves { s, coffee, _ in
+            let before = try await s.sandbox.entries(of: coffee)
+            try await s.sandbox.clearRequests()
+            try s.tmux.keys("g", "J", "J", "J", "J", "J")
+            // At once, before Spotify answers: the row is already sixth, marked pending (…).
+            let ahead = try await s.wait("…   6 ")
+            #expect(ahead.contains("…   6 "), "\(ahead)")
+            _ = try await s.wait("Moved")
+            var expected = before
+            expected.insert(expected.removeFirst(), at: 5)
+            #expect(try await s.sandbox.entries(of: coffee) == expected)
+            let writes = try await s.sandbox.writeRequests()
+            #expect(writes.count == 1, "one move by five: \(writes.map(\.path))")
+            try s.tmux.keys("u")
+            _ = try await s.wait("Undid edit")
+            #expect(try await s.sandbox.entries(of: coffee) == before, "one undo step puts all five places back")
+            try s.tmux.keys("q")
         }
     }
 }

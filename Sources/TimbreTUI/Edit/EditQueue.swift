@@ -43,6 +43,14 @@ final class EditQueue: Sendable {
     /// Edits not finished yet: the one under way and those waiting.
     var pending: Int { state.withLock { $0.jobs.count + ($0.worker == nil ? 0 : 1) } }
 
+    /// Drops the edits not started yet; returns how many.
+    func dropWaiting() -> Int {
+        state.withLock { state in
+            defer { state.jobs.removeAll() }
+            return state.jobs.count
+        }
+    }
+
     /// Waits for the edit under way; the ones not started are dropped.
     func drain() async {
         let worker = state.withLock { state -> Task<Void, Never>? in

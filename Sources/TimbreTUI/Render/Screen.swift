@@ -150,13 +150,16 @@ public enum Screen {
         for row in range {
             let track = state.tracks[state.visibleTracks[row]]
             let marked = marks.contains(track.position)
+            // A row the view shows ahead of Spotify (a move not confirmed yet): dim, with "…".
+            let pending = state.pendingRows.contains(track.position)
             var text =
-                (marked ? "•" : " ") + String(track.position + 1).leftPadded(to: 4) + " " + TextWidth.pad(track.title, columns: c.title) + " "
+                (marked ? "•" : pending ? "…" : " ") + String(track.position + 1).leftPadded(to: 4) + " " + TextWidth.pad(track.title, columns: c.title) + " "
                 + TextWidth.pad(track.artist, columns: c.artist) + " "
             if c.showAlbum { text += TextWidth.pad(track.album, columns: c.album) + " " }
             text += track.duration.leftPadded(to: 7)
             if c.showAdded { text += "  " + TextWidth.pad(String((track.addedAt ?? "").prefix(10)), columns: 10) }
-            let style: Segment.Style = row == state.trackCursor ? (state.focus == .tracks ? .selected : .current) : (marked ? .header : .normal)
+            let style: Segment.Style =
+                row == state.trackCursor ? (state.focus == .tracks ? .selected : .current) : (marked ? .header : pending ? .dim : .normal)
             out.append(Segment(TextWidth.pad(text, columns: width), style))
         }
         while out.count < height { out.append(Segment(String(repeating: " ", count: width))) }

@@ -183,7 +183,33 @@ extension TUIState {
             rangeAnchor = nil
         }
         move(direction == .down ? .down : .up, count: 1)
+        moveAhead(start: first, length: positions.count, to: to)
         return [.edit(.entries(playlistID: playlist.id, .move(start: first, length: positions.count, to: to)))]
+    }
+
+    /// The view ahead of the server: the rows move at once, marked pending until the list read
+    /// after the edit (Spotify's, or on a failure what Spotify holds) replaces them. Only in the
+    /// playlist's own order, the one J/K work in, where a row's position is its index.
+    mutating func moveAhead(start: Int, length: Int, to: Int) {
+        guard tracksInPositionOrder, tracks.indices.contains(start), start + length <= tracks.count, to >= 0, to + length <= tracks.count,
+            tracks.enumerated().allSatisfy({ $0.offset == $0.element.position })
+        else { return }
+        var rows = tracks
+        let moved = Array(rows[start..<(start + length)])
+        rows.removeSubrange(start..<(start + length))
+        rows.insert(contentsOf: moved, at: to)
+        for index in rows.indices { rows[index].position = index }
+        // Rows pending before keep being pending where they went.
+        let wasPending = pendingRows.map { old -> Int in
+            if (start..<(start + length)).contains(old) { return old - start + to }
+            let shifted = old > start ? old - length : old
+            return shifted >= to ? shifted + length : shifted
+        }
+        tracks = rows
+        trackColumns = FoldedColumns(rows)
+        sortedRows = nil
+        resort()
+        pendingRows = Set(wasPending).union(to..<(to + length))
     }
 
     mutating func playlistVerb(_ command: Command) -> [Effect] {

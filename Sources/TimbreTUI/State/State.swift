@@ -41,6 +41,9 @@ public struct TUIState: Sendable {
     /// The view's order of each playlist ordered otherwise than by position, for this run: opening
     /// a playlist again shows it as it was left.
     var viewOrders: [String: ViewOrder] = [:]
+    /// Positions of rows the view shows ahead of Spotify: moved here at once, not confirmed yet.
+    /// The next list read from the cache (after the edit, or its failure) replaces them.
+    public internal(set) var pendingRows: Set<Int> = []
     struct ViewOrder: Equatable {
         var field: Command.SortField
         var order: Command.SortOrder
@@ -118,6 +121,7 @@ public struct TUIState: Sendable {
             sortOrder = remembered?.order ?? .asc
         }
         openedPlaylistID = playlistID
+        pendingRows = []
         tracks = rows
         trackColumns = FoldedColumns(rows)
         tracksInPositionOrder = zip(rows, rows.dropFirst()).allSatisfy { $0.position <= $1.position }

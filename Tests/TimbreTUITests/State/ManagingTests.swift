@@ -147,6 +147,21 @@ import TimbreLibrary
         #expect(s.apply(.shift(.down)) == [] && s.message?.contains("sort position") == true)
     }
 
+    /// J moves the rows in the view at once (ahead of Spotify), marked pending; the list read
+    /// after the edit replaces them.
+    @Test func jMovesTheViewAheadAndMarksThePendingRows() {
+        var s = state()
+        let titles = s.tracks.map(\.title)
+        #expect(s.apply(.shift(.down)).count == 1)
+        #expect(s.apply(.shift(.down)).count == 1)
+        #expect(s.tracks.map(\.title) == [titles[1], titles[2], titles[0]] + titles[3...])
+        #expect(s.tracks.map(\.position) == Array(0..<titles.count))
+        #expect(s.pendingRows == [2], "the moved row, where it is now")
+        #expect(s.selectedTrack?.title == titles[0], "the cursor follows the row")
+        s.setTracks(Self.rows, of: "mine")
+        #expect(s.pendingRows.isEmpty)
+    }
+
     @Test func likedSongsRemovalUnlikesAndHasNoOrderToChange() {
         var s = state(open: "liked", rows: Array(Self.rows[0...1]))
         _ = s.apply(.remove)
