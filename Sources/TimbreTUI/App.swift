@@ -204,6 +204,14 @@ public final class TUIApp: @unchecked Sendable {
             state.setMessage("not signed in: `timbre login` first; nothing was sent")
             return
         }
+        // A positional edit asked while one the view cannot show is under way: its positions
+        // would name other entries once that one lands.
+        if let playlist = Self.positionalPlaylist(edit), state.positionsUnsure(playlist) {
+            state.setMessage("an edit under way changes that playlist in a way the view cannot show yet: wait for it, then try again; nothing was sent")
+            if let opened = state.openedPlaylistID { loadTracks(opened) }
+            return
+        }
+        state.editStarted(edit)
         // J J J J J: one move by five (the view already shows it).
         if let lastMove, lastMove.join(edit) { return }
         let move = PendingMove.isMove(edit) ? PendingMove(edit) : nil
@@ -254,6 +262,16 @@ public final class TUIApp: @unchecked Sendable {
         }
         state.status.editsQueued = waiting
         if state.status.editProgress == nil { state.status.editProgress = edit.label }
+    }
+
+    /// The playlist whose positions an edit names (moves, positional removals, pastes at a place).
+    static func positionalPlaylist(_ edit: TUIEdit) -> String? {
+        guard case .entries(let playlist, let change) = edit else { return nil }
+        switch change {
+        case .move, .removePositions, .removeMixed: return playlist
+        case .add(_, let position): return position == nil ? nil : playlist
+        default: return nil
+        }
     }
 
     /// An edit's error as one line: its sentence and hint — but a conflict's hint is the CLI's
@@ -383,6 +401,7 @@ public final class TUIApp: @unchecked Sendable {
                 state.setMessage(TerminalText.preview(report.message, limit: 300))
                 for warning in report.warnings { state.addMessage(warning) }
                 // More edits to come: the view stays ahead (re-read when the last one ends).
+                state.editEnded(edit)
                 if edits.waiting > 0 || lastMove?.isOpen == true { reloadPlaylists() } else { afterEdit(edit) }
                 if let id = report.createdPlaylistID { state.selectPlaylist(id: id) }
             case .editFailed(let edit, var message):
@@ -395,6 +414,7 @@ public final class TUIApp: @unchecked Sendable {
                     message += " — \(dropped) edit\(dropped == 1 ? "" : "s") queued after it dropped (nothing of \(dropped == 1 ? "it" : "them") was sent)"
                 }
                 state.status.editsQueued = 0
+                state.editEnded(edit, all: true)
                 state.addMessage(message)
                 state.setMessage(TerminalText.preview(message, limit: 300))
                 afterEdit(edit)

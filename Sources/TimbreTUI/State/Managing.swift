@@ -97,6 +97,10 @@ extension TUIState {
             return []
         }
         guard let playlist = changeablePlaylist("change") else { return [] }
+        guard !positionsUnsure(playlist.id) else {
+            refuseUnsurePositions(playlist)
+            return []
+        }
         let rows = selection
         guard !rows.isEmpty else {
             message = "nothing to remove"
@@ -142,6 +146,10 @@ extension TUIState {
         }
         if locals > 0 { addMessage("\(locals) local file(s) left out: Spotify's API cannot add them") }
         if playlist.isLiked { return [.edit(.like(addable, save: true))] }
+        guard !positionsUnsure(playlist.id) else {
+            refuseUnsurePositions(playlist)
+            return []
+        }
         let position = selectedTrack.map { $0.position + (place == .after ? 1 : 0) } ?? 0
         return [.edit(.entries(playlistID: playlist.id, .add(uris: addable, position: position)))]
     }
@@ -161,6 +169,10 @@ extension TUIState {
     /// marks and the cursor follow it.
     mutating func shift(_ direction: Command.Direction) -> [Effect] {
         guard focus == .tracks, let playlist = changeablePlaylist("reorder", orderMatters: true) else { return [] }
+        guard !positionsUnsure(playlist.id) else {
+            refuseUnsurePositions(playlist)
+            return []
+        }
         guard sortField == .position, sortOrder == .asc else {
             message = "J/K move entries in the playlist's own order: press s until the header says “sort position ↑”"
             return []
@@ -185,6 +197,76 @@ extension TUIState {
         move(direction == .down ? .down : .up, count: 1)
         moveAhead(start: first, length: positions.count, to: to)
         return [.edit(.entries(playlistID: playlist.id, .move(start: first, length: positions.count, to: to)))]
+    }
+
+    /// An edit starts: the view shows what it will leave when it can (moves were already moved by
+    /// J/K; removals take their rows out now); when it cannot (adds, dedupe, shuffle, undo…),
+    /// positions typed meanwhile could name other entries once it lands, so `positionsUnsure`
+    /// refuses positional edits of that playlist until it ends.
+    mutating func editStarted(_ edit: TUIEdit) {
+        if case .entries(let playlist, let change) = edit, playlist == openedPlaylistID {
+            switch change {
+            case .removePositions(let positions): removeAhead(positions: Set(positions), uris: [])
+            case .removeMixed(let positions, let uris): removeAhead(positions: Set(positions), uris: Set(uris))
+            case .removeURIs(let uris): removeAhead(positions: [], uris: Set(uris))
+            default: break
+            }
+        }
+        if let key = Self.unmirroredKey(edit) { unmirroredEdits[key, default: 0] += 1 }
+    }
+
+    /// An edit ended (done or failed); `all`: the queue was emptied (a failure drops the rest).
+    mutating func editEnded(_ edit: TUIEdit, all: Bool = false) {
+        if all { unmirroredEdits = [:] }
+        guard let key = Self.unmirroredKey(edit), let count = unmirroredEdits[key] else { return }
+        unmirroredEdits[key] = count > 1 ? count - 1 : nil
+    }
+
+    /// Whether an edit under way of `playlist` is one the view does not show yet.
+    func positionsUnsure(_ playlist: String) -> Bool {
+        (unmirroredEdits[playlist] ?? 0) > 0 || (unmirroredEdits["*"] ?? 0) > 0
+    }
+
+    /// The message when a positional edit must wait.
+    mutating func refuseUnsurePositions(_ playlist: PlaylistRow) {
+        message =
+            "“\(TerminalText.preview(playlist.name, limit: 40))” has an edit under way that the view cannot show yet: wait for it to finish (positions now could name other entries); nothing was sent"
+    }
+
+    /// The playlist an edit the view cannot mirror concerns ("*": any, for undo and redo); nil
+    /// for those it mirrors (moves, positional and by-track removals) and those without positions.
+    static func unmirroredKey(_ edit: TUIEdit) -> String? {
+        switch edit {
+        case .entries(let playlist, let change):
+            switch change {
+            case .move, .removePositions, .removeMixed, .removeURIs: return nil
+            default: return playlist
+            }
+        case .like: return "liked"
+        case .undo, .redo: return "*"
+        case .importFile(_, let playlist): return playlist
+        case .create, .rename, .delete, .export, .folder: return nil
+        }
+    }
+
+    /// Removed rows leave the view at once; the rest close up and are numbered again.
+    mutating func removeAhead(positions: Set<Int>, uris: Set<String>) {
+        guard tracksInPositionOrder, tracks.enumerated().allSatisfy({ $0.offset == $0.element.position }) else { return }
+        let keptRows = tracks.filter { !positions.contains($0.position) && !uris.contains($0.uri) }
+        guard keptRows.count < tracks.count else { return }
+        let newIndex = Dictionary(uniqueKeysWithValues: keptRows.enumerated().map { ($0.element.position, $0.offset) })
+        pendingRows = Set(pendingRows.compactMap { newIndex[$0] })
+        marks = []
+        rangeAnchor = nil
+        tracks = keptRows.enumerated().map { index, row in
+            var row = row
+            row.position = index
+            return row
+        }
+        trackColumns = FoldedColumns(tracks)
+        sortedRows = nil
+        resort()
+        clampCursors()
     }
 
     /// The view ahead of the server: the rows move at once, marked pending until the list read

@@ -44,6 +44,8 @@ public struct TUIState: Sendable {
     /// Positions of rows the view shows ahead of Spotify: moved here at once, not confirmed yet.
     /// The next list read from the cache (after the edit, or its failure) replaces them.
     public internal(set) var pendingRows: Set<Int> = []
+    /// Edits under way the view cannot show yet, by playlist ("*": undo and redo, any playlist).
+    var unmirroredEdits: [String: Int] = [:]
     struct ViewOrder: Equatable {
         var field: Command.SortField
         var order: Command.SortOrder

@@ -162,6 +162,29 @@ import TimbreLibrary
         #expect(s.pendingRows.isEmpty)
     }
 
+    /// A removal leaves the view at once; while an edit the view cannot show (a paste) is under
+    /// way, positional edits of that playlist wait — their positions could name other entries.
+    @Test func removalsShowAtOnceAndPositionsWaitForEditsTheViewCannotShow() {
+        var s = state()
+        let titles = s.tracks.map(\.title)
+        s.editStarted(.entries(playlistID: "mine", .removePositions([1, 3])))
+        #expect(s.tracks.map(\.title) == [titles[0], titles[2], titles[4], titles[5]])
+        #expect(s.tracks.map(\.position) == [0, 1, 2, 3])
+        s.editEnded(.entries(playlistID: "mine", .removePositions([1, 3])))
+        let paste = TUIEdit.entries(playlistID: "mine", .add(uris: ["spotify:track:x"], position: 0))
+        s.editStarted(paste)
+        #expect(s.positionsUnsure("mine") && !s.positionsUnsure("other"))
+        #expect(s.apply(.shift(.down)) == [] && s.message?.contains("wait for it") == true)
+        #expect(s.apply(.remove) == [] && s.mode.kind != .confirm)
+        #expect(s.tracks.count == 4, "nothing moved in the view")
+        s.editEnded(paste)
+        #expect(s.apply(.shift(.down)).count == 1)
+        s.editStarted(.undo)
+        #expect(s.positionsUnsure("other"), "an undo may change any playlist")
+        s.editEnded(.undo, all: true)
+        #expect(!s.positionsUnsure("mine"))
+    }
+
     @Test func likedSongsRemovalUnlikesAndHasNoOrderToChange() {
         var s = state(open: "liked", rows: Array(Self.rows[0...1]))
         _ = s.apply(.remove)
