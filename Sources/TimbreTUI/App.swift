@@ -59,6 +59,8 @@ public final class TUIApp: @unchecked Sendable {
     private let environment: [String: String]
     private let inbox: MessageInbox
     private let stderrLog: String?
+    /// Where the views' orders are kept across restarts (nil: not kept).
+    private let viewOrdersPath: String?
     private var state = TUIState()
     private let mailbox = Locked<[Event]>([])
     private let stopRequested = Locked(false)
@@ -84,8 +86,10 @@ public final class TUIApp: @unchecked Sendable {
         source: any LibrarySource, sync: BackgroundSync?, status: StatusInfo, keys: [String: String],
         services: TUIServices? = nil,
         environment: [String: String],
-        inbox: MessageInbox = MessageInbox(), stderrLog: String? = nil
+        inbox: MessageInbox = MessageInbox(), stderrLog: String? = nil, viewOrders: String? = nil
     ) {
+        self.viewOrdersPath = viewOrders
+        if let viewOrders { state.viewOrders = ViewOrders.load(viewOrders) }
         self.source = source
         self.sync = sync
         self.services = services
@@ -146,7 +150,11 @@ public final class TUIApp: @unchecked Sendable {
                 dirty = true
             }
             if let event = terminal.readEvent() {
+                let orders = state.viewOrders
                 let effects = state.handle(event)
+                if let viewOrdersPath, state.viewOrders != orders, let problem = ViewOrders.save(state.viewOrders, to: viewOrdersPath) {
+                    state.addMessage(problem)
+                }
                 // Any other key: the user goes on, and waiting to quit is over.
                 if !effects.contains(where: { if case .quit = $0 { true } else { false } }) { quitWhenSent = false }
                 perform(effects, terminal)

@@ -63,7 +63,7 @@ public struct InterfaceCommand: Sendable {
         let app = TUIApp(
             source: CacheLibrarySource(cache: cache, userID: session?.userID, userData: context.userData), sync: background, status: status,
             keys: context.config.keys, services: services,
-            environment: context.environment, inbox: inbox, stderrLog: context.paths.log)
+            environment: context.environment, inbox: inbox, stderrLog: context.paths.log, viewOrders: context.paths.viewOrders)
         try await app.run()
     }
 }

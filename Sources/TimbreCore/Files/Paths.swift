@@ -63,6 +63,9 @@ extension Paths {
     /// events, and the demo's sandbox.
     public var stateDirectory: String { (log as NSString).deletingLastPathComponent }
 
+    /// The interface's order of each playlist's view (`s`, `:sort`), kept across restarts.
+    public var viewOrders: String { stateDirectory + "/view-orders.json" }
+
     /// The trust events, JSON lines (`$XDG_STATE_HOME/timbre/trust.jsonl`, beside the log).
     public var trustEvents: String { stateDirectory + "/trust.jsonl" }
 

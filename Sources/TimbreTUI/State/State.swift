@@ -38,8 +38,8 @@ public struct TUIState: Sendable {
     public internal(set) var trackFilter = ""
     public internal(set) var sortField: Command.SortField = .position
     public internal(set) var sortOrder: Command.SortOrder = .asc
-    /// The view's order of each playlist ordered otherwise than by position, for this run: opening
-    /// a playlist again shows it as it was left.
+    /// The view's order of each playlist ordered otherwise than by position: opening a playlist
+    /// again (or after a restart: `ViewOrders`) shows it as it was left.
     var viewOrders: [String: ViewOrder] = [:]
     /// Positions of rows the view shows ahead of Spotify: moved here at once, not confirmed yet.
     /// The next list read from the cache (after the edit, or its failure) replaces them.
