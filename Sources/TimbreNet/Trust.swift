@@ -116,10 +116,22 @@ struct LoggingTrustObserver: TrustObserver {
     }
 }
 
-/// Sends each event to several observers.
-struct TrustObservers: TrustObserver {
+/// Sends each event to several observers. A backup pin matching is told once per host and pin
+/// for the transport's life (one run): it says the same thing on every connection, and a long
+/// interface session would otherwise fill the log and trust.jsonl with it.
+final class TrustObservers: TrustObserver {
     let all: [any TrustObserver]
-    func record(_ event: TrustEvent) { all.forEach { $0.record(event) } }
+    private let backupsTold = Locked<Set<String>>([])
+
+    init(all: [any TrustObserver]) { self.all = all }
+
+    func record(_ event: TrustEvent) {
+        if case .pinMatched(let host, let pin, _, false) = event {
+            let first = backupsTold.withLock { $0.insert("\(host) \(pin)").inserted }
+            guard first else { return }
+        }
+        all.forEach { $0.record(event) }
+    }
 }
 
 /// The pure part of pinning: which certificates a rule may match, and whether one does.
