@@ -3,6 +3,7 @@ import Testing
 import TimbreCore
 import TimbreNet
 
+@testable import TimbreApp
 @testable import TimbreLibrary
 
 /// `EntryChange.restore(to:)` through the one door (`Library.perform`) against the in-memory
@@ -35,6 +36,18 @@ extension PlaylistEditorTests {
         #expect(outcome.counts.added == 1 && outcome.counts.removed == 1 && outcome.counts.moved >= 1 && outcome.counts.readded == 0)
         #expect(outcome.writes.count == dry?.writes.count, "the dry run priced the same plan")
         #expect(!outcome.writes.contains { if case .removeEvery(let uris) = $0 { return uris != [Self.e] } else { return false } })
+        // Worded for a person: what came back, moved and went, and which dates are today's.
+        let (moved, writes, edit) = (outcome.counts.moved, outcome.writes.count, try #require(outcome.journalID))
+        #expect(
+            EditReport.sentence(outcome)
+                == "Restored “Road Trip”: 1 entry back, \(moved) moved, 1 removed; 1 re-added entry is dated today (\(writes) writes) · edit \(edit), `timbre undo` reverts it"
+        )
+        #expect(
+            EditReport.sentence(try #require(dry))
+                == "would have restored “Road Trip”: 1 entry back, \(moved) moved, 1 removed; 1 re-added entry would be dated today (\(writes) writes; nothing was sent)"
+        )
+        let json = try JSONSerialization.jsonObject(with: Data(EditReport.json(outcome).serialized().utf8)) as? [String: Any]
+        #expect(json?["op"] as? String == "restore" && json?["dates_reset"] as? Int == 1 && json?["added"] as? Int == 1)
         let entry = try #require(try s.journal.history().first)
         #expect(entry.op == "restore" && entry.state == .done && entry.id == outcome.journalID)
 
@@ -45,6 +58,19 @@ extension PlaylistEditorTests {
         #expect(s.server.entries == version)
         let again = try #require(try await library.perform(.entries(Self.id, .restore(to: version))).edit)
         #expect(again.ending == .unchanged("“Road Trip” already holds exactly those entries") && s.server.entries == version)
+    }
+
+    @Test func aTrackHeldFewerTimesIsSaidToComeBackDatedToday() async throws {
+        let s = try await setUp([Self.a, Self.b, Self.a, Self.c])
+        defer { try? FileManager.default.removeItem(at: s.dir) }
+        let outcome = try #require(try await library(s).perform(.entries(Self.id, .restore(to: [Self.a, Self.b, Self.c]))).edit)
+        #expect(s.server.entries == [Self.a, Self.b, Self.c])
+        #expect(outcome.counts.removed == 1 && outcome.counts.readded == 1 && outcome.counts.added == 0)
+        #expect(
+            EditReport.sentence(outcome)
+                == "Restored “Road Trip”: 1 removed; 1 re-added entry is dated today — 1 kept copy among them, as Spotify's remove takes every copy of a track (2 writes) · edit \(try #require(outcome.journalID)), `timbre undo` reverts it"
+        )
+        #expect(outcome.entries == ["#3 Song aaaa — A"], "the dry run names the copy that goes")
     }
 
     @Test func anUndoOfARestoreOnAChangedPlaylistWritesNothing() async throws {

@@ -112,8 +112,8 @@ enum EditReport {
             text += "; \(today) re-added \(today == 1 ? "entry" : "entries") \(o.dryRun ? "would be" : today == 1 ? "is" : "are") dated today"
         }
         if o.counts.readded > 0 {
-            let copies = o.counts.readded == 1 ? "1 copy" : "\(o.counts.readded) copies"
-            text += " (\(copies) of tracks that stay: Spotify's remove takes every copy of a track)"
+            let copies = o.counts.readded == 1 ? "1 kept copy" : "\(o.counts.readded) kept copies"
+            text += " — \(copies) among them, as Spotify's remove takes every copy of a track"
         }
         return text
     }

@@ -61,8 +61,7 @@ extension PlaylistEditor {
             if case .permute = edit {
                 if plan.writes.contains(where: { if case .replace = $0 { return true } else { return false } }) { outcome.dates = .rewritten }
             }
-            Self.count(edit, into: &outcome)
-            Self.count(becoming: edit, plan: plan, into: &outcome)
+            Self.count(edit, plan: plan, into: &outcome)
             outcome.entries = Self.named(edit, duplicates: duplicates?.removable ?? [], in: live)
             if let duplicates {
                 outcome.duplicates = duplicates.removable.map { ($0.position, $0.uri, $0.duplicateOf) }

@@ -76,8 +76,7 @@ extension PlaylistEditor {
             operation: undo ? .undo : .redo, playlist: entry.playlist, playlistName: live.meta.name,
             snapshotID: final.meta.snapshotID, writes: plan.writes, journalID: entry.id, dryRun: false)
         outcome.warnings = try await store(final, expected: plan.result)
-        Self.count(change, into: &outcome)
-        Self.count(becoming: change, plan: plan, into: &outcome)
+        Self.count(change, plan: plan, into: &outcome)
         if case .permute = edit { outcome.dates = .notRestored }
         return outcome
     }

@@ -31,6 +31,12 @@ extension PlaylistEditor {
         return .become(target: target)
     }
 
+    /// What `edit` concerns, counted into `outcome`; a `become` from its plan.
+    static func count(_ edit: EntryEdit, plan: EntryEdit.Plan, into outcome: inout EditOutcome) {
+        count(edit, into: &outcome)
+        count(becoming: edit, plan: plan, into: &outcome)
+    }
+
     /// The counts of a `become` plan (entries back, moved, removed, put back): from its plan, as
     /// the edit alone does not know the list it starts from. Nothing for other edits.
     static func count(becoming edit: EntryEdit, plan: EntryEdit.Plan, into outcome: inout EditOutcome) {
