@@ -98,6 +98,30 @@ typealias PlaylistID = TimbreCore.SpotifyID
         }
     }
 
+    /// The answer of the restore's removal is lost after the sandbox applied it: the editor reads
+    /// the playlist, sees the step done and goes on — no write sent twice, the version exactly.
+    @Test func aRestoreWhoseAnswerIsLostIsReconciledNotResent() async throws {
+        let h = try await Harness.start(.small)
+        try await withCleanup({ await h.stop() }) {
+            _ = try await h.sync()
+            let (library, _, journal) = try library(h)
+            let playlist = try await ownPlaylist(h)
+            let id = try #require(PlaylistID(playlist.id))
+            let version = playlist.items.map { $0.uri ?? "" }
+            try await h.sandbox.mutate(playlist: playlist.id, action: "append")
+            _ = try await h.sync()
+            _ = try await library.perform(.entries(id, .move(start: 0, length: 1, to: 3)))
+            _ = try await library.perform(.entries(id, .removePositions([5])))
+            try await h.sandbox.clearRequests()
+            try await h.sandbox.addFaults([Fault(kind: .applyThenReset, method: "DELETE", pathContains: "/items", count: 1)])
+            let outcome = try #require(try await library.perform(.entries(id, .restore(to: version))).edit)
+            #expect(try await h.sandbox.entries(of: playlist.id) == version)
+            let writes = try await h.sandbox.writeRequests().filter { $0.path.hasSuffix("/items") }
+            #expect(writes.count == outcome.writes.count && writes.filter { $0.method == "DELETE" }.count == 1, "\(writes.map(\.method))")
+            #expect(try journal.history().first?.state == .done)
+        }
+    }
+
     /// A playlist the user deleted (unfollowed) that Spotify still has comes back by one follow;
     /// one that Spotify has no more is created anew with its details and entries, once.
     @Test func aDeletedPlaylistIsFollowedAgainOrCreatedAnew() async throws {
