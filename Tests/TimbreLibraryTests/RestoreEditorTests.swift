@@ -100,6 +100,15 @@ extension PlaylistEditorTests {
         #expect(try s.server.writes == 0 && s.journal.history().isEmpty)
     }
 
+    @Test func aReviveNamesItsPlaylistAndChecksItsDetailsFirst() throws {
+        let change = LibraryChange.revive(Self.id, PlaylistDetails(name: "  Road Trip ", collaborative: true), entries: [Self.a])
+        #expect(change.operation == .restore && change.playlist == Self.id)
+        #expect(try change.validated() == .revive(Self.id, PlaylistDetails(name: "Road Trip"), entries: [Self.a]), "trimmed; never collaborative")
+        #expect(throws: InvalidEdit.self) { try LibraryChange.revive(Self.id, PlaylistDetails(name: " "), entries: []).validated() }
+        #expect(throws: InvalidEdit.self) { try LibraryChange.revive(Self.id, PlaylistDetails(name: "n"), entries: ["spotify:album:x"]).validated() }
+        #expect(LibraryChange.entries(Self.id, .restore(to: [])).operation == .restore)
+    }
+
     /// The process dies after k writes of a restore (k at every point of it); the next command
     /// that opens the journal finishes it, and the playlist is the list asked for.
     @Test func anInterruptedRestoreIsFinishedByTheNextCommand() async throws {
