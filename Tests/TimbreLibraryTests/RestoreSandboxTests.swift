@@ -202,6 +202,20 @@ typealias PlaylistID = TimbreCore.SpotifyID
             #expect(try await h.sandbox.writeRequests().filter { $0.path == "/v1/me/playlists" }.count == 1, "created once")
             #expect(try journal.entry(running.id)?.state == .done)
             #expect(try h.cache.entries(of: .playlist(try #require(PlaylistID(created))))?.map(\.uri) == tracks)
+
+            // Abandoned instead: nothing more is sent, and what it leaves is said.
+            let again = try await made(h, library, "Lost Again", tracks)
+            try await h.sandbox.mutate(playlist: again.rawValue, action: "delete")
+            try await h.sandbox.addFaults([Fault(kind: .status, method: "POST", pathContains: "/items", count: 1_000, status: 503)])
+            await #expect(throws: (any Error).self) { try await library.perform(.revive(again, PlaylistDetails(name: "Lost Again"), entries: tracks)) }
+            let stopped = try #require(try journal.running().first)
+            try await h.sandbox.clearFaults()
+            let leaves = try await editor.abandon(stopped.id)
+            let state = try journal.entry(stopped.id)?.state
+            #expect(leaves.contains("the playlist it created") && state == .failed)
+            let left = try await h.sandbox.entries(of: stopped.playlist)
+            let finished = try await editor.finishInterrupted()
+            #expect(left.isEmpty && finished.isEmpty, "nothing more is sent")
         }
     }
 

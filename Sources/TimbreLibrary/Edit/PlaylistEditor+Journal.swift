@@ -221,6 +221,8 @@ extension PlaylistEditor {
                 _ = try? await store(live, expected: live.uris)
             }
             leaves = left
+        case .library(let edit) where edit.fill != nil:
+            leaves = "the playlist it created (if Spotify answered) stays, with the entries added before it stopped"
         case .library:
             leaves = "the likes or follows sent before it stopped stay as they are on Spotify"
         case .details:
