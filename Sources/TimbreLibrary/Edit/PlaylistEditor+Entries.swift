@@ -238,7 +238,7 @@ extension PlaylistEditor {
         case .move(_, let length, _): outcome.counts.moved = length
         case .restore(let entries): outcome.counts.added = entries.count
         case .permute(let order), .reorder(let order): outcome.counts.moved = order.enumerated().filter { $0.offset != $0.element }.count
-        case .become: break  // counted on its plan: `count(becoming:into:)`
+        case .become: break  // counted on its plan: `count(becoming:plan:into:)`
         }
     }
 
