@@ -41,6 +41,7 @@ enum EditReport {
             ("journal_id", o.journalID.map { .int(Int($0)) } ?? .null), ("dry_run", .bool(o.dryRun)),
         ]
         if o.dryRun, let cost = o.orderCost { members += [("moves", .int(cost.moves)), ("rewrite_writes", .int(cost.rewriteWrites))] }
+        if o.operation == .restore { members += restoreJSON(o) }
         if o.operation == .dedupe {
             members.append(
                 (
@@ -75,8 +76,51 @@ enum EditReport {
         }
     }
 
+    /// `--json`'s members for a restore: how many entries get today's date (the ones added and
+    /// the kept copies put back), and for a deleted playlist, how it came back.
+    private static func restoreJSON(_ o: EditOutcome) -> [(String, JSONValue)] {
+        var members: [(String, JSONValue)] = [("dates_reset", .int(o.counts.added + o.counts.readded))]
+        switch o.revival {
+        case .followed: members.append(("revived", .string("followed")))
+        case .created(let previous): members += [("revived", .string("created")), ("previous_playlist", .string(previous))]
+        case nil: break
+        }
+        return members
+    }
+
+    /// A playlist restored to a version ("restored “Road”: 3 entries back, 2 moved, 1 removed; 3
+    /// re-added entries are dated today"), or a deleted one followed again or created anew.
+    private static func restored(_ o: EditOutcome) -> String {
+        let name = "“\(TerminalText.preview(o.playlistName, limit: 60))”"
+        func entries(_ n: Int) -> String { "\(n) \(n == 1 ? "entry" : "entries")" }
+        switch o.revival {
+        case .followed:
+            return "followed \(name) again, as Spotify still holds it"
+        case .created:
+            let id = o.playlist.isEmpty ? "" : " \(o.playlist)"
+            return "created \(name) again as a new playlist\(id)" + (o.counts.added > 0 ? " with \(entries(o.counts.added)), all dated today" : "")
+        case nil:
+            break
+        }
+        var parts: [String] = []
+        if o.counts.added > 0 { parts.append("\(entries(o.counts.added)) back") }
+        if o.counts.moved > 0 { parts.append("\(o.counts.moved) moved") }
+        if o.counts.removed > 0 { parts.append("\(o.counts.removed) removed") }
+        var text = "restored \(name): " + (parts.isEmpty ? "the same entries" : parts.joined(separator: ", "))
+        let today = o.counts.added + o.counts.readded
+        if today > 0 {
+            text += "; \(today) re-added \(today == 1 ? "entry" : "entries") \(o.dryRun ? "would be" : today == 1 ? "is" : "are") dated today"
+        }
+        if o.counts.readded > 0 {
+            let copies = o.counts.readded == 1 ? "1 kept copy" : "\(o.counts.readded) kept copies"
+            text += " — \(copies) among them, as Spotify's remove takes every copy of a track"
+        }
+        return text
+    }
+
     /// What was done: "liked 3 items", "removed 2 entries in “Road”".
     private static func done(_ o: EditOutcome) -> String {
+        if o.operation == .restore { return restored(o) }
         if let library = o.library, library.playlists + library.items > 0 {
             var done: [String] = []
             if library.playlists > 0 {
@@ -99,7 +143,7 @@ enum EditReport {
     /// What became of the added dates, and how an order change was made.
     private static func dates(_ o: EditOutcome) -> String {
         var text = ""
-        if o.counts.readded > 0 {
+        if o.operation != .restore, o.counts.readded > 0 {
             let copies = "\(o.counts.readded) kept \(o.counts.readded == 1 ? "copy" : "copies") of the same tracks"
             text +=
                 o.dryRun

@@ -84,6 +84,17 @@ public struct EditOutcome: Sendable {
         self.dryRun = dryRun
     }
 
+    /// A deleted playlist brought back (`LibraryChange.revive`): how.
+    public enum Revival: Sendable, Equatable {
+        /// Spotify still had it: followed again, as it is there (`playlist` is its id).
+        case followed
+        /// Spotify had it no more: a new playlist (`playlist`) made with its details and entries.
+        case created(previous: String)
+    }
+
+    /// For `revive`: followed again or created anew.
+    public var revival: Revival?
+
     /// The person asked said no.
     public var cancelled: Bool { ending == .cancelled }
 }

@@ -40,7 +40,7 @@ struct EditRequest: Sendable {
         switch what {
         case .add(_, let position): return position != nil
         case .removePositions, .removeMixed, .move, .shuffle, .sort, .dedupe: return true
-        case .removeURIs: return false
+        case .removeURIs, .restore: return false
         }
     }
 }

@@ -20,6 +20,11 @@ public enum EntryEdit: Equatable, Sendable, Codable {
     /// `range_length`), which keep every entry's added date: the entries outside a longest
     /// increasing subsequence of `order` move, in runs. The default for shuffle and sort.
     case reorder(order: [Int])
+    /// The list made equal to `target` (a playlist restored to one of its versions): the entries
+    /// that stay keep their added dates — only the list's extra copies are removed, the kept ones
+    /// moved by range moves, the missing ones added (`ListTransform`). Its undo is `become` the
+    /// list before.
+    case become(target: [String])
 
     public struct PositionedURI: Equatable, Sendable, Codable {
         public var position: Int
@@ -115,6 +120,10 @@ public enum EntryEdit: Equatable, Sendable, Codable {
             writes = Self.runs(of: entries.map(\.position), in: result).flatMap { run in
                 Self.chunkedAdds(Array(result[run]), at: run.lowerBound)
             }
+        case .become(let target):
+            guard target != list else { throw .nothingToDo }
+            writes = try ListTransform(from: list, to: target).writes
+            expected = target
         case .permute(let order), .reorder(let order):
             guard order.count == list.count, Set(order).count == order.count, order.allSatisfy({ list.indices.contains($0) }) else {
                 throw .positionOutOfRange(order.first { !list.indices.contains($0) } ?? -1, count: list.count)
@@ -153,6 +162,9 @@ public enum EntryEdit: Equatable, Sendable, Codable {
         case .reorder(let order):
             // Moves back: the dates stay what they were before the edit.
             return .reorder(order: Self.inverted(order))
+        case .become:
+            // The entries it removed come back (dated today); the ones it added go.
+            return .become(target: list)
         }
     }
 

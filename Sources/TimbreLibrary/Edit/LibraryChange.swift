@@ -24,6 +24,11 @@ public enum LibraryChange: Sendable, Equatable {
     /// The newest finished edit reverted; `force`: on a playlist that changed since.
     case undo(force: Bool = false)
     case redo(force: Bool = false)
+    /// A playlist no longer in the library brought back with `entries` (a version of it): followed
+    /// again when Spotify still has it (its entries as Spotify holds them), else created anew with
+    /// `details` (name, description, visibility) and `entries` in order. One journalled edit; its
+    /// undo unfollows what it followed or created.
+    case revive(SpotifyID, PlaylistDetails, entries: [String])
 
     /// A change of a playlist's entries, in the positions of the cached list the user saw.
     public enum EntryChange: Sendable, Equatable {
@@ -43,6 +48,9 @@ public enum LibraryChange: Sendable, Equatable {
         case sort(SortKey, reverse: Bool)
         /// Later copies removed, the first kept, the order otherwise unchanged.
         case dedupe(fuzzy: Bool)
+        /// The playlist made equal to this list of URIs (a version of it): entries that stay keep
+        /// their added dates; the missing ones are added (dated today), the extra ones removed.
+        case restore(to: [String])
     }
 
     /// What `sort` orders by.
@@ -66,7 +74,7 @@ public enum LibraryChange: Sendable, Equatable {
 
     /// What a change is called in the journal, `history` and `--json`'s `op`.
     public enum Operation: String, Sendable, CaseIterable {
-        case add, remove, move, shuffle, sort, dedupe, like, unlike, follow, delete, create, edit, folder, undo, redo
+        case add, remove, move, shuffle, sort, dedupe, like, unlike, follow, delete, create, edit, folder, undo, redo, restore
     }
 
     public var operation: Operation {
@@ -81,6 +89,7 @@ public enum LibraryChange: Sendable, Equatable {
         case .folder: return .folder
         case .undo: return .undo
         case .redo: return .redo
+        case .revive: return .restore
         }
     }
 
@@ -88,7 +97,7 @@ public enum LibraryChange: Sendable, Equatable {
     /// folders or the journal's newest edit).
     public var playlist: SpotifyID? {
         switch self {
-        case .entries(let id, _, _), .details(let id, _): return id
+        case .entries(let id, _, _), .details(let id, _), .revive(let id, _, _): return id
         default: return nil
         }
     }
@@ -105,6 +114,14 @@ public enum LibraryChange: Sendable, Equatable {
         switch self {
         case .entries(_, .add(let uris, _), _):
             try Self.checkAddable(uris)
+        case .entries(_, .restore(let target), _):
+            try Self.checkTarget(target)
+        case .revive(let id, var details, let entries):
+            let rule = "a playlist needs a name of 1 to 1,000 characters"
+            details.name = try Self.name(details.name ?? "", nameless: rule, tooLong: rule)
+            details.collaborative = nil
+            try Self.checkTarget(entries)
+            return .revive(id, details, entries: entries)
         case .like(let uris), .unlike(let uris):
             guard !uris.isEmpty else { throw InvalidEdit(message: "no tracks given", hint: nil) }
         case .follow(let ids), .delete(let ids):
@@ -139,6 +156,21 @@ public enum LibraryChange: Sendable, Equatable {
         return name
     }
 
+    /// A list a playlist is made equal to: at most 10,000 entries, each a track, an episode or a
+    /// local file (which must already be in the playlist: the planner checks that).
+    static func checkTarget(_ uris: [String]) throws {
+        guard uris.count <= PlaylistEditor.maxEntries else {
+            throw InvalidEdit(
+                message: "the list to restore holds \(uris.count) entries; Spotify keeps at most \(PlaylistEditor.maxEntries) in a playlist", hint: nil)
+        }
+        let kinds = ["spotify:track:", "spotify:episode:", "spotify:local:"]
+        if let bad = uris.first(where: { uri in !kinds.contains { uri.hasPrefix($0) && uri.count > $0.count } }) {
+            throw InvalidEdit(
+                message: "“\(TerminalText.preview(bad, limit: 80))” is not a track, episode or local file URI; nothing was written",
+                hint: "entries are named spotify:track:ID, spotify:episode:ID or spotify:local:…")
+        }
+    }
+
     /// Spotify's API cannot add local files (nor an entry without a track) to a playlist.
     static func checkAddable(_ uris: [String]) throws {
         if let local = uris.first(where: { $0.hasPrefix("spotify:local:") || LivePlaylist.isUnusable($0) }) {
@@ -166,6 +198,7 @@ extension LibraryChange.EntryChange {
         case .shuffle: return .shuffle
         case .sort: return .sort
         case .dedupe: return .dedupe
+        case .restore: return .restore
         }
     }
 }
@@ -256,6 +289,7 @@ extension PlaylistEditor {
         case .details(let playlist, let details): return try await self.details(of: playlist, to: details, dryRun: dryRun)
         case .undo(let force): return try await undo(force: force)
         case .redo(let force): return try await redo(force: force)
+        case .revive(let playlist, let details, let entries): return try await revive(playlist, details: details, entries: entries, dryRun: dryRun)
         case .folder:
             throw InvalidEdit(message: "a folder change is not sent to Spotify", hint: nil)
         }

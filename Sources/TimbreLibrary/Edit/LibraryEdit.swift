@@ -9,10 +9,16 @@ public struct LibraryEdit: Equatable, Sendable, Codable {
     public var uris: [String]
     /// True: save (like, follow); false: remove (unlike, unfollow).
     public var save: Bool
+    /// A playlist this edit created to bring back a deleted one (`LibraryChange.revive`): the
+    /// entries put in it after its creation, in order. Its id is in `uris` once Spotify answered
+    /// (journalled before the first entry is sent), so an interrupted one is finished by adding
+    /// what is missing — never by creating it again. nil for every other edit (and older rows).
+    public var fill: [String]?
 
-    public init(uris: [String], save: Bool) {
+    public init(uris: [String], save: Bool, fill: [String]? = nil) {
         self.uris = uris
         self.save = save
+        self.fill = fill
     }
 
     public static let maxURIs = 40

@@ -61,7 +61,7 @@ extension PlaylistEditor {
             if case .permute = edit {
                 if plan.writes.contains(where: { if case .replace = $0 { return true } else { return false } }) { outcome.dates = .rewritten }
             }
-            Self.count(edit, into: &outcome)
+            Self.count(edit, plan: plan, into: &outcome)
             outcome.entries = Self.named(edit, duplicates: duplicates?.removable ?? [], in: live)
             if let duplicates {
                 outcome.duplicates = duplicates.removable.map { ($0.position, $0.uri, $0.duplicateOf) }
@@ -149,6 +149,8 @@ extension PlaylistEditor {
             return .reorder(order: Reordering.shuffled(live.uris.count, seed: request.seed))
         case .sort(let key, let reverse):
             return .reorder(order: Reordering.sorted(Reordering.entries(of: live), by: key, reverse: reverse))
+        case .restore(let target):
+            return try Self.becoming(target, on: live)
         case .dedupe:
             guard !duplicates.isEmpty else { throw NothingToChange(message: "“\(TerminalText.preview(live.meta.name, limit: 60))” has no duplicates") }
             return .remove(positions: duplicates.map(\.position))
@@ -218,6 +220,7 @@ extension PlaylistEditor {
         switch edit {
         case .remove(let positions): return Set(positions).sorted().map(label)
         case .move(let start, let length, _): return (start..<start + length).map(label)
+        case .become(let target): return ListTransform.surplus(in: live.uris, target: target).map(label)
         case .insert, .restore, .permute, .reorder: return []
         }
     }
@@ -235,6 +238,7 @@ extension PlaylistEditor {
         case .move(_, let length, _): outcome.counts.moved = length
         case .restore(let entries): outcome.counts.added = entries.count
         case .permute(let order), .reorder(let order): outcome.counts.moved = order.enumerated().filter { $0.offset != $0.element }.count
+        case .become: break  // counted on its plan: `count(becoming:plan:into:)`
         }
     }
 
@@ -258,6 +262,7 @@ extension PlaylistEditor {
         case .restore(let entries): return "put back \(entries.count) in “\(name)”"
         case .permute(let order): return "rewrote the order of \(order.count) in “\(name)” (every added date reset)"
         case .reorder(let order): return "reordered \(order.count) in “\(name)” (added dates kept)"
+        case .become(let target): return "restored “\(name)” to a list of \(target.count)"
         }
     }
 }

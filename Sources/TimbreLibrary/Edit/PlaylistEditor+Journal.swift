@@ -76,7 +76,7 @@ extension PlaylistEditor {
             operation: undo ? .undo : .redo, playlist: entry.playlist, playlistName: live.meta.name,
             snapshotID: final.meta.snapshotID, writes: plan.writes, journalID: entry.id, dryRun: false)
         outcome.warnings = try await store(final, expected: plan.result)
-        Self.count(change, into: &outcome)
+        Self.count(change, plan: plan, into: &outcome)
         if case .permute = edit { outcome.dates = .notRestored }
         return outcome
     }
@@ -106,6 +106,11 @@ extension PlaylistEditor {
             throw InvalidEdit(
                 message: "the playlist changed since it was reordered; a new order would not be the one asked for",
                 hint: "shuffle or sort it again")
+        case .become:
+            // Made equal to a whole list, it would drop whatever changed since.
+            throw InvalidEdit(
+                message: "the playlist changed since it was restored; making it equal to that list again would undo those changes too",
+                hint: "restore it to the version you want: `timbre playlist restore REF --to V`")
         case .restore(let entries):
             var position = 0
             return .restore(
@@ -152,6 +157,9 @@ extension PlaylistEditor {
             try journal.finish(entry.id, .failed, reason: "interrupted before Spotify answered the creation")
             return
                 "edit \(entry.id) (\(entry.summary)) was interrupted before Spotify answered; if the playlist exists, it is in `timbre playlists` after a sync"
+        case .library(let edit) where edit.fill != nil && !backward:
+            // A deleted playlist created again: its id was journalled; the entries missing are added.
+            try await finishRevival(entry, edit)
         case .library(let edit):
             // Saving and removing are idempotent: sending them again finishes them.
             let change = backward ? edit.inverse : edit
@@ -213,6 +221,8 @@ extension PlaylistEditor {
                 _ = try? await store(live, expected: live.uris)
             }
             leaves = left
+        case .library(let edit) where edit.fill != nil:
+            leaves = "the playlist it created (if Spotify answered) stays, with the entries added before it stopped"
         case .library:
             leaves = "the likes or follows sent before it stopped stay as they are on Spotify"
         case .details:

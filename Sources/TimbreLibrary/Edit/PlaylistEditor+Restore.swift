@@ -1,0 +1,169 @@
+import Foundation
+import TimbreCore
+import TimbreNet
+
+/// A playlist made equal to a list (one of its versions), and a deleted playlist brought back.
+extension PlaylistEditor {
+    /// `EntryChange.restore(to:)` on the playlist as Spotify holds it: `target`, with the entries
+    /// Spotify cannot name (a null track) kept where they are — they can be neither removed nor
+    /// added. A local file can be kept and moved, never added or removed (the API cannot add one,
+    /// and its remove takes every copy): asking for that ends here, before anything is written.
+    static func becoming(_ target: [String], on live: LivePlaylist) throws -> EntryEdit {
+        var target = target
+        for (position, uri) in live.uris.enumerated() where LivePlaylist.isUnusable(uri) { target.insert(uri, at: min(position, target.count)) }
+        var have: [String: Int] = [:], want: [String: Int] = [:]
+        for uri in live.uris { have[uri, default: 0] += 1 }
+        for uri in target { want[uri, default: 0] += 1 }
+        let name = TerminalText.preview(live.meta.name, limit: 60)
+        guard target != live.uris else { throw NothingToChange(message: "“\(name)” already holds exactly those entries") }
+        if let local = target.first(where: { !EntryEdit.isResendable($0) && want[$0, default: 0] > have[$0, default: 0] }) {
+            throw InvalidEdit(
+                message:
+                    "the list to restore holds the local file “\(TerminalText.preview(local, limit: 80))” more times than “\(name)” does now: Spotify's API cannot add local files; nothing was written",
+                hint: "add it in the Spotify desktop app, then restore again")
+        }
+        if let local = live.uris.first(where: { !EntryEdit.isResendable($0) && have[$0, default: 0] > want[$0, default: 0] }) {
+            throw InvalidEdit(
+                message:
+                    "“\(name)” holds the local file “\(TerminalText.preview(local, limit: 80))” more times than the list to restore: Spotify's API removes every copy and cannot add one back, so timbre does not remove it; nothing was written",
+                hint: "remove it in the Spotify app, then restore again")
+        }
+        return .become(target: target)
+    }
+
+    /// What `edit` concerns, counted into `outcome`; a `become` from its plan.
+    static func count(_ edit: EntryEdit, plan: EntryEdit.Plan, into outcome: inout EditOutcome) {
+        count(edit, into: &outcome)
+        count(becoming: edit, plan: plan, into: &outcome)
+    }
+
+    /// The counts of a `become` plan (entries back, moved, removed, put back): from its plan, as
+    /// the edit alone does not know the list it starts from. Nothing for other edits.
+    static func count(becoming edit: EntryEdit, plan: EntryEdit.Plan, into outcome: inout EditOutcome) {
+        guard case .become = edit, let transform = try? ListTransform(from: plan.before, to: plan.result) else { return }
+        outcome.counts.added = transform.added
+        outcome.counts.removed = transform.removed
+        outcome.counts.moved = transform.moved
+        outcome.counts.readded = transform.readded
+    }
+
+    // MARK: A deleted playlist
+
+    /// Brings back a playlist no longer in the library: followed again when Spotify still answers
+    /// for it, else created anew with `details` and `entries`.
+    func revive(_ playlist: SpotifyID, details: PlaylistDetails, entries: [String], dryRun: Bool) async throws -> EditOutcome {
+        try await operation {
+            let uri = playlist.playlistURI
+            let name = details.name ?? playlist.rawValue
+            if try await contains([uri])[uri] == true {
+                var outcome = EditOutcome(
+                    operation: .restore, playlist: playlist.rawValue, playlistName: name, snapshotID: nil, writes: [], dryRun: dryRun)
+                outcome.ending = .unchanged("“\(TerminalText.preview(name, limit: 60))” is in your library")
+                return outcome
+            }
+            let meta: PlaylistMeta?
+            do {
+                meta = try await LivePlaylist.meta(playlist, api: api)
+            } catch let error as SpotifyError where error.status == 404 {
+                meta = nil
+            }
+            if let meta { return try await followAgain(meta, playlist: playlist, entries: entries, dryRun: dryRun) }
+            return try await recreate(playlist, details: details, entries: entries, dryRun: dryRun)
+        }
+    }
+
+    /// Spotify still has it: one follow, journalled as such (its undo unfollows it again).
+    private func followAgain(_ meta: PlaylistMeta, playlist: SpotifyID, entries: [String], dryRun: Bool) async throws -> EditOutcome {
+        let change = LibraryEdit(uris: [playlist.playlistURI], save: true)
+        var outcome = Self.libraryOutcome(change, operation: .restore, journalID: nil, dryRun: dryRun)
+        outcome.playlist = playlist.rawValue
+        outcome.playlistName = meta.name
+        outcome.snapshotID = meta.snapshotID
+        outcome.revival = .followed
+        outcome.counts = EditOutcome.Counts()
+        // Its entries as Spotify holds them: said when they are not the list asked for.
+        if let live = try? await LivePlaylist.read(playlist, api: api, known: meta), live.uris != entries {
+            outcome.warnings.append(
+                "“\(TerminalText.preview(meta.name, limit: 60))” holds \(live.uris.count) entries on Spotify, not the \(entries.count) of the version asked for; restoring it to that version once it is back makes them equal"
+            )
+        }
+        guard !dryRun else { return outcome }
+        let id = try journal.begin(
+            op: LibraryChange.Operation.restore.rawValue, playlist: playlist.rawValue,
+            summary: "followed “\(TerminalText.preview(meta.name, limit: 60))” again", change: .library(change))
+        try await sendLibrary(change, journalID: id, nothingApplied: .failed)
+        try journal.finish(id, .done)
+        try await refresh(after: change)
+        outcome.journalID = id
+        return outcome
+    }
+
+    /// Spotify has it no more: a new playlist with its details, then its entries in order. The
+    /// creation is sent once (a lost answer is reported, never resent); the new id is journalled
+    /// before the first entry is sent, so an interrupted one is finished without creating twice.
+    private func recreate(_ playlist: SpotifyID, details: PlaylistDetails, entries: [String], dryRun: Bool) async throws -> EditOutcome {
+        try LibraryChange.checkAddable(entries)
+        let name = details.name ?? ""
+        let plan = entries.isEmpty ? nil : try Self.plan(.insert(uris: entries, position: 0), on: [])
+        var outcome = EditOutcome(operation: .restore, playlist: "", playlistName: name, snapshotID: nil, writes: plan?.writes ?? [], dryRun: dryRun)
+        outcome.libraryWrites = 1
+        outcome.counts.added = entries.count
+        outcome.revival = .created(previous: playlist.rawValue)
+        guard !dryRun else { return outcome }
+        let journalID = try journal.begin(
+            op: LibraryChange.Operation.restore.rawValue, playlist: "",
+            summary: "created “\(TerminalText.preview(name, limit: 60))” again (deleted playlist \(playlist.rawValue)) with \(entries.count) entries",
+            change: .library(LibraryEdit(uris: [], save: true, fill: entries)))
+        let created = try await postPlaylist(details, journalID: journalID)
+        try journal.update(
+            journalID, change: .library(LibraryEdit(uris: [created.playlistURI], save: true, fill: entries)), playlist: created.rawValue)
+        if let plan {
+            let meta = try await LivePlaylist.meta(created, api: api)
+            let final = try await run(plan, playlist: created, journalID: journalID, from: 0, name: name, legacy: meta.legacyShape)
+            outcome.snapshotID = final.meta.snapshotID
+        }
+        try journal.finish(journalID, .done)
+        _ = try await SyncEngine(api: api, cache: cache, options: SyncOptions(playlists: [created])).run()
+        outcome.playlist = created.rawValue
+        outcome.journalID = journalID
+        return outcome
+    }
+
+    /// `POST /me/playlists`, once: the new playlist's id, or the journal entry ended `failed`.
+    private func postPlaylist(_ details: PlaylistDetails, journalID: Int64) async throws -> SpotifyID {
+        let name = details.name ?? ""
+        let response: HTTPResponse
+        do {
+            response = try await api.send(.post, "me/playlists", json: Self.body(details), reconciles: true)
+        } catch let error as WriteOutcomeUnknown {
+            try journal.finish(journalID, .failed, reason: "no answer to the creation: \(error.reason)")
+            throw CreationUnknown(name: name, reason: error.reason)
+        } catch {
+            try journal.finish(journalID, .failed, reason: (error as? any UserFacingError)?.message)
+            throw error
+        }
+        guard let object = try? JSONSerialization.jsonObject(with: response.body) as? [String: Any], let id = object["id"] as? String,
+            let created = SpotifyID(id)
+        else {
+            try journal.finish(journalID, .failed, reason: "Spotify's answer to the creation names no playlist")
+            throw CreationUnknown(name: name, reason: "Spotify's answer names no playlist")
+        }
+        return created
+    }
+
+    /// An interrupted re-creation whose playlist Spotify made: the entries still missing added
+    /// (the plan's step found by reading it), then the cache brought up to date.
+    func finishRevival(_ entry: EditJournal.Entry, _ edit: LibraryEdit) async throws {
+        guard let raw = edit.playlistIDs.first, let created = SpotifyID(raw) else {
+            try journal.finish(entry.id, .failed, reason: "the journal names no created playlist")
+            return
+        }
+        if let fill = edit.fill, !fill.isEmpty {
+            let plan = try Self.plan(.insert(uris: fill, position: 0), on: [])
+            let meta = try await LivePlaylist.meta(created, api: api)
+            _ = try await run(plan, playlist: created, journalID: entry.id, from: nil, name: meta.name, legacy: meta.legacyShape)
+        }
+        try journal.finish(entry.id, .done)
+        _ = try await SyncEngine(api: api, cache: cache, options: SyncOptions(playlists: [created])).run()
+    }
+}
