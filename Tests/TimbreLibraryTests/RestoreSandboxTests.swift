@@ -136,7 +136,7 @@ typealias PlaylistID = TimbreCore.SpotifyID
             _ = try await library.perform(.delete([kept]))
             #expect(try await !h.sandbox.followedPlaylistIDs().contains(kept.rawValue))
             let followed = try #require(try await library.perform(.revive(kept, PlaylistDetails(name: "Still There"), entries: tracks)).edit)
-            #expect(followed.revival == .followed && followed.playlist == kept.rawValue && followed.warnings.isEmpty)
+            #expect(followed.revival == .followed && followed.playlist == .playlist(kept) && followed.warnings.isEmpty)
             #expect(try await h.sandbox.followedPlaylistIDs().contains(kept.rawValue))
             #expect(try await h.sandbox.entries(of: kept.rawValue) == tracks)
             #expect(
@@ -153,27 +153,28 @@ typealias PlaylistID = TimbreCore.SpotifyID
             try await h.sandbox.clearRequests()
             let details = PlaylistDetails(name: "Gone For Good", description: "brought back", isPublic: false)
             let dry = try #require(try await library.perform(.revive(gone, details, entries: tracks), dryRun: true).edit)
-            #expect(dry.revival == .created(previous: gone.rawValue) && dry.playlist.isEmpty && dry.counts.added == tracks.count)
+            #expect(dry.revival == .created(previous: gone.rawValue) && dry.playlist == nil && dry.counts.added == tracks.count)
             #expect(try await h.sandbox.writeRequests().isEmpty, "a dry run sends nothing")
             #expect(
                 EditReport.sentence(dry)
                     == "would have created “Gone For Good” again as a new playlist with 5 entries, all dated today (2 writes; nothing was sent)")
             let created = try #require(try await library.perform(.revive(gone, details, entries: tracks)).edit)
-            #expect(created.revival == .created(previous: gone.rawValue) && created.playlist != gone.rawValue)
-            let info = try await h.sandbox.playlistInfo(created.playlist)
+            let createdID = try #require(created.playlist?.id)
+            #expect(created.revival == .created(previous: gone.rawValue) && createdID != gone)
+            let info = try await h.sandbox.playlistInfo(createdID.rawValue)
             #expect(info.items.compactMap(\.uri) == tracks && info.name == "Gone For Good" && info.description == "brought back")
             #expect(!info.isPublic && info.followed)
             #expect(
                 EditReport.sentence(created)
-                    == "Created “Gone For Good” again as a new playlist \(created.playlist) with 5 entries, all dated today (2 writes) · edit \(try #require(created.journalID)), `timbre undo` reverts it"
+                    == "Created “Gone For Good” again as a new playlist \(createdID) with 5 entries, all dated today (2 writes) · edit \(try #require(created.journalID)), `timbre undo` reverts it"
             )
             #expect(try await h.sandbox.writeRequests().filter { $0.path == "/v1/me/playlists" }.count == 1, "created once")
             let newest = try journal.history().first
             #expect(newest?.op == "restore" && newest?.playlist == created.playlist)
             _ = try await library.perform(.undo())
-            #expect(try await !h.sandbox.playlistInfo(created.playlist).followed, "the undo deletes (unfollows) what it created")
+            #expect(try await !h.sandbox.playlistInfo(createdID.rawValue).followed, "the undo deletes (unfollows) what it created")
             _ = try await library.perform(.redo())
-            #expect(try await h.sandbox.playlistInfo(created.playlist).followed)
+            #expect(try await h.sandbox.playlistInfo(createdID.rawValue).followed)
         }
     }
 
@@ -191,8 +192,8 @@ typealias PlaylistID = TimbreCore.SpotifyID
             try await h.sandbox.addFaults([Fault(kind: .status, method: "POST", pathContains: "/items", count: 1_000, status: 503)])
             await #expect(throws: (any Error).self) { try await library.perform(.revive(gone, PlaylistDetails(name: "Lost Mix"), entries: tracks)) }
             let running = try #require(try journal.running().first)
-            let created = running.playlist
-            #expect(PlaylistID(created) != nil && created != gone.rawValue, "the new id is journalled before any entry is sent")
+            let created = try #require(running.playlist?.id, "the new id is journalled before any entry is sent").rawValue
+            #expect(created != gone.rawValue)
             #expect(try await h.sandbox.entries(of: created).isEmpty)
 
             try await h.sandbox.clearFaults()
@@ -213,7 +214,7 @@ typealias PlaylistID = TimbreCore.SpotifyID
             let leaves = try await editor.abandon(stopped.id)
             let state = try journal.entry(stopped.id)?.state
             #expect(leaves.contains("the playlist it created") && state == .failed)
-            let left = try await h.sandbox.entries(of: stopped.playlist)
+            let left = try await h.sandbox.entries(of: stopped.playlist?.description ?? "")
             let finished = try await editor.finishInterrupted()
             #expect(left.isEmpty && finished.isEmpty, "nothing more is sent")
         }
@@ -222,7 +223,7 @@ typealias PlaylistID = TimbreCore.SpotifyID
     /// A new playlist of the user's holding `tracks`.
     func made(_ h: Harness, _ library: Door, _ name: String, _ tracks: [String]) async throws -> PlaylistID {
         let created = try #require(try await library.perform(.create(PlaylistDetails(name: name))).edit)
-        let id = try #require(PlaylistID(created.playlist))
+        let id = try #require(created.playlist?.id)
         _ = try await library.perform(.entries(id, .add(uris: tracks, position: nil)))
         #expect(try await h.sandbox.entries(of: id.rawValue) == tracks)
         return id

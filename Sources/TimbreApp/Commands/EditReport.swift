@@ -97,7 +97,7 @@ enum EditReport {
         case .followed:
             return "followed \(name) again, as Spotify still holds it"
         case .created:
-            let id = o.playlist.isEmpty ? "" : " \(o.playlist)"
+            let id = o.playlist.map { " \($0)" } ?? ""
             return "created \(name) again as a new playlist\(id)" + (o.counts.added > 0 ? " with \(entries(o.counts.added)), all dated today" : "")
         case nil:
             break

@@ -57,7 +57,7 @@ extension PlaylistEditor {
             let name = details.name ?? playlist.rawValue
             if try await contains([uri])[uri] == true {
                 var outcome = EditOutcome(
-                    operation: .restore, playlist: playlist.rawValue, playlistName: name, snapshotID: nil, writes: [], dryRun: dryRun)
+                    operation: .restore, playlist: .playlist(playlist), playlistName: name, snapshotID: nil, writes: [], dryRun: dryRun)
                 outcome.ending = .unchanged("“\(TerminalText.preview(name, limit: 60))” is in your library")
                 return outcome
             }
@@ -76,7 +76,7 @@ extension PlaylistEditor {
     private func followAgain(_ meta: PlaylistMeta, playlist: SpotifyID, entries: [String], dryRun: Bool) async throws -> EditOutcome {
         let change = LibraryEdit(uris: [playlist.playlistURI], save: true)
         var outcome = Self.libraryOutcome(change, operation: .restore, journalID: nil, dryRun: dryRun)
-        outcome.playlist = playlist.rawValue
+        outcome.playlist = .playlist(playlist)
         outcome.playlistName = meta.name
         outcome.snapshotID = meta.snapshotID
         outcome.revival = .followed
@@ -89,7 +89,7 @@ extension PlaylistEditor {
         }
         guard !dryRun else { return outcome }
         let id = try journal.begin(
-            op: LibraryChange.Operation.restore.rawValue, playlist: playlist.rawValue,
+            op: LibraryChange.Operation.restore.rawValue, playlist: .playlist(playlist),
             summary: "followed “\(TerminalText.preview(meta.name, limit: 60))” again", change: .library(change))
         try await sendLibrary(change, journalID: id, nothingApplied: .failed)
         try journal.finish(id, .done)
@@ -105,18 +105,18 @@ extension PlaylistEditor {
         try LibraryChange.checkAddable(entries)
         let name = details.name ?? ""
         let plan = entries.isEmpty ? nil : try Self.plan(.insert(uris: entries, position: 0), on: [])
-        var outcome = EditOutcome(operation: .restore, playlist: "", playlistName: name, snapshotID: nil, writes: plan?.writes ?? [], dryRun: dryRun)
+        var outcome = EditOutcome(operation: .restore, playlist: nil, playlistName: name, snapshotID: nil, writes: plan?.writes ?? [], dryRun: dryRun)
         outcome.libraryWrites = 1
         outcome.counts.added = entries.count
         outcome.revival = .created(previous: playlist.rawValue)
         guard !dryRun else { return outcome }
         let journalID = try journal.begin(
-            op: LibraryChange.Operation.restore.rawValue, playlist: "",
+            op: LibraryChange.Operation.restore.rawValue, playlist: nil,
             summary: "created “\(TerminalText.preview(name, limit: 60))” again (deleted playlist \(playlist.rawValue)) with \(entries.count) entries",
             change: .library(LibraryEdit(uris: [], save: true, fill: entries)))
         let created = try await postPlaylist(details, journalID: journalID)
         try journal.update(
-            journalID, change: .library(LibraryEdit(uris: [created.playlistURI], save: true, fill: entries)), playlist: created.rawValue)
+            journalID, change: .library(LibraryEdit(uris: [created.playlistURI], save: true, fill: entries)), playlist: .playlist(created))
         if let plan {
             let meta = try await LivePlaylist.meta(created, api: api)
             let final = try await run(plan, playlist: created, journalID: journalID, from: 0, name: name, legacy: meta.legacyShape)
@@ -124,7 +124,7 @@ extension PlaylistEditor {
         }
         try journal.finish(journalID, .done)
         _ = try await SyncEngine(api: api, cache: cache, options: SyncOptions(playlists: [created])).run()
-        outcome.playlist = created.rawValue
+        outcome.playlist = .playlist(created)
         outcome.journalID = journalID
         return outcome
     }
@@ -154,7 +154,7 @@ extension PlaylistEditor {
     /// An interrupted re-creation whose playlist Spotify made: the entries still missing added
     /// (the plan's step found by reading it), then the cache brought up to date.
     func finishRevival(_ entry: EditJournal.Entry, _ edit: LibraryEdit) async throws {
-        guard let raw = edit.playlistIDs.first, let created = SpotifyID(raw) else {
+        guard let created = edit.playlistIDs.first else {
             try journal.finish(entry.id, .failed, reason: "the journal names no created playlist")
             return
         }
