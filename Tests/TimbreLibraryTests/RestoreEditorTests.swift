@@ -51,8 +51,12 @@ extension PlaylistEditorTests {
         let entry = try #require(try s.journal.history().first)
         #expect(entry.op == "restore" && entry.state == .done && entry.id == outcome.journalID)
 
-        _ = try await library.perform(.undo())
+        let undone = try #require(try await library.perform(.undo()).edit)
         #expect(s.server.entries == now)
+        // The undo says which edit it undid, by what that edit did, then what it did itself.
+        let said = EditReport.sentence(undone)
+        #expect(said.hasPrefix("Undid edit \(edit) (\(entry.summary)): "), "\(said)")
+        #expect(said.contains("took out 1 entry") && said.contains("put back 1 entry"), "\(said)")
         #expect(try cached(s) == now)
         _ = try await library.perform(.redo())
         #expect(s.server.entries == version)

@@ -65,12 +65,15 @@ enum EditReport {
         }
         let count = outcome.writes.count + outcome.libraryWrites
         let writes = "\(count) \(count == 1 ? "write" : "writes")"
-        let done = done(outcome) + dates(outcome)
+        let done = done(outcome, undo: outcome.operation == .undo) + dates(outcome)
         if outcome.dryRun { return "would have \(done) (\(writes); nothing was sent)" }
         let sentence = "\(done) (\(writes))"
+        // "Undid edit 2 (removed 5 entries from “Road”): put back 5 entries": what the edit was,
+        // then what its undo did.
+        let replayed = outcome.replayed.map { " (\(TerminalText.preview($0, limit: 80)))" } ?? ""
         switch (outcome.operation, outcome.journalID) {
-        case (.undo, let id?): return "Undid edit \(id): \(sentence) · \(redo) applies it again"
-        case (.redo, let id?): return "Redid edit \(id): \(sentence) · \(undo) reverts it"
+        case (.undo, let id?): return "Undid edit \(id)\(replayed): \(sentence) · \(redo) applies it again"
+        case (.redo, let id?): return "Redid edit \(id)\(replayed): \(sentence) · \(undo) reverts it"
         case (_, let id?): return "\(capitalized(sentence)) · edit \(id), \(undo) reverts it"
         default: return capitalized(sentence)
         }
@@ -119,7 +122,9 @@ enum EditReport {
     }
 
     /// What was done: "liked 3 items", "removed 2 entries in “Road”".
-    private static func done(_ o: EditOutcome) -> String {
+    /// `undo`: in an undo's own words — what it added was put back, what it removed was taken
+    /// out again, what it moved went back.
+    private static func done(_ o: EditOutcome, undo: Bool = false) -> String {
         if o.operation == .restore { return restored(o) }
         if let library = o.library, library.playlists + library.items > 0 {
             var done: [String] = []
@@ -131,9 +136,10 @@ enum EditReport {
             return done.joined(separator: ", ")
         }
         var parts: [String] = []
-        if o.counts.added > 0 { parts.append("added \(o.counts.added) \(o.counts.added == 1 ? "entry" : "entries")") }
-        if o.counts.removed > 0 { parts.append("removed \(o.counts.removed) \(o.counts.removed == 1 ? "entry" : "entries")") }
-        if o.counts.moved > 0 { parts.append("moved \(o.counts.moved) \(o.counts.moved == 1 ? "entry" : "entries")") }
+        func entries(_ n: Int) -> String { "\(n) \(n == 1 ? "entry" : "entries")" }
+        if o.counts.added > 0 { parts.append("\(undo ? "put back" : "added") \(entries(o.counts.added))") }
+        if o.counts.removed > 0 { parts.append("\(undo ? "took out" : "removed") \(entries(o.counts.removed))") }
+        if o.counts.moved > 0 { parts.append("moved \(entries(o.counts.moved))\(undo ? " back" : "")") }
         if parts.isEmpty, o.operation == .create { parts.append("created the playlist") }
         if parts.isEmpty, o.libraryWrites > 0 { parts.append("changed the details") }
         let what = parts.isEmpty ? "changed nothing" : parts.joined(separator: ", ")

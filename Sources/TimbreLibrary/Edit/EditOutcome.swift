@@ -94,6 +94,9 @@ public struct EditOutcome: Sendable {
 
     /// For `revive`: followed again or created anew.
     public var revival: Revival?
+    /// An undo or redo: what the edit it replayed did, as the journal summed it up ("removed 5
+    /// entries from “Road”").
+    public var replayed: String?
 
     /// The person asked said no.
     public var cancelled: Bool { ending == .cancelled }

@@ -39,6 +39,7 @@ extension PlaylistEditor {
                 try journal.finish(entry.id, undo ? .undone : .done)
                 outcome = try await detailsOutcome(change, operation: undo ? .undo : .redo, journalID: entry.id)
             }
+            outcome.replayed = entry.summary
             return outcome
         }
     }
