@@ -11,7 +11,8 @@ public enum TUIEdit: Sendable, Equatable {
     case like([String], save: Bool)
     case undo
     case redo
-    case create(name: String)
+    /// A new playlist: private unless `isPublic` (`:new --public NAME`).
+    case create(name: String, isPublic: Bool = false)
     case rename(playlistID: String, name: String)
     /// Unfollows (Spotify's only delete).
     case delete(playlistID: String)
@@ -47,7 +48,7 @@ public enum TUIEdit: Sendable, Equatable {
         case .like(let uris, let save): return "\(save ? "liking" : "unliking") \(uris.count) \(uris.count == 1 ? "item" : "items")"
         case .undo: return "undoing"
         case .redo: return "redoing"
-        case .create(let name): return "creating “\(TerminalText.preview(name, limit: 40))”"
+        case .create(let name, _): return "creating “\(TerminalText.preview(name, limit: 40))”"
         case .rename: return "renaming"
         case .delete: return "deleting"
         case .export: return "exporting"
@@ -80,7 +81,7 @@ extension TUIEdit {
         case .like(let uris, let save): return save ? .like(uris) : .unlike(uris)
         case .undo: return .undo()
         case .redo: return .redo()
-        case .create(let name): return .create(PlaylistDetails(name: name))
+        case .create(let name, let isPublic): return .create(PlaylistDetails(name: name, isPublic: isPublic))
         case .rename(let id, let name): return .details(try Self.spotifyID(id), PlaylistDetails(name: name))
         case .delete(let id): return .delete([try Self.spotifyID(id)])
         case .folder(let change): return .folder(change)

@@ -28,7 +28,7 @@ public struct CacheLibrarySource: LibrarySource {
             PlaylistRow(
                 id: $0.id, name: $0.name, trackCount: $0.trackCount, owner: $0.ownerName ?? $0.ownerID, unavailable: $0.unavailable,
                 editable: $0.isLiked || $0.collaborative || (me.map { [ownerID = $0.ownerID] in ownerID == $0 } ?? true),
-                unavailableReason: $0.unavailableReason)
+                unavailableReason: $0.unavailableReason, visibility: .init(isPublic: $0.isPublic, collaborative: $0.collaborative))
         }
     }
 

@@ -13,11 +13,31 @@ public struct PlaylistRow: Sendable, Equatable {
     public var editable: Bool
     /// Why Spotify does not show its entries, when `unavailable`.
     public var unavailableReason: String?
+    /// Who sees it on Spotify: shown in the playlists pane (◦ private, ⇄ collaborative) and the header.
+    public var visibility: Visibility
+
+    public enum Visibility: String, Sendable, Equatable {
+        case `public`, `private`, collaborative
+
+        public init(isPublic: Bool, collaborative: Bool) {
+            self = collaborative ? .collaborative : (isPublic ? .public : .private)
+        }
+
+        /// The pane's one-cell marker (public has none).
+        var marker: String {
+            switch self {
+            case .public: return " "
+            case .private: return "◦"
+            case .collaborative: return "⇄"
+            }
+        }
+    }
 
     public init(
         id: String, name: String, trackCount: Int, owner: String, unavailable: Bool, editable: Bool = true,
-        unavailableReason: String? = nil
+        unavailableReason: String? = nil, visibility: Visibility = .public
     ) {
+        self.visibility = visibility
         self.id = id
         self.name = name
         self.trackCount = trackCount

@@ -80,6 +80,7 @@ public enum Screen {
         text += " · sort \(state.sortField.rawValue) \(state.sortOrder == .asc ? "↑" : "↓")"
         if !state.trackFilter.isEmpty { text += " · /\(state.trackFilter)" }
         if !state.entryFilter.isEmpty { text += " · filter \(state.entryFilter)" }
+        if !playlist.isLiked { text += " · \(playlist.visibility.rawValue)" }
         if !playlist.editable { text += " · 🔒 read-only" }
         return text
     }
@@ -106,8 +107,9 @@ public enum Screen {
                 let playlist = state.playlists[index]
                 let count = String(playlist.trackCount)
                 let marker = (inFolder ? "  " : "") + (playlist.isLiked ? "♥ " : (playlist.unavailable ? "⊘ " : (playlist.editable ? "  " : "🔒")))
-                let nameWidth = width - TextWidth.width(of: marker) - count.count - 2
-                let text = marker + TextWidth.pad(playlist.name, columns: nameWidth) + " " + count + " "
+                let visibility = playlist.isLiked ? " " : playlist.visibility.marker
+                let nameWidth = width - TextWidth.width(of: marker) - count.count - 3
+                let text = marker + TextWidth.pad(playlist.name, columns: nameWidth) + " " + visibility + count + " "
                 let style: Segment.Style = selected ? cursorStyle : (playlist.unavailable ? .dim : .normal)
                 out.append(Segment(TextWidth.pad(text, columns: width), style))
             }

@@ -296,8 +296,20 @@ extension TUIState {
 
     mutating func playlistVerb(_ command: Command) -> [Effect] {
         switch command {
-        case .new(let name):
-            return [.edit(.create(name: name))]
+        case .new(let text):
+            // Private unless asked (`:new --public NAME`), as the CLI's `playlist create` is not:
+            // a playlist made from the terminal is the user's until they share it.
+            var name = Substring(text)
+            var isPublic = false
+            for flag in ["--public", "--private"] where name == flag || name.hasPrefix(flag + " ") {
+                isPublic = flag == "--public"
+                name = name.dropFirst(flag.count).drop { $0 == " " }
+            }
+            guard !name.isEmpty else {
+                message = ":new NAME (or :new --public NAME)"
+                return []
+            }
+            return [.edit(.create(name: String(name), isPublic: isPublic))]
         case .rename(let name):
             guard let playlist = subjectPlaylist, !playlist.isLiked else {
                 message = "select a playlist to rename"

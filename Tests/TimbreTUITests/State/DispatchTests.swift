@@ -107,7 +107,7 @@ import Testing
             // entry edits need an open playlist; Liked Songs has no order and no name to change.
             (.mark, []), (.markRange, []), (.remove, []), (.yank, []), (.paste(.after), []), (.shift(.down), []),
             (.undo, [.edit(.undo)]), (.redo, [.edit(.redo)]), (.add(nil), []), (.add("x"), [.catalogueSearch("x")]),
-            (.info, [.loadInfo("liked")]), (.toggle, []), (.new("N"), [.edit(.create(name: "N"))]), (.rename("N"), []),
+            (.info, [.loadInfo("liked")]), (.toggle, []), (.new("N"), [.edit(.create(name: "N", isPublic: false))]), (.rename("N"), []),
             (.delete, []), (.dedupe(fuzzy: false), []), (.shuffle, []), (.sort(.title, reverse: false, save: true), []),
             (.sort(.title, reverse: false, save: false), []), (.saveOrder, []),
             (.export("f.csv"), [.edit(.export(playlistID: "liked", path: "f.csv"))]), (.importFile("f.csv"), []),

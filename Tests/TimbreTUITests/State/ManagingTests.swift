@@ -185,6 +185,20 @@ import TimbreLibrary
         #expect(!s.positionsUnsure("mine"))
     }
 
+    /// Who sees a playlist shows in the pane (◦ private, ⇄ collaborative) and in the header.
+    @Test func visibilityShowsInThePaneAndTheHeader() {
+        var s = state()
+        s.setPlaylists([
+            PlaylistRow(id: "mine", name: "Mine", trackCount: 6, owner: "me", unavailable: false, visibility: .private),
+            PlaylistRow(id: "other", name: "Shared", trackCount: 1, owner: "me", unavailable: false, visibility: .collaborative),
+        ])
+        s.setTracks(Self.rows, of: "mine")
+        #expect(Screen.rightHeader(s).contains("· private"))
+        let screen = Screen.render(s, rows: 20, columns: 100).map { $0.map(\.text).joined() }
+        #expect(screen.contains { $0.contains("Mine") && $0.contains("◦6") })
+        #expect(screen.contains { $0.contains("Shared") && $0.contains("⇄1") })
+    }
+
     @Test func likedSongsRemovalUnlikesAndHasNoOrderToChange() {
         var s = state(open: "liked", rows: Array(Self.rows[0...1]))
         _ = s.apply(.remove)
@@ -205,7 +219,10 @@ import TimbreLibrary
         #expect(typed("sort! artist") == [.edit(.entries(playlistID: "mine", .sort(.artist, reverse: false)))])
         #expect(typed("sort! year reverse") == [.edit(.entries(playlistID: "mine", .sort(.year, reverse: true)))])
         #expect(typed("rename Road Trip ’26") == [.edit(.rename(playlistID: "mine", name: "Road Trip ’26"))])
-        #expect(typed("new Fresh") == [.edit(.create(name: "Fresh"))])
+        #expect(typed("new Fresh") == [.edit(.create(name: "Fresh", isPublic: false))])
+        #expect(typed("new --public Out Loud") == [.edit(.create(name: "Out Loud", isPublic: true))])
+        #expect(typed("new --private Shh") == [.edit(.create(name: "Shh", isPublic: false))])
+        #expect(typed("new --public ") == [] && s.message?.contains("--public NAME") == true)
         #expect(typed("export /tmp/mine.csv") == [.edit(.export(playlistID: "mine", path: "/tmp/mine.csv"))])
         #expect(typed("import /tmp/list.csv") == [.edit(.importFile(path: "/tmp/list.csv", into: "mine"))])
         #expect(typed("undo") == [.edit(.undo)])
