@@ -7,8 +7,8 @@ import TimbreNet
 /// cache after it is derived from the plan — Spotify's semantics simulated write by write — and
 /// stamped with the snapshot the last write's answer gave. The playlist's entries are read only
 /// when the snapshot says the cache is not Spotify's (someone changed the playlist), or when the
-/// outcome cannot be derived (an answer without a snapshot, a lost answer, an added track the
-/// cache has never seen).
+/// outcome cannot be derived (an answer without a snapshot, a lost answer, an added episode or
+/// many added tracks the cache has never seen).
 extension PlaylistEditor {
     /// The playlist an edit is planned on: the cache's list when its snapshot is Spotify's, else
     /// Spotify's, read in full. Ownership is checked before any entry is read (Spotify does not
@@ -16,7 +16,7 @@ extension PlaylistEditor {
     func planningBase(_ id: SpotifyID) async throws -> LivePlaylist {
         if let (cached, entries) = try cache.playlistWithItems(.playlist(id)), cached.snapshotID != nil, !cached.unavailable {
             let probe = try await LivePlaylist.probe(id, api: api)
-            var meta = PlaylistMeta(
+            let meta = PlaylistMeta(
                 id: cached.id, name: cached.name, ownerID: cached.ownerID, ownerName: cached.ownerName, snapshotID: probe.snapshotID,
                 total: probe.total ?? cached.trackCount, collaborative: cached.collaborative, isPublic: cached.isPublic,
                 legacyShape: probe.legacyShape)
@@ -27,9 +27,11 @@ extension PlaylistEditor {
                 return live
             }
             // Changed on Spotify since the cache's snapshot: planned on what Spotify holds, read
-            // between the probe (the first of the two reads of its details) and one more.
-            meta.snapshotID = probe.snapshotID
-            return try await LivePlaylist.read(id, api: api, known: meta, state: fetchState)
+            // between the probe (the first of the two reads of its details) and one more, whose
+            // details are checked again.
+            let live = try await LivePlaylist.read(id, api: api, known: meta, state: fetchState)
+            try await checkPermission(live.meta)
+            return live
         }
         let meta = try await LivePlaylist.meta(id, api: api)
         try await checkPermission(meta)
@@ -41,7 +43,7 @@ extension PlaylistEditor {
     func storeAfter(_ plan: EntryEdit.Plan, on live: LivePlaylist, snapshot: String?, playlist: SpotifyID) async throws -> (
         snapshotID: String?, warnings: [String]
     ) {
-        if let snapshot, let entries = try derivedEntries(plan, from: live) {
+        if let snapshot, let entries = try await derivedEntries(plan, from: live) {
             var meta = live.meta
             meta.snapshotID = snapshot
             meta.total = plan.result.count
@@ -54,9 +56,9 @@ extension PlaylistEditor {
 
     /// The cache's entries after `plan` on `live`: entries that stay keep their rows (moved to
     /// their new positions); entries Spotify adds (new ones, and copies a removal put back) get
-    /// their track's details from the list or elsewhere in the cache, added now by the user. Nil
-    /// when a track added is nowhere in the cache or the simulation disagrees with the plan.
-    func derivedEntries(_ plan: EntryEdit.Plan, from live: LivePlaylist) throws -> [CachedEntry]? {
+    /// their track's details from the list, elsewhere in the cache or the catalogue, added now by
+    /// the user. Nil when a track added cannot be named so or the simulation disagrees with the plan.
+    func derivedEntries(_ plan: EntryEdit.Plan, from live: LivePlaylist) async throws -> [CachedEntry]? {
         let before = live.items.items
         var added = Set<String>()
         for write in plan.writes {
@@ -67,13 +69,39 @@ extension PlaylistEditor {
         }
         var known: [String: CachedEntry] = [:]
         for entry in before where added.contains(entry.uri) && known[entry.uri] == nil { known[entry.uri] = entry }
-        let missing = added.subtracting(known.keys)
+        var missing = added.subtracting(known.keys)
         if !missing.isEmpty {
             for (uri, entry) in try cache.anyEntries(uris: missing) { known[uri] = entry }
+            missing.subtract(known.keys)
         }
-        guard added.allSatisfy({ known[$0] != nil }) else { return nil }
+        // Tracks the cache has never seen: asked one by one when that is cheaper than reading the
+        // list (⌈n/50⌉ + 2 requests); episodes, and any track not found, leave it to the read.
+        if !missing.isEmpty {
+            guard missing.count <= plan.result.count / 50 + 2, let found = await catalogueEntries(missing) else { return nil }
+            known.merge(found) { old, _ in old }
+        }
         let user = try? knownUser.current ?? cache.playlist(.liked)?.ownerID
         return Self.derive(plan, before: before, known: known, addedAt: ClockText.iso(Date()), addedBy: user)
+    }
+
+    /// A row for each of `uris` from the catalogue (`GET /tracks/{id}`, the track object an items
+    /// page carries, read by the same decoder); nil when one is not a track or is not found.
+    func catalogueEntries(_ uris: Set<String>) async -> [String: CachedEntry]? {
+        var found: [String: CachedEntry] = [:]
+        for uri in uris.sorted() {
+            let parts = uri.split(separator: ":")
+            guard parts.count == 3, parts[1] == "track", let id = SpotifyID(String(parts[2])),
+                let answer = try? await api.get("tracks/\(id.rawValue)")
+            else { return nil }
+            // One entry of an items page around the track object: the page's decoder reads it.
+            var page = Data(#"{"total":1,"items":[{"added_at":null,"is_local":false,"item":"#.utf8)
+            page.append(answer.body)
+            page.append(Data("}]}".utf8))
+            guard let decoded = try? API.decode(page, as: EntryPage.self), let entry = EntryList(decoded.rows).items.first, entry.uri == uri
+            else { return nil }
+            found[uri] = entry
+        }
+        return found
     }
 
     /// What `derivedEntries` computes, without the cache: `before` the list's rows (gaps where an
