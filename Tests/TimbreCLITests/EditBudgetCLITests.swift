@@ -81,7 +81,7 @@ extension SyncCLITests {
             try await s.sandbox.clearRequests()
             let sync = await s.cli.invoke(["sync", "--json"])
             #expect(sync.status == 0, "\(sync.stderr)")
-            #expect((parse(sync.stdout) as? [String: Any])?["updated"] as? Int == 0, "\(sync.stdout)")
+            #expect(((parse(sync.stdout) as? [String: Any])?["playlists"] as? [String: Any])?["updated"] as? Int == 0, "\(sync.stdout)")
             #expect(try await apiRequests(s).filter { $0.hasSuffix(items) }.isEmpty)
         }
     }
