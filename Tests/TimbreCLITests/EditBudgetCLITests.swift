@@ -86,6 +86,32 @@ extension SyncCLITests {
         }
     }
 
+    @Test func aTrackTheCacheHasNeverSeenIsNamedFromTheCatalogueNotFromTheWholeList() async throws {
+        let s = try await setUp("small")
+        try await withCleanup({ await s.cleanUp() }) {
+            #expect(await s.cli.invoke(["sync", "--quiet"]).status == 0)
+            let (id, original) = try await ownPlaylist(s)
+            // A catalogue track in none of the library's lists (so in no cached one), nor in Liked Songs.
+            let model = try await s.sandbox.library()
+            let listed = (model["playlists"] as? [[String: Any]] ?? []).flatMap { ($0["items"] as? [[String: Any]] ?? []).compactMap { $0["uri"] as? String } }
+            let cachedURIs = Set(listed + (try await s.sandbox.likedURIs()))
+            let hits = parse(await s.cli.invoke(["search", "a", "--limit", "50", "--json"]).stdout) as? [[String: Any]] ?? []
+            let fresh = try #require(hits.first { !cachedURIs.contains($0["uri"] as? String ?? "") && !original.contains($0["uri"] as? String ?? "") })
+            let uri = try #require(fresh["uri"] as? String)
+            try await s.sandbox.clearRequests()
+            let added = await s.cli.invoke(["playlist", "add", id, uri, "--position", "2"])
+            #expect(added.status == 0, "\(added.stderr)")
+            let trackID = String(uri.dropFirst("spotify:track:".count))
+            #expect(try await apiRequests(s) == ["GET /v1/playlists/\(id)", "POST /v1/playlists/\(id)/items", "GET /v1/tracks/\(trackID)"])
+            var expected = original
+            expected.insert(uri, at: 1)
+            #expect(try await s.sandbox.entries(of: id) == expected)
+            try await expectCacheMatchesSandbox(s, id)
+            let entry = await cachedEntries(s, id)[1]
+            #expect(entry["name"] as? String == fresh["name"] as? String, "named as the catalogue names it")
+        }
+    }
+
     @Test func anEditAfterAChangeElsewhereReadsTheLiveListAndLandsOnTheEntryMeant() async throws {
         let s = try await setUp("small")
         try await withCleanup({ await s.cleanUp() }) {

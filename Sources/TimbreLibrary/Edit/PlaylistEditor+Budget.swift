@@ -85,21 +85,34 @@ extension PlaylistEditor {
     }
 
     /// A row for each of `uris` from the catalogue (`GET /tracks/{id}`, the track object an items
-    /// page carries, read by the same decoder); nil when one is not a track or is not found.
+    /// page carries, read by the same decoder; as many at once as the rate budget allows); nil when
+    /// one is not a track or is not found.
     func catalogueEntries(_ uris: Set<String>) async -> [String: CachedEntry]? {
-        var found: [String: CachedEntry] = [:]
+        var ids: [(uri: String, id: SpotifyID)] = []
         for uri in uris.sorted() {
             let parts = uri.split(separator: ":")
-            guard parts.count == 3, parts[1] == "track", let id = SpotifyID(String(parts[2])),
-                let answer = try? await api.get("tracks/\(id.rawValue)")
-            else { return nil }
+            guard parts.count == 3, parts[1] == "track", let id = SpotifyID(String(parts[2])) else { return nil }
+            ids.append((uri, id))
+        }
+        let api = self.api
+        let pairs = ids
+        guard
+            let answers = try? await Fetcher.fetchAll(
+                from: 0, to: pairs.count, by: 1, workers: api.pacing.maxConcurrent,
+                { index in
+                    try await api.get("tracks/\(pairs[index].id.rawValue)").body
+                })
+        else { return nil }
+        var found: [String: CachedEntry] = [:]
+        for (index, pair) in pairs.enumerated() {
+            guard let body = answers[index] else { return nil }
             // One entry of an items page around the track object: the page's decoder reads it.
             var page = Data(#"{"total":1,"items":[{"added_at":null,"is_local":false,"item":"#.utf8)
-            page.append(answer.body)
+            page.append(body)
             page.append(Data("}]}".utf8))
-            guard let decoded = try? API.decode(page, as: EntryPage.self), let entry = EntryList(decoded.rows).items.first, entry.uri == uri
+            guard let decoded = try? API.decode(page, as: EntryPage.self), let entry = EntryList(decoded.rows).items.first, entry.uri == pair.uri
             else { return nil }
-            found[uri] = entry
+            found[pair.uri] = entry
         }
         return found
     }
