@@ -23,7 +23,11 @@ import run as bench  # noqa: E402
 def cases(sandbox):
     """(name, budget, entries, timbre arguments after the playlist id, the list expected after)."""
     dedupe, dedupe_expected = bench.dedupe_list(sandbox)
-    tracks = list(dict.fromkeys(dedupe))[:500]
+    distinct = list(dict.fromkeys(dedupe))
+    tracks = distinct[:500]
+    # A track in no list the clients sync before it (the bench playlists so far, Liked Songs).
+    liked = {i.get("uri") for i in sandbox.call("GET", "/__sandbox/library").get("liked") or []}
+    unseen = next(u for u in distinct[500:] if u not in liked)
     moved = [tracks[1], tracks[0]] + tracks[2:]
     # Track T at 1, 201 and 401 (positions counted from 1): the copies kept form two runs.
     copies = list(tracks)
@@ -35,6 +39,8 @@ def cases(sandbox):
         ("`J`: move entry 1 down one place, 500 entries", "2 (snapshot + move)", tracks, ["move", "--position", "1", "--to", "2"], moved),
         ("add 1 entry (a track the cache has), 500 entries", "2 (snapshot + add)", tracks[:499],
          ["add", tracks[499]], tracks[:499] + [tracks[499]]),
+        ("add 1 entry (a track the cache has never seen), 500 entries", "3 (snapshot + add + the track)", tracks[:499],
+         ["add", unseen], tracks[:499] + [unseen]),
         ("remove 1 of 3 copies (kept in 2 runs), 500 entries", "4 (snapshot + removal + 2 re-adds)", copies,
          ["remove", "--position", "1"], without_first),
         (f"dedupe {n:,} entries, {n - len(dedupe_expected)} duplicates", f"≤ 505 writes + ⌈n/50⌉ + 2 = {505 + (n + 49) // 50 + 2}",
