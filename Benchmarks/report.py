@@ -258,10 +258,15 @@ every entry's added date: only the entries outside a longest increasing subseque
 move, in runs (a random order of n entries keeps about 2√n in place, so close to n writes); with
 `--rewrite` it replaces the first 100 entries and adds the rest (ceil(n/100) writes; every entry gets
 a new added date). A playlist holding local files or entries Spotify cannot name is always reordered
-by moves, because the API cannot add those back. Reads are not in the table: an edit reads the playlist's details and entries
-before writing (ceil(n/100) + 2 requests for n entries, to plan on what Spotify holds and check the
-snapshot) and once more after (the cache is written from what Spotify answers). A lost answer costs
-one more such read instead of a resend. An undo reads the playlist once before its writes and once after.
+by moves, because the API cannot add those back. Reads are not in the table. When the cache holds the playlist at Spotify's snapshot (after a
+sync, or after timbre's own edits), an edit reads only that snapshot (`GET /playlists/{{id}}?fields=snapshot_id,items(total),tracks(total)`)
+before its writes and nothing after: it is planned on the cache, and the cache after it is derived from
+the plan and stamped with the snapshot the last write's answer gave. When the snapshot differs (the
+playlist changed elsewhere) it reads the entries (ceil(n/50) + 1 more requests) and plans on them, as
+before; it reads them after its writes only when the outcome cannot be derived (an answer without a
+snapshot, an added episode or more added tracks the cache has never seen than the read costs; fewer
+are named by `GET /tracks/{{id}}`, at once). A lost answer costs one such read instead of a
+resend. An undo reads the playlist once before its writes and once after.
 
 """
 

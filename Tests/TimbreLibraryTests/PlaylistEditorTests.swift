@@ -128,7 +128,11 @@ import TimbreNet
     @Test func anotherUsersPlaylistIsRefusedBeforeAnyWrite() async throws {
         let s = try await setUp([Self.a])
         defer { try? FileManager.default.removeItem(at: s.dir) }
-        s.server.state.withLock { $0.owner = "someone-else" }
+        // Another user's playlist (a new snapshot: the cache, which holds it as the user's, is not current).
+        s.server.state.withLock {
+            $0.owner = "someone-else"
+            $0.version += 1
+        }
         await #expect(throws: NotPermitted.self) { try await s.editor.apply(EditRequest(playlist: Self.id, what: .add(uris: [Self.b], position: nil))) }
         #expect(s.server.writes == 0)
         s.server.state.withLock { $0.collaborative = true }
@@ -172,7 +176,10 @@ import TimbreNet
                 Self.a: ("Heroes", "David Bowie", 371_000), e: ("Heroes - 2017 Remaster", "David Bowie", 372_000),
                 Self.b: ("Warszawa", "David Bowie", 380_000), f: ("Heroes", "Blondie", 371_000),
             ]
+            $0.version += 1
         }
+        // The names are Spotify's, and the user saw them: synced (edits plan on a current cache).
+        _ = try await SyncEngine(api: s.server, cache: s.cache, options: SyncOptions(playlists: [Self.id])).run()
         let exact = try await s.editor.apply(EditRequest(playlist: Self.id, what: .dedupe(fuzzy: false), dryRun: true))
         #expect(exact.duplicates.map(\.position) == [2, 4])
         let fuzzy = try await s.editor.apply(EditRequest(playlist: Self.id, what: .dedupe(fuzzy: true)))

@@ -20,6 +20,36 @@ struct LivePlaylist: Sendable {
         try await meta(id, Fetcher(api: api, state: Locked(RunState())))
     }
 
+    /// What an edit checks before planning on the cache, in one small request: the playlist's
+    /// snapshot, its entry count and its shape (`/items` or the older `/tracks`).
+    struct Probe: Sendable, Equatable {
+        var snapshotID: String?
+        var total: Int?
+        var legacyShape: Bool
+    }
+
+    static let probeFields = "snapshot_id,items(total),tracks(total)"
+
+    static func probe(_ id: SpotifyID, api: any SpotifyAPI) async throws -> Probe {
+        let fetcher = Fetcher(api: api, state: Locked(RunState()))
+        let object = try await fetcher.getDecoded("playlists/\(id.rawValue)?fields=\(probeFields)", as: API.Playlist.self)
+        return Probe(snapshotID: object.snapshotID, total: object.total, legacyShape: object.legacyShape)
+    }
+
+    /// The playlist as the cache holds it, when that is a complete list (every stored position
+    /// inside its count): what Spotify holds when the snapshots agree.
+    static func cached(_ playlist: CachedPlaylist, entries: [CachedEntry], legacyShape: Bool) -> LivePlaylist? {
+        guard !playlist.unavailable, !playlist.isLiked, playlist.snapshotID != nil,
+            entries.allSatisfy({ (0..<playlist.trackCount).contains($0.position) && !$0.uri.isEmpty })
+        else { return nil }
+        var uris = (0..<playlist.trackCount).map { "\(unusablePrefix)\($0)" }
+        for entry in entries { uris[entry.position] = entry.uri }
+        let meta = PlaylistMeta(
+            id: playlist.id, name: playlist.name, ownerID: playlist.ownerID, ownerName: playlist.ownerName, snapshotID: playlist.snapshotID,
+            total: playlist.trackCount, collaborative: playlist.collaborative, isPublic: playlist.isPublic, legacyShape: legacyShape)
+        return LivePlaylist(meta: meta, uris: uris, items: EntryList(EntryRows(entries)))
+    }
+
     private static func meta(_ id: SpotifyID, _ fetcher: Fetcher) async throws -> PlaylistMeta {
         guard let meta = SyncEngine.meta(try await fetcher.playlist(id), warnings: Locked([])), meta.id == id.rawValue else {
             throw SpotifyError.unexpected(status: 200, bodyPreview: "not the playlist asked for", path: "/playlists/\(id.rawValue)")
@@ -30,8 +60,11 @@ struct LivePlaylist: Sendable {
     /// Reads the playlist's entries between two reads of its details: a list read while the
     /// playlist changed (the snapshot moved, the pages disagree) is read again, up to three times.
     /// `known`: details just read, which serve as the first of the two.
-    static func read(_ id: SpotifyID, api: any SpotifyAPI, known: PlaylistMeta? = nil) async throws -> LivePlaylist {
-        let fetcher = Fetcher(api: api, state: Locked(RunState()))
+    /// `state`: what earlier reads learned about the server (the items page size), to keep.
+    static func read(
+        _ id: SpotifyID, api: any SpotifyAPI, known: PlaylistMeta? = nil, state: Locked<RunState> = Locked(RunState())
+    ) async throws -> LivePlaylist {
+        let fetcher = Fetcher(api: api, state: state)
         var meta: PlaylistMeta
         if let known { meta = known } else { meta = try await Self.meta(id, fetcher) }
         for _ in 0..<3 {
@@ -44,7 +77,9 @@ struct LivePlaylist: Sendable {
             let (items, _) = SyncEngine.rows(of: fetched.pages)
             var uris = (0..<fetched.count).map { "\(unusablePrefix)\($0)" }
             for item in items.items where uris.indices.contains(item.position) && !item.uri.isEmpty { uris[item.position] = item.uri }
-            var stored = meta
+            // The details read after the entries (the same snapshot): a name changed since the
+            // cache's, when `known` came from it, is the one shown.
+            var stored = after
             stored.total = fetched.count
             return LivePlaylist(meta: stored, uris: uris, items: items)
         }

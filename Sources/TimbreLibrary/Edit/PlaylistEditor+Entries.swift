@@ -6,11 +6,8 @@ import TimbreNet
 extension PlaylistEditor {
     func apply(_ request: EditRequest) async throws -> EditOutcome {
         try await operation {
-            // Whose playlist it is, before its entries: Spotify does not show another user's entries
-            // to a development-mode app, and an edit of it must end here anyway.
-            let meta = try await LivePlaylist.meta(request.playlist, api: api)
-            try await checkPermission(meta)
-            let live = try await LivePlaylist.read(request.playlist, api: api, known: meta)
+            // The cache's list when its snapshot is Spotify's; whose playlist it is checked first.
+            let live = try await planningBase(request.playlist)
             var duplicates: (removable: [Reordering.Duplicate], skipped: Int)?
             if case .dedupe(let fuzzy) = request.what { duplicates = Self.duplicates(in: live, fuzzy: fuzzy) }
             var edit: EntryEdit
@@ -74,12 +71,13 @@ extension PlaylistEditor {
             let id = try journal.begin(
                 op: request.what.operation.rawValue, playlist: .playlist(request.playlist), summary: Self.describe(edit, in: live.meta.name),
                 change: .entries(edit, before: live.uris))
-            let final = try await run(
+            let snapshot = try await runWrites(
                 plan, playlist: request.playlist, journalID: id, from: 0, name: live.meta.name,
                 legacy: live.meta.legacyShape)
             try journal.finish(id, .done)
-            outcome.warnings += try await store(final, expected: plan.result)
-            outcome.snapshotID = final.meta.snapshotID
+            let stored = try await storeAfter(plan, on: live, snapshot: snapshot, playlist: request.playlist)
+            outcome.warnings += stored.warnings
+            outcome.snapshotID = stored.snapshotID
             outcome.journalID = id
             return outcome
         }

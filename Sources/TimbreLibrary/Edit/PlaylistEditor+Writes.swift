@@ -13,6 +13,19 @@ extension PlaylistEditor {
         _ plan: EntryEdit.Plan, playlist: SpotifyID, journalID: Int64, from start: Int?, name: String, legacy: Bool,
         nothingApplied: EditJournal.Entry.State = .failed
     ) async throws -> LivePlaylist {
+        _ = try await runWrites(
+            plan, playlist: playlist, journalID: journalID, from: start, name: name, legacy: legacy, nothingApplied: nothingApplied)
+        return try await LivePlaylist.read(playlist, api: api, state: fetchState)
+    }
+
+    /// `run` without the read after: returns the snapshot Spotify gave the last write's answer,
+    /// nil when that is not known (no snapshot in the answer, or the edit's end was found by a read
+    /// after a lost answer) — then only a read tells what the playlist holds.
+    func runWrites(
+        _ plan: EntryEdit.Plan, playlist: SpotifyID, journalID: Int64, from start: Int?, name: String, legacy: Bool,
+        nothingApplied: EditJournal.Entry.State = .failed
+    ) async throws -> String? {
+        var snapshot: String?
         var step: Int
         if let start {
             step = start
@@ -22,7 +35,7 @@ extension PlaylistEditor {
         var unknownInARow = 0
         while step < plan.writes.count {
             do {
-                try await send(plan.writes[step], to: playlist, legacy: legacy)
+                snapshot = try await send(plan.writes[step], to: playlist, legacy: legacy)
                 step += 1
                 unknownInARow = 0
                 try journal.confirm(journalID, step: step)
@@ -36,14 +49,15 @@ extension PlaylistEditor {
                 // Left running: the next command that opens the journal finishes it.
                 if unknownInARow > 3 { throw error }
                 step = try await locate(plan, playlist: playlist, journalID: journalID, name: name)
+                snapshot = nil
             }
         }
-        return try await LivePlaylist.read(playlist, api: api)
+        return snapshot
     }
 
     /// The step of `plan` the playlist on Spotify is at (the latest, when steps look alike).
     func locate(_ plan: EntryEdit.Plan, playlist: SpotifyID, journalID: Int64, name: String) async throws -> Int {
-        let live = try await LivePlaylist.read(playlist, api: api)
+        let live = try await LivePlaylist.read(playlist, api: api, state: fetchState)
         guard let reached = plan.lastStep(matching: live.uris) else {
             try journal.finish(journalID, .failed)
             throw EditLost(journalID: journalID, playlist: live.meta.name.isEmpty ? name : live.meta.name)
@@ -112,7 +126,9 @@ extension PlaylistEditor {
 
     /// One write of a plan, to `/items` — or `/tracks` on a server of the older shape, which the
     /// playlist's own object told (never a 404: that is an answer about the playlist).
-    func send(_ write: EntryWrite, to playlist: SpotifyID, legacy: Bool) async throws {
+    /// Returns the snapshot Spotify's answer gives the playlist after the write, if it does.
+    @discardableResult
+    func send(_ write: EntryWrite, to playlist: SpotifyID, legacy: Bool) async throws -> String? {
         let path = "playlists/\(playlist.rawValue)/\(legacy ? "tracks" : "items")"
         let body: JSONValue
         let method: HTTPMethod
@@ -130,7 +146,9 @@ extension PlaylistEditor {
             method = .put
             body = .object([("uris", .array(uris.map(JSONValue.string)))])
         }
-        _ = try await api.send(method, path, json: Data(body.serialized().utf8), reconciles: true)
+        let answer = try await api.send(method, path, json: Data(body.serialized().utf8), reconciles: true)
+        // `{"snapshot_id": "…"}`; anything else (an empty body from a stand-in) tells nothing.
+        return (try? API.decode(answer.body, as: API.Playlist.self))?.snapshotID
     }
 
     /// Brings the cache to what Spotify holds after the edit.

@@ -15,6 +15,11 @@ public final class PlaylistEditor: Sendable {
     let lockWait: Duration
     /// Told after each write of a playlist's entries: (writes done, writes in the plan).
     let progress: (@Sendable (_ done: Int, _ total: Int) -> Void)?
+    /// What reads have learned about the server (the items page size), kept for the editor's life:
+    /// the interface's session makes many edits with one editor.
+    let fetchState = Locked(RunState())
+    /// The signed-in user's id, once known (from the cache, else one `GET /me` for the session).
+    let knownUser = Locked<String?>(nil)
 
     public init(
         api: any SpotifyAPI, cache: LibraryCache, journal: EditJournal, lockWait: Duration = .seconds(10),
@@ -69,16 +74,30 @@ public final class PlaylistEditor: Sendable {
         try await finishInterruptedLocked()
     }
 
+    /// The signed-in user's id without a request per edit: Liked Songs' owner as the sync recorded
+    /// it (`GET /me` once a sync), else one `GET /me`, kept for the editor's life.
+    func userID() async throws -> String {
+        if let known = knownUser.current { return known }
+        let id: String
+        if let recorded = try? cache.playlist(.liked)?.ownerID, !recorded.isEmpty {
+            id = recorded
+        } else {
+            id = try await api.me().id
+        }
+        knownUser.withLock { $0 = id }
+        return id
+    }
+
     func checkPermission(_ meta: PlaylistMeta) async throws {
         guard !meta.collaborative else { return }
-        let me = try await api.me()
-        guard meta.ownerID == me.id else { throw NotPermitted(playlist: meta.name, owner: meta.ownerName ?? meta.ownerID) }
+        let me = try await userID()
+        guard meta.ownerID == me else { throw NotPermitted(playlist: meta.name, owner: meta.ownerName ?? meta.ownerID) }
     }
 
     /// Details are the owner's alone, collaborative or not (Spotify answers 403 to anyone else).
     func checkOwner(_ meta: PlaylistMeta) async throws {
-        let me = try await api.me()
-        guard meta.ownerID == me.id else {
+        let me = try await userID()
+        guard meta.ownerID == me else {
             if meta.collaborative { throw OnlyOwnerChangesDetails(playlist: meta.name, owner: meta.ownerName ?? meta.ownerID) }
             throw NotPermitted(playlist: meta.name, owner: meta.ownerName ?? meta.ownerID)
         }
