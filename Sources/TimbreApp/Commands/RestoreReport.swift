@@ -52,6 +52,11 @@ enum RestoreReport {
                         + [("requests", .int(requests)), ("not_done", .array(notDone))]))
             return
         }
+        if plan.isEmpty {
+            console.say("Nothing to restore: the account has everything in the backup (\(requests) \(plural(requests, "request")))")
+            console.say(skippedLine(plan).trimmingCharacters(in: .whitespaces))
+            return
+        }
         var line = "Restored: created \(outcome.created) \(plural(outcome.created, "playlist"))"
         if outcome.resumed > 0 { line += " (finished \(outcome.resumed) begun earlier)" }
         line += " with \(OrderCost.grouped(outcome.entriesAdded)) entries, followed \(outcome.followed), liked \(OrderCost.grouped(outcome.liked))"

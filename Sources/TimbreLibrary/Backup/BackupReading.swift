@@ -9,8 +9,10 @@ extension Backup {
     /// Larger than any library Spotify allows (10,000 playlists of 10,000 entries would be ~10 GB,
     /// but real ones are a few MB; 200,000 entries are ~20 MB).
     public static let maxBytes = 256 << 20
-    static let maxNameLength = 1_000
-    static let maxDescriptionLength = 4_000
+    /// Generous bounds that still refuse a hostile file: Spotify's names are not limited to what
+    /// timbre's own create allows (1,000), so a backup keeps what the account holds.
+    static let maxNameLength = 100_000
+    static let maxDescriptionLength = 100_000
     static let maxURILength = 1_000
 
     /// Reads and checks the file at `path`.

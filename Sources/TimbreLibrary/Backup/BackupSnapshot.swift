@@ -45,9 +45,55 @@ extension Backup {
         for playlist in try cache.playlists() where !playlist.isLiked && playlist.ownerID == owner {
             let response = try await api.get("playlists/\(playlist.id)?fields=description")
             let object = try? JSONSerialization.jsonObject(with: response.body) as? [String: Any]
-            if let text = object?["description"] as? String, !text.isEmpty { result[playlist.id] = text }
+            if let text = object?["description"] as? String, !text.isEmpty { result[playlist.id] = unescapingHTML(text) }
         }
         return result
+    }
+
+    /// Spotify answers descriptions HTML-escaped (`&amp;`, `&#x27;`) and escapes again what it is
+    /// sent: the backup keeps the text as typed, so a restore gives back the same description.
+    static func unescapingHTML(_ text: String) -> String {
+        guard text.contains("&") else { return text }
+        var out = ""
+        var rest = Substring(text)
+        while let amp = rest.firstIndex(of: "&") {
+            out += rest[..<amp]
+            let tail = rest[amp...]
+            guard let semi = tail.prefix(12).firstIndex(of: ";") else {
+                out.append("&")
+                rest = tail.dropFirst()
+                continue
+            }
+            let name = tail[tail.index(after: amp)..<semi]
+            if let character = entity(String(name)) {
+                out.append(character)
+                rest = tail[tail.index(after: semi)...]
+            } else {
+                out.append("&")
+                rest = tail.dropFirst()
+            }
+        }
+        return out + rest
+    }
+
+    private static func entity(_ name: String) -> Character? {
+        switch name {
+        case "amp": return "&"
+        case "lt": return "<"
+        case "gt": return ">"
+        case "quot": return "\""
+        case "apos": return "'"
+        default:
+            let number: UInt32?
+            if name.hasPrefix("#x") || name.hasPrefix("#X") {
+                number = UInt32(name.dropFirst(2), radix: 16)
+            } else if name.hasPrefix("#") {
+                number = UInt32(name.dropFirst())
+            } else {
+                number = nil
+            }
+            return number.flatMap(Unicode.Scalar.init).map(Character.init)
+        }
     }
 
     /// The default file name: `timbre-backup-YYYY-MM-DD.json` (UTC).

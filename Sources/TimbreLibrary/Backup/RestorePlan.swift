@@ -55,13 +55,13 @@ public struct RestorePlan: Sendable {
                 plan.skippedPlaylists += 1
                 continue
             }
-            plan.localFiles += playlist.entries.count - uris.count
             let row = journal[playlist.id]
             if let row, row.state == .filled, let target = row.target {
                 plan.known[playlist.id] = target
                 if present.contains(target) { plan.skippedPlaylists += 1 } else { plan.follows.append(target) }
                 continue
             }
+            plan.localFiles += playlist.entries.count - uris.count
             plan.playlists.append(PlaylistStep(playlist: playlist, row: row, remaining: max(0, uris.count - (row?.added ?? 0))))
         }
         var seen = Set(plan.follows)

@@ -55,7 +55,7 @@ import TimbreCore
             (Data("[1, 2]".utf8), "not valid JSON"),
             (Data("{\"format\": \"exportify\", \"version\": 1}".utf8), "not a timbre backup"),
             (Data("{\"format\": \"timbre-backup\", \"version\": \"one\"}".utf8), "version is missing"),
-            (Data("{\"format\": \"timbre-backup\", \"version\": 1}".utf8), "created_at is missing"),
+            (Data("{\"format\": \"timbre-backup\", \"version\": 1}".utf8), "account is missing"),
             (Data(), "not valid JSON"),
         ]
         for (data, words) in cases {
@@ -78,13 +78,21 @@ import TimbreCore
                 object["playlists"] = playlists
             }
         }
-        #expect(try refused(playlist("name", String(repeating: "x", count: 5_000))).contains("playlists[0].name is longer than 1,000"))
+        #expect(try refused(playlist("name", String(repeating: "x", count: 100_001))).contains("playlists[0].name is longer than 100,000"))
         #expect(try refused(playlist("id", "../../etc/passwd")).contains("playlists[0].id is not a Spotify playlist id"))
         #expect(try refused(playlist("public", "yes")).contains("playlists[0].public"))
         #expect(try refused(playlist("entries", [["uri": "javascript:alert(1)"]])).contains("playlists[0].entries[0].uri"))
         #expect(try refused(playlist("entries", Array(repeating: ["uri": "spotify:track:4uLU6hMCjMI75M1A2tKUQC"], count: 10_001))).contains("10,000"))
         #expect(try refused { $0["liked"] = [["uri": "spotify:playlist:0123456789abcdefABCDEF"]] }.contains("liked[0].uri"))
         #expect(try refused { $0["folders"] = [["name": " ", "playlists": []]] }.contains("folders[0].name is empty"))
+    }
+
+    /// Spotify answers descriptions HTML-escaped and escapes what it is sent: the backup keeps the text as typed.
+    @Test func descriptionsAreKeptAsTyped() {
+        #expect(Backup.unescapingHTML("Songs for wolves &amp; more") == "Songs for wolves & more")
+        #expect(Backup.unescapingHTML("it&#x27;s &lt;b&gt; &#39;x&#39; &quot;q&quot;") == "it's <b> 'x' \"q\"")
+        #expect(Backup.unescapingHTML("AT&T & co &unknown; &#xZZ; &") == "AT&T & co &unknown; &#xZZ; &")
+        #expect(Backup.unescapingHTML("no entities") == "no entities")
     }
 
     @Test func theRestoreJournalKeepsIntentIdAndCountPerAccount() throws {
