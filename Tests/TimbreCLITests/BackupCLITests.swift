@@ -151,6 +151,20 @@ import TimbreTestSupport
                 #expect(skipped["liked"] as? Int == uniqueLikes(backup).count)
                 #expect(summary["created"] as? Int == 0 && summary["requests"] as? Int == 0, "\(summary)")
                 #expect(try await source.sandbox.writeRequests().isEmpty)
+
+                // A playlist deleted since the backup comes back as itself (followed again: its id,
+                // entries and dates), not as a copy.
+                let id = ((backup["playlists"] as? [[String: Any]])?.first?["id"] as? String) ?? ""
+                #expect(await source.cli.invoke(["playlist", "delete", id, "--yes"]).status == 0)
+                let entries = try await source.sandbox.playlistInfo(id).items
+                try await source.sandbox.clearRequests()
+                let back = await source.cli.invoke(["restore", file.path, "--json"])
+                #expect(back.status == 0, "\(back.stderr)")
+                #expect((parse(back.stdout) as? [String: Any])?["followed"] as? Int == 1, "\(back.stdout)")
+                let writes = try await source.sandbox.writeRequests()
+                #expect(writes.map(\.path) == ["/v1/me/library"], "\(writes.map(\.path))")
+                #expect(try await source.sandbox.followedPlaylistIDs().contains(id))
+                #expect(try await source.sandbox.playlistInfo(id).items == entries)
             }
         }
     }

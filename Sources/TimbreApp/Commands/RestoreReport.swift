@@ -12,7 +12,7 @@ enum RestoreReport {
                 .object(
                     [("dry_run", .bool(true)), ("status", .string("ok")), ("account", .string(plan.account))]
                         + counts(
-                            created: plan.creates, resumed: plan.resumes, entries: plan.entriesToAdd, followed: plan.follows.count,
+                            created: plan.creates, resumed: plan.resumes, entries: plan.entriesToAdd, followed: plan.follows.count + plan.followsBack,
                             liked: plan.likes.count, folders: plan.folders.count, plan: plan)
                         + [
                             ("requests", .int(plan.requests)), ("add_requests", .int(plan.addRequests)), ("seconds", .int(seconds)),
@@ -24,6 +24,9 @@ enum RestoreReport {
         console.line("Restore of the backup of \(from) made \(TerminalText.sanitize(backup.createdAt)) into \(TerminalText.sanitize(plan.account)) would:")
         var create = "  create \(plan.creates) \(plural(plan.creates, "playlist"))"
         if plan.resumes > 0 { create += " and finish \(plan.resumes) an earlier restore began" }
+        if plan.followsBack > 0 {
+            create += ", follow back \(plan.followsBack) deleted since the backup (made anew only if Spotify no longer has them)"
+        }
         console.line(
             create + ", adding \(OrderCost.grouped(plan.entriesToAdd)) entries in \(OrderCost.grouped(plan.addRequests)) \(plural(plan.addRequests, "write"))")
         console.line(

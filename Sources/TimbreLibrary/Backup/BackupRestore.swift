@@ -66,7 +66,7 @@ public struct BackupRestore: Sendable {
             progress(done, total)
         }
         let followed = try await save(plan.follows.map { "spotify:playlist:\($0)" }, what: "follow", outcome: &outcome)
-        outcome.followed = followed.count
+        outcome.followed += followed.count
         for id in followed { outcome.mapping[id] = outcome.mapping[id] ?? id }
         done += plan.follows.count
         progress(done, total)
@@ -79,6 +79,10 @@ public struct BackupRestore: Sendable {
     /// One owned playlist: created (or found, or finished) and filled; returns its id here.
     private func restore(_ step: RestorePlan.PlaylistStep, account: String, taken: Set<String>, outcome: inout Outcome) async throws -> String {
         let playlist = step.playlist
+        if step.followBack, try await followBack(playlist, account: account) {
+            outcome.followed += 1
+            return playlist.id
+        }
         var target = step.row?.target
         if step.row != nil { outcome.resumed += 1 }
         if target == nil, let row = step.row {
@@ -99,6 +103,20 @@ public struct BackupRestore: Sendable {
         outcome.entriesAdded += try await fill(target, source: playlist.id, account: account, uris: uris, from: added)
         try journal.filled(account: account, source: playlist.id)
         return target
+    }
+
+    /// A deleted playlist of this account followed again (`PUT` is idempotent: no intent needed);
+    /// false when Spotify no longer has it (then it is made anew).
+    private func followBack(_ playlist: Backup.OwnedPlaylist, account: String) async throws -> Bool {
+        do {
+            try await put(["spotify:playlist:\(playlist.id)"])
+        } catch let error as SpotifyError where error.isDefinitiveRefusal {
+            return false
+        }
+        try journal.creating(account: account, source: playlist.id, name: playlist.name, existing: [])
+        try journal.created(account: account, source: playlist.id, target: playlist.id)
+        try journal.filled(account: account, source: playlist.id)
+        return true
     }
 
     /// Sends the create once its intent is journaled. A lost answer: the library is searched, and

@@ -13,6 +13,10 @@ public struct RestorePlan: Sendable {
         public var row: RestoreJournal.Row?
         /// Entries the journal says are still to add (for the estimate; the live count decides).
         public var remaining: Int
+        /// The backup is of this account and the playlist was deleted since: it is followed back
+        /// first (Spotify keeps a deleted playlist for its owner, entries and dates included), and
+        /// made anew only when Spotify no longer has it.
+        public var followBack = false
         /// A create is sent (not begun earlier, or begun and maybe never sent).
         public var creates: Bool { row?.target == nil }
     }
@@ -62,7 +66,10 @@ public struct RestorePlan: Sendable {
                 continue
             }
             plan.localFiles += playlist.entries.count - uris.count
-            plan.playlists.append(PlaylistStep(playlist: playlist, row: row, remaining: max(0, uris.count - (row?.added ?? 0))))
+            var step = PlaylistStep(playlist: playlist, row: row, remaining: max(0, uris.count - (row?.added ?? 0)))
+            step.followBack = row == nil && backup.account.id == account
+            if step.followBack { step.remaining = 0 }
+            plan.playlists.append(step)
         }
         var seen = Set(plan.follows)
         for followed in backup.followed where seen.insert(followed.id).inserted {
@@ -81,7 +88,9 @@ public struct RestorePlan: Sendable {
     }
 
     /// Playlists created afresh (a create is sent).
-    public var creates: Int { playlists.filter(\.creates).count }
+    public var creates: Int { playlists.filter { $0.creates && !$0.followBack }.count }
+    /// Deleted playlists of this same account, followed back.
+    public var followsBack: Int { playlists.filter(\.followBack).count }
     /// Playlists an earlier restore began (their entries are finished).
     public var resumes: Int { playlists.filter { $0.row != nil }.count }
     public var entriesToAdd: Int { playlists.reduce(0) { $0 + $1.remaining } }
@@ -90,7 +99,7 @@ public struct RestorePlan: Sendable {
 
     /// Requests the restore sends, reads to resume included (the syncs before and after are not).
     public var requests: Int {
-        var total = creates + addRequests + Self.chunks(follows.count, Self.libraryChunk) + Self.chunks(likes.count, Self.libraryChunk)
+        var total = creates + followsBack + addRequests + Self.chunks(follows.count, Self.libraryChunk) + Self.chunks(likes.count, Self.libraryChunk)
         for step in playlists where step.row != nil {
             // A begun playlist: its live count is read; a create whose answer was lost, the library searched.
             total += step.row?.target == nil ? libraryPages : 1
