@@ -146,9 +146,10 @@ import TimbreTestSupport
                 let restore = await source.cli.invoke(["restore", file.path, "--json"])
                 #expect(restore.status == 0, "\(restore.stderr)")
                 let summary = parse(restore.stdout) as? [String: Any] ?? [:]
-                let skipped = summary["skipped"] as? [String: Any] ?? [:]
-                #expect(skipped["playlists"] as? Int == (backup["playlists"] as? [Any])?.count)
-                #expect(skipped["liked"] as? Int == uniqueLikes(backup).count)
+                let playlists = (backup["playlists"] as? [Any] ?? []).count, followed = (backup["followed"] as? [Any] ?? []).count
+                #expect(summary["skipped_playlists"] as? Int == playlists)
+                #expect(summary["skipped_liked"] as? Int == uniqueLikes(backup).count)
+                #expect(summary["skipped"] as? Int == playlists + followed + uniqueLikes(backup).count)
                 #expect(summary["created"] as? Int == 0 && summary["requests"] as? Int == 0, "\(summary)")
                 #expect(try await source.sandbox.writeRequests().isEmpty)
 

@@ -77,10 +77,9 @@ enum RestoreReport {
         [
             ("created", .int(created)), ("resumed", .int(resumed)), ("entries_added", .int(entries)), ("followed", .int(followed)),
             ("liked", .int(liked)), ("folders", .int(folders)),
-            (
-                "skipped",
-                .object([("playlists", .int(plan.skippedPlaylists)), ("followed", .int(plan.skippedFollows)), ("liked", .int(plan.skippedLikes))])
-            ),
+            ("skipped", .int(plan.skippedPlaylists + plan.skippedFollows + plan.skippedLikes)),
+            ("skipped_playlists", .int(plan.skippedPlaylists)), ("skipped_followed", .int(plan.skippedFollows)),
+            ("skipped_liked", .int(plan.skippedLikes)),
             ("local_files", .int(plan.localFiles)),
         ]
     }
