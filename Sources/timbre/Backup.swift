@@ -9,8 +9,8 @@ extension Root {
             discussion: """
                 Syncs first (as `timbre sync` does), then writes the cache's library, the local folders and each own \
                 playlist's description (read from Spotify) to FILE, mode 0600, through a temporary file. Default FILE: \
-                timbre-backup-YYYY-MM-DD.json in the current folder; - writes to stdout. An existing file is kept unless \
-                --force. The format is in docs/BACKUP.md; `timbre restore FILE` puts it back.
+                timbre-backup-YYYY-MM-DD.json in the current folder; - writes to stdout. An existing file (not empty) is \
+                kept unless --force. The format is in docs/BACKUP.md; `timbre restore FILE` puts it back.
                 """)
 
         @Option(name: .shortAndLong, help: "Write to this file (- for stdout).")

@@ -20,8 +20,9 @@ public struct BackupCommand: Sendable {
         let path = output ?? Backup.defaultFileName(at: now)
         let toStdout = path == "-"
         let full = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
-        // Before any request: a file that is there already stays unless --force.
-        if !toStdout, !force, FileManager.default.fileExists(atPath: full) {
+        // Before any request: a file that is there already stays unless --force (an empty one, as
+        // `mktemp` makes, holds nothing to lose).
+        if !toStdout, !force, FileManager.default.fileExists(atPath: full), Self.size(of: full) != 0 {
             throw UsageError(message: "\(TerminalText.preview(path)) exists already; nothing was written", hint: "give --force to replace it, or -o FILE")
         }
         let context = try invocation.context()
@@ -50,6 +51,12 @@ public struct BackupCommand: Sendable {
             return .partial
         }
         return .success
+    }
+
+    /// The file's size; nil when it cannot be told (then it counts as holding something).
+    static func size(of path: String) -> Int? {
+        let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size]
+        return (size as? NSNumber)?.intValue ?? (size as? UInt64).map { Int(clamping: $0) } ?? (size as? Int)
     }
 }
 
