@@ -39,7 +39,7 @@ extension Root {
                 (nothing sent).
                 """)
 
-        @Argument(help: "The file `timbre backup` wrote.")
+        @Argument(help: "The file `timbre backup` wrote.", completion: .file(extensions: ["json"]))
         var file: String
 
         @Flag(help: "Print what would be done (counts, requests, time at Spotify's pace); send nothing.")

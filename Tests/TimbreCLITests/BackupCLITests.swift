@@ -256,6 +256,21 @@ import TimbreTestSupport
                 let ids = try await target.sandbox.followedPlaylistIDs()
                 #expect(ids.count == 1)
                 #expect(try await target.sandbox.playlistInfo(ids.first ?? "").name == hostile)
+
+                // A followed playlist Spotify no longer has: the rest is restored, it is named, exit 3.
+                var gone = good
+                gone["playlists"] = []
+                gone["followed"] = [["id": "ZZZZZZZZZZZZZZZZZZZZZZ", "name": "Gone", "owner": "someone"]]
+                let gonePath = folder.appendingPathComponent("gone.json").path
+                try JSONSerialization.data(withJSONObject: gone).write(to: URL(fileURLWithPath: gonePath))
+                let partial = await target.cli.invoke(["restore", gonePath, "--json"])
+                #expect(partial.status == 3, "\(partial.stderr)")
+                let summary = parse(partial.stdout) as? [String: Any] ?? [:]
+                #expect(summary["status"] as? String == "partial")
+                let notDone = summary["not_done"] as? [[String: Any]] ?? []
+                #expect(notDone.map { $0["id"] as? String } == ["ZZZZZZZZZZZZZZZZZZZZZZ"] && notDone.first?["what"] as? String == "follow", "\(summary)")
+                let text = await target.cli.invoke(["restore", gonePath])
+                #expect(text.status == 3 && text.stderr.contains("not restored: follow ZZZZZZZZZZZZZZZZZZZZZZ"), "\(text.stderr)")
             }
         }
     }

@@ -133,7 +133,7 @@ public struct Backup: Sendable, Equatable {
     /// The file's bytes: the JSON and a final newline.
     public var data: Data { Data((json.serialized() + "\n").utf8) }
 
-    /// Entries a restore adds, follows, likes: for the summary of a file.
+    /// The own playlists' entries, for the summary of a file.
     public var entryCount: Int { playlists.reduce(0) { $0 + $1.entries.count } }
 }
 
