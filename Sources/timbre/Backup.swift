@@ -33,7 +33,8 @@ extension Root {
                 Syncs first, then creates each own playlist of the file that is not in the account (name, description, \
                 privacy, collaborative) and adds its entries in order, follows the followed ones, likes the liked songs \
                 (oldest first, so Liked Songs keep their order) and puts the local folders back. What the account has \
-                already is skipped. Journaled: a restore stopped at any point (even killed) and run again finishes and \
+                already is skipped; an own playlist deleted since (a backup of this same account) is followed \
+                back, as it was. Journaled: a restore stopped at any point (even killed) and run again finishes and \
                 creates nothing twice. Local files cannot be added through Spotify's API. Exit 0 done, 3 some items \
                 refused by Spotify (named), 2 a file that is not a timbre backup, damaged or from a newer timbre \
                 (nothing sent).
