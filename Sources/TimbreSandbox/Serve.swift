@@ -9,6 +9,7 @@ import SandboxCore
 
 extension LibrarySize: ExpressibleByArgument {}
 extension RefreshRotation: ExpressibleByArgument {}
+extension SandboxAccount: ExpressibleByArgument {}
 
 extension Root {
     struct Serve: AsyncParsableCommand {
@@ -45,6 +46,12 @@ extension Root {
 
         @Option(help: "The signed-in user's id (default sandbox_user).")
         var userId: String?
+
+        @Option(
+            help:
+                "The signed-in account: default (the generated library's listener) or empty (a second account owning, following and liking nothing; the generated playlists stay followable by id)."
+        )
+        var account: SandboxAccount = .default
 
         @Option(help: "Refresh-token handling: rotate, omit or same.")
         var refreshRotation: RefreshRotation = .rotate
@@ -97,6 +104,7 @@ extension Root {
             settings.accessTokenRequests = accessTokenRequests
             settings.displayName = displayName
             settings.userID = userId
+            settings.account = account
             settings.refreshRotation = refreshRotation
             settings.developmentMode = !noDevMode
             settings.legacy = legacy

@@ -43,6 +43,8 @@ enum Examples {
         "folder list": ["timbre folder list", "timbre folder list --json"],
         "stats": ["timbre stats \"road trip\"", "timbre stats liked --json"],
         "export": ["timbre export \"Road Trip\" -o road-trip.csv", "timbre export liked > liked.csv"],
+        "backup": ["timbre backup                            # timbre-backup-YYYY-MM-DD.json here", "timbre backup -o ~/spotify.json --force"],
+        "restore": ["timbre restore spotify.json --dry-run", "timbre --profile new restore spotify.json --json"],
         "import": ["timbre import road-trip.csv --name \"Road Trip (copy)\"", "timbre import exportify.csv --into Focus --dry-run"],
         "duplicates": ["timbre duplicates", "timbre duplicates \"Road Trip\" Focus --json"],
         "search": ["timbre search \"heart of glass\"", "timbre search \"artist:blondie year:1978\" --limit 20", "timbre search parallel lines --type album"],

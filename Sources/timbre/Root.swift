@@ -31,7 +31,7 @@ struct Root: Runnable {
         subcommands: [
             Demo.self, Doctor.self, Login.self, Logout.self, Auth.self, Sync.self, Playlists.self, Tracks.self, Playlist.self,
             Folder.self, Stats.self, Export.self, Import.self, Duplicates.self, Search.self, Like.self, Unlike.self, Undo.self, Redo.self, History.self,
-            API.self, Pins.self, PathsCommand.self,
+            API.self, Pins.self, PathsCommand.self, Backup.self, Restore.self,
         ]
     )
 

@@ -9,7 +9,8 @@ DIR holds `timbre` and `timbre-sandbox` (`swift build --show-bin-path`). The san
 small library plus two Spotify-owned playlists (`--spotify-owned 2`). The commands: the sign-in
 refresh, sync, search (tracks, albums, playlists), every `playlist` verb (create, edit, add,
 remove, move, dedupe, shuffle, sort, copy, delete), like/unlike (more than 40 at once), undo and
-redo, import (URIs and a row found by search), export, and `api` (a read and a bodiless write).
+redo, import (URIs and a row found by search), export, `api` (a read and a bodiless write), and
+backup and restore (a deleted playlist followed back, and made anew).
 Two edits Spotify refuses (details of another's collaborative playlist, collaborative on a public
 one) must fail without a request. A command that fails otherwise is a mismatch too. Exit 0 only when every command did what it should and
 every request conforms.
@@ -136,6 +137,23 @@ class Battery:
         # for the next command to finish (and refused again).
         self.run(["playlist", "edit", public, "--collaborative"], ok=range(1, 256), data_home=os.path.join(self.work, "data-1"))
         self.run(["playlist", "edit", shared, "--name", "Ours now"], ok=range(1, 256), data_home=os.path.join(self.work, "data-2"))
+
+        # Backup and restore: the backup's description reads; a restore into the same account after a
+        # playlist was deleted follows it back; the same backup as if of another account makes it
+        # anew (create, adds) and skips the rest.
+        backup_file = os.path.join(self.work, "backup.json")
+        self.run(["backup", "-o", backup_file])
+        self.run(["playlist", "delete", playlist, "--yes"])
+        self.run(["restore", backup_file, "--dry-run"])
+        self.run(["restore", backup_file])
+        self.run(["playlist", "delete", playlist, "--yes"])
+        with open(backup_file) as handle:
+            other = json.load(handle)
+        other["account"]["id"] = "someone-else"
+        other_file = os.path.join(self.work, "backup-other.json")
+        with open(other_file, "w") as handle:
+            json.dump(other, handle)
+        self.run(["restore", other_file])
 
 
     def stop(self):

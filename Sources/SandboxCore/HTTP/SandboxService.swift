@@ -37,6 +37,8 @@ public struct SandboxConfiguration: Sendable {
     public var displayName: String?
     /// The signed-in user's id instead of `sandbox_user`.
     public var userID: String?
+    /// `empty`: the signed-in user is a second account that owns, follows and likes nothing.
+    public var account: SandboxAccount = .default
     /// Where the request log is appended (JSON lines); nil keeps it in memory only.
     public var requestLogPath: String?
     /// Lines for stderr; never given a secret.
@@ -86,6 +88,7 @@ public final class SandboxService: Sendable {
     public init(configuration: SandboxConfiguration) {
         self.configuration = configuration
         var library = Library(size: configuration.library, seed: configuration.seed)
+        if configuration.account == .empty { library.makeAccountEmpty() }
         if let name = configuration.displayName { library.users[0].displayName = name }
         if let id = configuration.userID { library.users[0].id = id }
         library.addSpotifyOwned(count: configuration.spotifyOwned)

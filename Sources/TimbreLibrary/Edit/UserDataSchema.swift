@@ -50,6 +50,25 @@ enum UserDataSchema {
             sql: """
                 ALTER TABLE edit ADD COLUMN reason TEXT
                 """),
+        // `timbre restore`'s journal (Sources/TimbreLibrary/Backup/RestoreJournal.swift): per
+        // account and backed-up playlist, the create's intent before it is sent (with the ids of
+        // the account's playlists of that name then), the new id once Spotify answered, and the
+        // entries added since — so a restore run again never creates a playlist twice.
+        CacheSchema.Migration(
+            identifier: "user data: restore journal",
+            sql: """
+                CREATE TABLE restore_playlist (
+                    account TEXT NOT NULL,
+                    source TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    state TEXT NOT NULL CHECK (state IN ('creating', 'created', 'filled')),
+                    existing TEXT NOT NULL DEFAULT '',
+                    target TEXT,
+                    added INTEGER NOT NULL DEFAULT 0,
+                    at TEXT NOT NULL,
+                    PRIMARY KEY (account, source)
+                )
+                """),
     ]
 
     static var migrator: DatabaseMigrator {
