@@ -86,9 +86,14 @@ public final class TUIApp: @unchecked Sendable {
         self.inbox = inbox
         self.stderrLog = stderrLog
         state.status = status
+        // Every bad `[keys]` entry is a message of its own; the first one is shown at start.
         let problems = state.keymap.apply(keys)
-        if let first = problems.first { state.setMessage(first + (problems.count > 1 ? " (+\(problems.count - 1) more)" : "")) }
+        for problem in problems { state.addMessage(problem) }
+        if let first = problems.first { state.setMessage(first + (problems.count > 1 ? " (+\(problems.count - 1) more: M lists them)" : "")) }
     }
+
+    /// The state as the first frame would show it (tests of the start).
+    var stateForTests: TUIState { state }
 
     /// Runs until the user quits (q, Ctrl-C) or SIGTERM; the terminal is restored on every path.
     public func run() async throws {
@@ -135,13 +140,27 @@ public final class TUIApp: @unchecked Sendable {
                 perform(state.handle(event), terminal)
                 dirty = true
             }
-            if dirty { paint(terminal) }
+            if dirty {
+                logMessages()
+                paint(terminal)
+            }
         }
+    }
+
+    /// How many of the state's messages are in the log already.
+    private var loggedMessages = 0
+
+    /// Every message also goes to timbre.log (where fd 2 points while the interface runs).
+    private func logMessages() {
+        let new = min(state.messagesAdded - loggedMessages, state.messages.count)
+        loggedMessages = state.messagesAdded
+        for message in state.messages.suffix(max(0, new)) { StderrCapture.log(message.text) }
     }
 
     private func paint(_ terminal: Terminal) {
         let (rows, columns) = terminal.size
         state.pageSize = max(1, rows - 4)
+        state.columns = columns
         terminal.draw(Screen.render(state, rows: rows, columns: columns))
     }
 
@@ -244,7 +263,7 @@ public final class TUIApp: @unchecked Sendable {
         do {
             state.showInfo(try services.statistics(playlistID), of: playlistID)
         } catch {
-            state.setMessage(TerminalText.preview((error as? any UserFacingError)?.message ?? "\(error)", limit: 200))
+            state.reportError((error as? any UserFacingError)?.message ?? "\(error)")
         }
     }
 
@@ -253,6 +272,7 @@ public final class TUIApp: @unchecked Sendable {
             state.setPlaylists(try source.playlists(), folders: try source.folders())
         } catch {
             state.status.lastError = TerminalText.preview("\(error)", limit: 80)
+            state.addMessage("\(error)")
         }
     }
 
@@ -261,6 +281,7 @@ public final class TUIApp: @unchecked Sendable {
             state.setTracks(try source.tracks(of: playlistID), of: playlistID)
         } catch {
             state.status.lastError = TerminalText.preview("\(error)", limit: 80)
+            state.addMessage("\(error)")
         }
     }
 
@@ -270,6 +291,7 @@ public final class TUIApp: @unchecked Sendable {
             state.showSearchResults(try source.search(query, limit: Self.searchLimit), query: query)
         } catch {
             state.status.lastError = TerminalText.preview("\(error)", limit: 80)
+            state.addMessage("\(error)")
         }
     }
 
@@ -344,8 +366,7 @@ public final class TUIApp: @unchecked Sendable {
                 if let id = report.createdPlaylistID { state.selectPlaylist(id: id) }
             case .editFailed(let edit, let message):
                 state.status.editProgress = nil
-                state.addMessage(message)
-                state.setMessage(TerminalText.preview(message, limit: 300))
+                state.reportError(message)
                 afterEdit(edit)
             case .catalogue(let hits, let query):
                 state.showCatalogueResults(hits, query: query)
@@ -355,8 +376,7 @@ public final class TUIApp: @unchecked Sendable {
                 pendingOrder = answer
                 state.askOrder(cost)
             case .catalogueFailed(let message):
-                state.addMessage("catalogue search failed: " + message)
-                state.setMessage(TerminalText.preview("catalogue search failed: " + message, limit: 300))
+                state.reportError("catalogue search failed: " + message)
             case .failed(let message, let offline):
                 syncTask = nil
                 state.status.syncProgress = nil

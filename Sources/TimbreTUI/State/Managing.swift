@@ -159,7 +159,7 @@ extension TUIState {
 
     /// J/K: the marked run (or the current entry) one place down or up, saved on Spotify; the
     /// marks and the cursor follow it.
-    mutating func shift(_ direction: Command.Direction) -> [Effect] {
+    mutating func shift(_ direction: Command.Direction, by places: Int = 1) -> [Effect] {
         guard focus == .tracks, let playlist = changeablePlaylist("reorder", orderMatters: true) else { return [] }
         guard sortField == .position, sortOrder == .asc else {
             message = "J/K move entries in the playlist's own order: press s until the header says “sort position ↑”"
@@ -172,17 +172,18 @@ extension TUIState {
             return []
         }
         let total = tracks.count
-        let to = direction == .down ? first + 1 : first - 1
-        guard to >= 0, last + (direction == .down ? 1 : 0) < total else {
+        // A count moves that many places, or as far as the list goes.
+        let step = direction == .down ? min(places, total - 1 - last) : -min(places, first)
+        guard step != 0 else {
             message = direction == .down ? "already at the end" : "already at the top"
             return []
         }
-        let step = direction == .down ? 1 : -1
+        let to = first + step
         if !effectiveMarks.isEmpty {
             marks = Set(positions.map { $0 + step })
             rangeAnchor = nil
         }
-        move(direction == .down ? .down : .up, count: 1)
+        move(direction == .down ? .down : .up, count: abs(step))
         return [.edit(.entries(playlistID: playlist.id, .move(start: first, length: positions.count, to: to)))]
     }
 

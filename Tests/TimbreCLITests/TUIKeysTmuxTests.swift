@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+import TimbreTestSupport
+
+/// What a vim or ncspot user tries first, at 80×24 in the real binary: the help scrolls, searches
+/// and closes only with Esc or q; an error cut in the message line is read in full under `M` (and
+/// is in the log); `5j` moves five rows; the `:` prompt edits with C-w, completes with Tab and
+/// remembers with Up.
+extension TUITmuxTests {
+    @Test func helpMessagesCountsAndThePromptAt80x24() async throws {
+        try await Self.withSyncedSandbox(.medium) { _, cli, tmux in
+            _ = try tmux.startTimbre(cli, columns: 80, rows: 24)
+            _ = try await tmux.waitFor("Liked Songs")
+            _ = try await tmux.waitFor("synced")
+
+            // Help: grouped, scrolls to the end, searched with /, stays open on other keys.
+            try tmux.keys("?")
+            var screen = try await tmux.waitFor("Keys — j/k scroll")
+            #expect(screen.contains("Move") && screen.contains("down one row"), "\(screen)")
+            #expect(!screen.contains("  quit"), "the end is below the first page:\n\(screen)")
+            try tmux.keys("G")
+            screen = try await tmux.waitFor("redraw the screen")
+            #expect(!screen.contains("down one row"), "scrolled:\n\(screen)")
+            try tmux.keys("g", "x", "U")
+            screen = try await tmux.waitFor("down one row")
+            #expect(screen.contains("Keys — j/k scroll"), "x and U leave the help open:\n\(screen)")
+            try tmux.keys("/")
+            try tmux.type("statistics")
+            try tmux.keys("Enter")
+            screen = try await tmux.waitFor("statistics of the playlist")
+            try tmux.keys("q")
+            screen = try await tmux.waitFor("? help")
+            #expect(!screen.contains("Keys — j/k scroll"), "q closed the help:\n\(screen)")
+
+            // A long error: its first line in the message line, the whole of it under M.
+            try tmux.keys(":")
+            try tmux.type("fly away")
+            try tmux.keys("Enter")
+            screen = try await tmux.waitFor("(M for more)")
+            #expect(screen.contains("unknown command 'fly'"), "\(screen)")
+            try tmux.keys("M")
+            screen = try await tmux.waitFor("Messages (")
+            #expect(screen.contains("unknown command 'fly'") && screen.contains("folder)"), "the whole list of commands, wrapped:\n\(screen)")
+            let time = try #require(screen.split(separator: "\n").first { $0.contains("unknown command") })
+            #expect(time.range(of: #"^  \d\d:\d\d:\d\d  "#, options: .regularExpression) != nil, "with its time: \(time)")
+            try tmux.keys("Escape")
+            let log = cli.environment["XDG_STATE_HOME"].map { $0 + "/timbre/timbre.log" } ?? ""
+            #expect((try? String(contentsOfFile: log, encoding: .utf8))?.contains("timbre.tui: unknown command 'fly'") == true, "in the log")
+
+            // 5j: the count shows while pending, then the cursor is five rows down.
+            try tmux.keys("j", "Enter")
+            _ = try await tmux.waitFor("Morning Coffee · 150")
+            try tmux.keys("5")
+            screen = try await tmux.waitFor("count 5")
+            try tmux.keys("j", "d")
+            screen = try await tmux.waitFor("#6 ")
+            try tmux.keys("n")
+
+            // The prompt: C-w deletes a word, Tab completes a sort field, Up brings it back.
+            try tmux.keys(":")
+            try tmux.type("order titel")
+            try tmux.keys("C-w")
+            try tmux.type("ar")
+            try tmux.keys("Tab")
+            screen = try await tmux.waitFor(":order artist▏")
+            try tmux.keys("Enter")
+            screen = try await tmux.waitFor("sort artist ↑")
+            try tmux.keys(":", "Up")
+            screen = try await tmux.waitFor(":order artist▏")
+            try tmux.keys("Escape", "q")
+        }
+    }
+}
