@@ -29,7 +29,7 @@ extension TUITmuxTests {
             try tmux.keys("Enter")
             screen = try await tmux.waitFor("statistics of the playlist")
             try tmux.keys("q")
-            screen = try await tmux.waitFor("? help")
+            screen = try await tmux.waitFor("Playlists (61)")
             #expect(!screen.contains("Keys — j/k scroll"), "q closed the help:\n\(screen)")
 
             // A long error: its first line in the message line, the whole of it under M.

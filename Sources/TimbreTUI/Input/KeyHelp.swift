@@ -116,7 +116,7 @@ public struct KeyHelp: Sendable, Equatable {
     public static func isTitle(_ line: String) -> Bool { !line.hasPrefix(" ") }
 
     private static func line(_ keys: String, _ description: String) -> String {
-        keys.count <= 14 ? "  " + keys.padding(toLength: 15, withPad: " ", startingAt: 0) + description : "  \(keys)  \(description)"
+        keys.count <= 14 ? "  " + keys.padding(toLength: 16, withPad: " ", startingAt: 0) + description : "  \(keys)  \(description)"
     }
 
     /// README's key table, as the marked section of README.md holds it.
