@@ -69,7 +69,8 @@ extension TUIState {
     static let countLimit = 10_000
 
     /// A command with a count typed before its key: motions go that far, `J`/`K` move that many
-    /// places, `n`/`N` and Space repeat; other commands ignore it.
+    /// places, `n`/`N` and Space repeat, `d` and `y` take that many entries from the cursor on;
+    /// other commands ignore it.
     mutating func apply(_ command: Command, count: Int?) -> [Effect] {
         guard let count, count > 1 else { return apply(command) }
         switch command {
@@ -79,6 +80,12 @@ extension TUIState {
             return shift(direction, by: count)
         case .nextMatch, .previousMatch, .mark:
             return (0..<count).flatMap { _ in apply(command) }
+        case .remove, .yank:
+            // `3d`, `3y`: the entry under the cursor and the ones after it (marked, so the
+            // question and the status line show which).
+            guard mode == .normal, focus == .tracks, effectiveMarks.isEmpty, visibleTracks.indices.contains(trackCursor) else { return apply(command) }
+            marks = Set(visibleTracks[trackCursor..<min(visibleTracks.count, trackCursor + count)].map { tracks[$0].position })
+            return apply(command)
         default: return apply(command)
         }
     }

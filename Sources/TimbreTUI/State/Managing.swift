@@ -77,13 +77,15 @@ extension TUIState {
             message = "open a playlist first (Enter)"
             return nil
         }
+        // A refused edit is an error: kept for `M` too.
         guard playlist.editable else {
-            message =
+            reportError(
                 "🔒 “\(TerminalText.preview(playlist.name, limit: 40))” belongs to \(TerminalText.preview(playlist.owner, limit: 30)): only its owner or collaborators can \(verb) it; nothing was sent"
+            )
             return nil
         }
         if orderMatters, playlist.isLiked {
-            message = "Liked Songs has no order of its own to \(verb); nothing was sent"
+            reportError("Liked Songs has no order of its own to \(verb); nothing was sent")
             return nil
         }
         return playlist
@@ -137,7 +139,7 @@ extension TUIState {
         }
         let (addable, locals) = Self.addable(register)
         guard !addable.isEmpty else {
-            message = "local files cannot be added through Spotify's API; nothing was sent"
+            reportError("local files cannot be added through Spotify's API; nothing was sent")
             return []
         }
         if locals > 0 { addMessage("\(locals) local file(s) left out: Spotify's API cannot add them") }
@@ -197,7 +199,7 @@ extension TUIState {
                 return []
             }
             guard playlist.editable else {
-                message = "🔒 only the owner can rename “\(TerminalText.preview(playlist.name, limit: 40))”; nothing was sent"
+                reportError("🔒 only the owner can rename “\(TerminalText.preview(playlist.name, limit: 40))”; nothing was sent")
                 return []
             }
             return [.edit(.rename(playlistID: playlist.id, name: name))]

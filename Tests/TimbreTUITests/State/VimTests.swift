@@ -119,3 +119,22 @@ import Testing
         #expect(state.trackCursor != 42, "the entry moved in the view, the cursor with it")
     }
 }
+
+extension VimTests {
+    @Test func aCountBeforeDOrYTakesThatManyEntriesFromTheCursor() throws {
+        var state = opened(10)
+        state.apply(.move(.down, count: 7))
+        _ = state.handle(.character("5"))
+        #expect(state.handle(.character("d")) == [])
+        let question = try #require(state.question)
+        #expect(question.text.hasPrefix("Remove 3 entries"), "as many as there are: \(question.text)")
+        #expect(question.effects == [.edit(.entries(playlistID: "mine", .removePositions([7, 8, 9])))])
+        _ = state.handle(.character("n"))
+        state.apply(.clear)
+        state.apply(.move(.top, count: 1))
+        _ = state.handle(.character("2"))
+        _ = state.handle(.character("y"))
+        #expect(state.register == state.tracks.prefix(2).map(\.uri))
+        #expect(state.marks.isEmpty)
+    }
+}
