@@ -89,7 +89,11 @@ public final class TUIApp: @unchecked Sendable {
         // Every bad `[keys]` entry is a message of its own; the first one is shown at start.
         let problems = state.keymap.apply(keys)
         for problem in problems { state.addMessage(problem) }
-        if let first = problems.first { state.setMessage(first + (problems.count > 1 ? " (+\(problems.count - 1) more: M lists them)" : "")) }
+        if problems.count > 1 {
+            state.setMessage("\(problems.count) mistakes in [keys] of config.toml — M lists them")
+        } else if let first = state.messages.last?.text, !problems.isEmpty {
+            state.setMessage(first)
+        }
     }
 
     /// The state as the first frame would show it (tests of the start).

@@ -230,7 +230,7 @@ import TimbreTestSupport
 
             // ? lists every new binding.
             try s.tmux.keys("?")
-            _ = try await s.wait("Keys — j/k scroll")
+            _ = try await s.wait("Keys, as bound now")
             screen = try await s.wait("down one row")
             try s.tmux.keys("G")
             screen += try await s.wait(":search TEXT")

@@ -15,7 +15,7 @@ extension TUITmuxTests {
 
             // Help: grouped, scrolls to the end, searched with /, stays open on other keys.
             try tmux.keys("?")
-            var screen = try await tmux.waitFor("Keys — j/k scroll")
+            var screen = try await tmux.waitFor("Keys, as bound now")
             #expect(screen.contains("Move") && screen.contains("down one row"), "\(screen)")
             #expect(!screen.contains("  quit"), "the end is below the first page:\n\(screen)")
             try tmux.keys("G")
@@ -23,14 +23,14 @@ extension TUITmuxTests {
             #expect(!screen.contains("down one row"), "scrolled:\n\(screen)")
             try tmux.keys("g", "x", "U")
             screen = try await tmux.waitFor("down one row")
-            #expect(screen.contains("Keys — j/k scroll"), "x and U leave the help open:\n\(screen)")
+            #expect(screen.contains("Keys, as bound now"), "x and U leave the help open:\n\(screen)")
             try tmux.keys("/")
             try tmux.type("statistics")
             try tmux.keys("Enter")
             screen = try await tmux.waitFor("statistics of the playlist")
             try tmux.keys("q")
             screen = try await tmux.waitFor("Playlists (61)")
-            #expect(!screen.contains("Keys — j/k scroll"), "q closed the help:\n\(screen)")
+            #expect(!screen.contains("Keys, as bound now"), "q closed the help:\n\(screen)")
 
             // A long error: its first line in the message line, the whole of it under M.
             try tmux.keys(":")

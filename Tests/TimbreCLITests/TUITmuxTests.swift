@@ -99,7 +99,7 @@ import TimbreTestSupport
 
             // Help lists the live keymap.
             try tmux.keys("?")
-            screen = try await tmux.waitFor("Keys — j/k scroll")
+            screen = try await tmux.waitFor("Keys, as bound now")
             #expect(screen.contains("down one row"))
             try tmux.keys("Escape")
 

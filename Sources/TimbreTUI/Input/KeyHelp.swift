@@ -89,8 +89,9 @@ public struct KeyHelp: Sendable, Equatable {
     }
 
     /// The help screen's lines for `keymap`: each group's title, then one line per command with
-    /// the keys bound to it now; keys bound in config.toml to a command not in the table last.
-    public static func lines(for keymap: Keymap) -> [String] {
+    /// the keys bound to it now (its description wrapped to `width`); keys bound in config.toml to
+    /// a command not in the table last.
+    public static func lines(for keymap: Keymap, width: Int = 200) -> [String] {
         var keysByCommand: [String: [Key]] = [:]
         for (key, command) in keymap.bindings { keysByCommand[command.description, default: []].append(key) }
         let defaultOrder = Dictionary(defaultBindings.enumerated().map { ($1.0, $0) }, uniquingKeysWith: { first, _ in first })
@@ -102,12 +103,14 @@ public struct KeyHelp: Sendable, Equatable {
             out.append(group.rawValue)
             for entry in table where entry.group == group {
                 let keys = entry.isVerb ? entry.command : ordered(keysByCommand.removeValue(forKey: entry.command) ?? []).joined(separator: " ")
-                out.append(line(keys.isEmpty ? "(no key)" : keys, entry.description))
+                out += line(keys.isEmpty ? "(no key)" : keys, entry.description, width: width)
             }
         }
         if !keysByCommand.isEmpty {
             out.append("Bound in config.toml")
-            for (command, keys) in keysByCommand.sorted(by: { $0.key < $1.key }) { out.append(line(ordered(keys).joined(separator: " "), ":" + command)) }
+            for (command, keys) in keysByCommand.sorted(by: { $0.key < $1.key }) {
+                out += line(ordered(keys).joined(separator: " "), ":" + command, width: width)
+            }
         }
         return out
     }
@@ -115,8 +118,13 @@ public struct KeyHelp: Sendable, Equatable {
     /// Titles are the lines that do not start with a space.
     public static func isTitle(_ line: String) -> Bool { !line.hasPrefix(" ") }
 
-    private static func line(_ keys: String, _ description: String) -> String {
-        keys.count <= 14 ? "  " + keys.padding(toLength: 16, withPad: " ", startingAt: 0) + description : "  \(keys)  \(description)"
+    /// The keys, then what they do from column 18 (or after the keys when they are longer),
+    /// wrapped under that column.
+    private static func line(_ keys: String, _ description: String, width: Int) -> [String] {
+        let head = keys.count <= 14 ? "  " + keys.padding(toLength: 16, withPad: " ", startingAt: 0) : "  \(keys)  "
+        let wrapped = TextWidth.wrap(description, columns: max(20, width - TextWidth.width(of: head)))
+        let indent = String(repeating: " ", count: 18)
+        return wrapped.enumerated().map { index, text in (index == 0 ? head : indent) + text }
     }
 
     /// README's key table, as the marked section of README.md holds it.

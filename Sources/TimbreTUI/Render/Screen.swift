@@ -59,7 +59,7 @@ public enum Screen {
         let text = state.overlayText
         let overlay = state.currentOverlay ?? TUIState.Overlay()
         let top = min(overlay.top, max(0, text.count - bodyRows))
-        let shown = text.isEmpty ? "" : " (\(top + 1)–\(min(text.count, top + bodyRows)) of \(text.count) lines)"
+        let shown = text.isEmpty ? "" : " — lines \(top + 1)–\(min(text.count, top + bodyRows)) of \(text.count)"
         var lines = [[Segment(TextWidth.pad(rightHeader(state) + shown, columns: columns), .header)]]
         let needle = overlay.typingQuery ? "" : overlay.query.lowercased()
         for index in top..<(top + bodyRows) {
@@ -87,8 +87,8 @@ public enum Screen {
 
     static func rightHeader(_ state: TUIState) -> String {
         if state.mode.kind == .searchResults { return " Search results (\(state.searchResults.count)) — Enter jumps, Esc closes" }
-        if state.mode.kind == .help { return " Keys — j/k scroll, / searches, Esc or q closes" }
-        if state.mode.kind == .messages { return " Messages (\(state.messages.count)), newest first — j/k scroll, / searches, Esc or q closes" }
+        if state.mode.kind == .help { return " Keys, as bound now" }
+        if state.mode.kind == .messages { return " Messages (\(state.messages.count)), newest first" }
         if state.mode.kind == .catalogueResults { return " Spotify catalogue (\(state.catalogueResults.count)) — Space marks, Enter adds, Esc closes" }
         if state.mode.kind == .info { return " Statistics of “\(state.infoTitle)” — any key closes" }
         guard let playlist = state.openedPlaylist else { return " Tracks — Enter opens the selected playlist" }
@@ -215,7 +215,10 @@ public enum Screen {
     }
 
     static func inputLine(_ state: TUIState, width: Int) -> Segment {
-        if let overlay = state.currentOverlay, overlay.typingQuery { return Segment(TextWidth.pad("/" + overlay.query + "▏", columns: width)) }
+        if let overlay = state.currentOverlay {
+            if overlay.typingQuery { return Segment(TextWidth.pad("/" + overlay.query + "▏", columns: width)) }
+            if state.message == nil { return Segment(TextWidth.pad(overlayHint, columns: width), .dim) }
+        }
         switch state.mode {
         case .typing(let prompt, let line):
             let label: String
@@ -237,6 +240,8 @@ public enum Screen {
                 TextWidth.pad(" ? help · / filter · F search all · Space mark · d remove · y/p copy · u undo · : commands · q quit", columns: width), .dim)
         }
     }
+
+    static let overlayHint = " j k C-d C-u g G scroll · / search · n N next, previous · Esc or q closes"
 
     /// `text`'s first line, cut to `columns` with " (M for more)" when `more` and anything is left out.
     static func cut(_ text: String, columns: Int, more: Bool) -> String {

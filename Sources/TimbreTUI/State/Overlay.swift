@@ -7,7 +7,7 @@ extension TUIState {
     /// The lines the open overlay shows, as plain text (titles of the help don't start with a space).
     var overlayText: [String] {
         switch mode {
-        case .help: return KeyHelp.lines(for: keymap)
+        case .help: return KeyHelp.lines(for: keymap, width: columns)
         case .messages: return messageText(width: columns)
         default: return []
         }

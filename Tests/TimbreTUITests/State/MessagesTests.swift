@@ -80,7 +80,10 @@ import Testing
         let state = app.stateForTests
         #expect(state.messages.count == 2)
         #expect(state.messages.map(\.text).allSatisfy { $0.hasPrefix("[keys]") })
-        #expect(state.message?.contains("(+1 more: M lists them)") == true)
+        #expect(state.message?.hasPrefix("2 mistakes in [keys]") == true && state.message?.hasSuffix("M lists them") == true)
+        let one = TUIApp(source: EmptySource(), sync: nil, status: StatusInfo(), keys: ["x": "fly away"], environment: [:]).stateForTests
+        let line = Screen.render(one, rows: 24, columns: 80)[22].map(\.text).joined()
+        #expect(line.hasPrefix(" [keys] x: unknown command 'fly'") && line.hasSuffix(" (M for more)"), "one mistake: itself, cut: \(line)")
         var shown = state
         shown.apply(.messages)
         let screen = Screen.render(shown, rows: 20, columns: 200).map { $0.map(\.text).joined() }
