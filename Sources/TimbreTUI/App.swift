@@ -348,7 +348,10 @@ public final class TUIApp: @unchecked Sendable {
                 state.status.rateLimitWait = nil
                 state.status.offline = false
                 state.status.lastSync = Self.clock()
-                if report.failed > 0 { state.status.lastError = "\(report.failed) playlist(s) failed to sync" }
+                if report.failed > 0 {
+                    state.status.lastError = "\(report.failed) playlist(s) failed to sync"
+                    state.addMessage("\(report.failed) playlist(s) failed to sync")
+                }
                 for warning in report.warnings { state.addMessage(warning) }
                 reloadPlaylists()
                 // A sync that changed no items leaves the open list as it is (no second copy of a

@@ -145,9 +145,10 @@ public struct TUIState: Sendable {
 
     /// A warning or error from background work: kept for `:messages` in full, the latest shown in
     /// the status line. Text from the network is made inert here, once (line by line: a message
-    /// may have several).
+    /// may have several), and redacted.
     public mutating func addMessage(_ text: String, at date: Date = Date()) {
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { TerminalText.sanitize(String($0)) }
+        // Redacted as the log is: a token in an error's text never reaches the screen.
+        let lines = Redactor.redact(text).split(separator: "\n", omittingEmptySubsequences: false).map { TerminalText.sanitize(String($0)) }
         var clean = lines.joined(separator: "\n")
         if clean.count > Self.messageLength { clean = String(clean.prefix(Self.messageLength)) + "…" }
         messages.append(Message(time: Self.clockTime(date), text: clean))

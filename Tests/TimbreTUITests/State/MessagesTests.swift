@@ -132,6 +132,21 @@ import Testing
         #expect(StderrCapture.saved == -1)
     }
 
+    @Test func aMessageGoesToTheLogRedactedOnlyWhileFd2PointsThere() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("timbre-stderr-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let log = directory.appendingPathComponent("timbre.log").path
+        StderrCapture.log("not captured: nowhere")
+        #expect(StderrCapture.begin(logPath: log) == log)
+        StderrCapture.log("refresh failed\nAuthorization: Bearer abc.def.ghi-secret")
+        StderrCapture.end()
+        let text = try String(contentsOfFile: log, encoding: .utf8)
+        #expect(text.hasSuffix("\n") && text.split(separator: "\n").count == 1, "one line: \(text)")
+        #expect(text.contains(" warning timbre.tui: refresh failed | Authorization: "), "\(text)")
+        #expect(!text.contains("abc.def.ghi-secret"), "redacted: \(text)")
+    }
+
     @Test func aLogThatIsASymlinkIsNotFollowed() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("timbre-stderr-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
