@@ -68,12 +68,15 @@ extension TUIState {
     /// The largest count (as `move down N` takes).
     static let countLimit = 10_000
 
-    /// A command with a count typed before its key: motions go that far, `J`/`K` move that many
+    /// A command with a count typed before its key: motions go that far (`5G` to the fifth row), `J`/`K` move that many
     /// places, `n`/`N` and Space repeat, `d` and `y` take that many entries from the cursor on;
     /// other commands ignore it.
     mutating func apply(_ command: Command, count: Int?) -> [Effect] {
         guard let count, count > 1 else { return apply(command) }
         switch command {
+        case .move(.top, _), .move(.bottom, _):
+            // `5G`, `5g`: the fifth row, as vim's line numbers (counted from 1).
+            return apply(.move(.top, count: 1)) + apply(.move(.down, count: count - 1))
         case .move(let motion, let times): return apply(.move(motion, count: min(Self.countLimit, times * count)))
         case .shift(let direction):
             message = nil

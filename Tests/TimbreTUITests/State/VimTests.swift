@@ -49,6 +49,16 @@ import Testing
         #expect(state.trackCursor == 99, "clamped at the end")
     }
 
+    @Test func aCountBeforeGGoesToThatRow() {
+        var state = opened()
+        for key in "42G" { _ = state.handle(.character(key)) }
+        #expect(state.trackCursor == 41 && state.selectedTrack?.number == 42, "rows count from 1")
+        for key in "7g" { _ = state.handle(.character(key)) }
+        #expect(state.trackCursor == 6)
+        _ = state.handle(.character("G"))
+        #expect(state.trackCursor == 99)
+    }
+
     @Test func aDigitBoundInKeysKeepsItsBinding() {
         var state = opened()
         _ = state.keymap.apply(["5": "move bottom"])
