@@ -29,7 +29,7 @@ public struct KeyHelp: Sendable, Equatable {
         KeyHelp(.move, ["j", "Down"], "move down", "down one row; a count moves more (5j)"),
         KeyHelp(.move, ["k", "Up"], "move up", "up one row (5k)"),
         KeyHelp(.move, ["g", "Home"], "move top", "first row"),
-        KeyHelp(.move, ["G", "End"], "move bottom", "last row"),
+        KeyHelp(.move, ["G", "End"], "move bottom", "last row; with a count, that row (42G)"),
         KeyHelp(.move, ["C-d"], "move halfpagedown", "half a page down"),
         KeyHelp(.move, ["C-u"], "move halfpageup", "half a page up"),
         KeyHelp(.move, ["PageDown", "C-f"], "move pagedown", "a page down"),
