@@ -144,10 +144,7 @@ public final class TUIApp: @unchecked Sendable {
                 perform(state.handle(event), terminal)
                 dirty = true
             }
-            if dirty {
-                logMessages()
-                paint(terminal)
-            }
+            if dirty { paint(terminal) }
         }
     }
 
@@ -161,7 +158,9 @@ public final class TUIApp: @unchecked Sendable {
         for message in state.messages.suffix(max(0, new)) { StderrCapture.log(message.text) }
     }
 
+    /// Draws the state (and first logs the messages it has not logged yet).
     private func paint(_ terminal: Terminal) {
+        logMessages()
         let (rows, columns) = terminal.size
         state.pageSize = max(1, rows - 4)
         state.columns = columns

@@ -70,4 +70,27 @@ extension TUITmuxTests {
             try tmux.keys("Escape", "q")
         }
     }
+
+    /// Every mistake in `[keys]` is a message at start (and in the log); a rebinding shows in `?`
+    /// as bound and works.
+    @Test func everyBadKeyIsAMessageAndARebindingShowsInHelp() async throws {
+        try await Self.withSyncedSandbox(.small) { _, cli, tmux in
+            let config = try String(contentsOf: cli.configFile, encoding: .utf8)
+            try cli.writeConfig(config + "\n[keys]\n\"C-ä\" = \"quit\"\n\"x\" = \"fly away\"\n\"Z\" = \"quit\"\n")
+            let marker = try tmux.startTimbre(cli, columns: 80, rows: 24)
+            var screen = try await tmux.waitFor("2 mistakes in [keys] of config.toml — M lists them")
+            try tmux.keys("M")
+            screen = try await tmux.waitFor("Messages (")
+            #expect(screen.contains("[keys] 'C-ä' is not a key") && screen.contains("[keys] x: unknown command 'fly'"), "both, in full:\n\(screen)")
+            let log = cli.environment["XDG_STATE_HOME"].map { $0 + "/timbre/timbre.log" } ?? ""
+            let logged = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            #expect(logged.contains("timbre.tui: [keys] 'C-ä' is not a key") && logged.contains("timbre.tui: [keys] x: unknown command"), "\(logged)")
+            try tmux.keys("Escape", "?", "G")
+            screen = try await tmux.waitFor("  q Z ")
+            try tmux.keys("Escape", "Z")
+            let deadline = ContinuousClock.now + .seconds(10)
+            while !FileManager.default.fileExists(atPath: marker), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
+            #expect((try? String(contentsOfFile: marker, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) == "0", "Z quits")
+        }
+    }
 }
