@@ -178,7 +178,9 @@ extension TUIState {
         guard let text else {
             // A new pattern each time, as vim's `/`; the one in force is one Up away.
             promptHistory.add(currentFilter, for: .filter)
-            mode = .typing(.filter, PromptLine())
+            var line = PromptLine()
+            line.previous = currentFilter
+            mode = .typing(.filter, line)
             return
         }
         do {

@@ -13,6 +13,8 @@ public struct PromptLine: Sendable, Equatable {
     var draft = ""
     /// While Tab cycles: the text before and after the completed word, the candidates, which one is shown.
     var completion: Completion?
+    /// At `/`: the filter in force when the prompt opened, which Esc puts back.
+    var previous = ""
 
     struct Completion: Sendable, Equatable {
         var before: String

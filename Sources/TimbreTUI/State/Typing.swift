@@ -42,7 +42,8 @@ extension TUIState {
         let before = line.text
         switch key {
         case .escape:
-            if prompt == .filter { setFilter("") }
+            // Esc at `/` cancels: the filter in force before it (none, or the previous pattern).
+            if prompt == .filter, currentFilter != line.previous { setFilter(line.previous) }
             mode = .normal
             return []
         case .enter:

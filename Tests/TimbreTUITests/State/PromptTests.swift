@@ -148,5 +148,15 @@ import Testing
         #expect(state.trackFilter == "ap")
         _ = state.handle(try key("Up"))
         #expect(line(state).text == "zed" && state.trackFilter == "zed", "the old one is one Up away")
+        _ = state.handle(try key("Down"))
+        #expect(state.trackFilter == "ap")
+        _ = state.handle(try key("Esc"))
+        #expect(state.mode.kind == .normal && state.trackFilter == "zed", "Esc cancels the new pattern: the one before it is back")
+        _ = state.handle(try key("Esc"))
+        #expect(state.trackFilter == "" && state.visibleTracks.count == sampleTracks.count, "Esc again clears it")
+        _ = state.handle(.character("/"))
+        typing("mango", into: &state)
+        _ = state.handle(try key("Esc"))
+        #expect(state.trackFilter == "", "with none before, Esc leaves none")
     }
 }
