@@ -93,11 +93,6 @@ extension TUIState {
         }
     }
 
-    var isTyping: Bool {
-        if case .typing = mode { return true }
-        return false
-    }
-
     /// Applies a command: changes the state and returns what the app must do about it.
     @discardableResult
     public mutating func apply(_ command: Command) -> [Effect] {
