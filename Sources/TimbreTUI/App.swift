@@ -97,9 +97,18 @@ public final class TUIApp: @unchecked Sendable {
         self.inbox = inbox
         self.stderrLog = stderrLog
         state.status = status
+        // Every bad `[keys]` entry is a message of its own; the first one is shown at start.
         let problems = state.keymap.apply(keys)
-        if let first = problems.first { state.setMessage(first + (problems.count > 1 ? " (+\(problems.count - 1) more)" : "")) }
+        for problem in problems { state.addMessage(problem) }
+        if problems.count > 1 {
+            state.setMessage("\(problems.count) mistakes in [keys] of config.toml — M lists them")
+        } else if let first = state.messages.last?.text, !problems.isEmpty {
+            state.setMessage(first)
+        }
     }
+
+    /// The state as the first frame would show it (tests of the start).
+    var stateForTests: TUIState { state }
 
     /// Runs until the user quits (q, Ctrl-C) or SIGTERM; the terminal is restored on every path.
     public func run() async throws {
@@ -165,9 +174,22 @@ public final class TUIApp: @unchecked Sendable {
         }
     }
 
+    /// How many of the state's messages are in the log already.
+    private var loggedMessages = 0
+
+    /// Every message also goes to timbre.log (where fd 2 points while the interface runs).
+    private func logMessages() {
+        let new = min(state.messagesAdded - loggedMessages, state.messages.count)
+        loggedMessages = state.messagesAdded
+        for message in state.messages.suffix(max(0, new)) { StderrCapture.log(message.text) }
+    }
+
+    /// Draws the state (and first logs the messages it has not logged yet).
     private func paint(_ terminal: Terminal) {
+        logMessages()
         let (rows, columns) = terminal.size
         state.pageSize = max(1, rows - 4)
+        state.columns = columns
         terminal.draw(Screen.render(state, rows: rows, columns: columns))
     }
 
@@ -312,7 +334,7 @@ public final class TUIApp: @unchecked Sendable {
         do {
             state.showInfo(try services.statistics(playlistID), of: playlistID)
         } catch {
-            state.setMessage(TerminalText.preview((error as? any UserFacingError)?.message ?? "\(error)", limit: 200))
+            state.reportError((error as? any UserFacingError)?.message ?? "\(error)")
         }
     }
 
@@ -321,6 +343,7 @@ public final class TUIApp: @unchecked Sendable {
             state.setPlaylists(try source.playlists(), folders: try source.folders())
         } catch {
             state.status.lastError = TerminalText.preview("\(error)", limit: 80)
+            state.addMessage("\(error)")
         }
     }
 
@@ -329,6 +352,7 @@ public final class TUIApp: @unchecked Sendable {
             state.setTracks(try source.tracks(of: playlistID), of: playlistID)
         } catch {
             state.status.lastError = TerminalText.preview("\(error)", limit: 80)
+            state.addMessage("\(error)")
         }
     }
 
@@ -338,6 +362,7 @@ public final class TUIApp: @unchecked Sendable {
             state.showSearchResults(try source.search(query, limit: Self.searchLimit), query: query)
         } catch {
             state.status.lastError = TerminalText.preview("\(error)", limit: 80)
+            state.addMessage("\(error)")
         }
     }
 
@@ -390,7 +415,10 @@ public final class TUIApp: @unchecked Sendable {
                 state.status.rateLimitWait = nil
                 state.status.offline = false
                 state.status.lastSync = Self.clock()
-                if report.failed > 0 { state.status.lastError = "\(report.failed) playlist(s) failed to sync" }
+                if report.failed > 0 {
+                    state.status.lastError = "\(report.failed) playlist(s) failed to sync"
+                    state.addMessage("\(report.failed) playlist(s) failed to sync")
+                }
                 for warning in report.warnings { state.addMessage(warning) }
                 reloadPlaylists()
                 // A sync that changed no items leaves the open list as it is (no second copy of a
@@ -423,8 +451,7 @@ public final class TUIApp: @unchecked Sendable {
                 }
                 state.status.editsQueued = 0
                 state.editEnded(edit, all: true)
-                state.addMessage(message)
-                state.setMessage(TerminalText.preview(message, limit: 300))
+                state.reportError(message)
                 afterEdit(edit)
             case .catalogue(let hits, let query):
                 state.showCatalogueResults(hits, query: query)
@@ -434,8 +461,7 @@ public final class TUIApp: @unchecked Sendable {
                 pendingOrder = answer
                 state.askOrder(cost)
             case .catalogueFailed(let message):
-                state.addMessage("catalogue search failed: " + message)
-                state.setMessage(TerminalText.preview("catalogue search failed: " + message, limit: 300))
+                state.reportError("catalogue search failed: " + message)
             case .failed(let message, let offline):
                 syncTask = nil
                 state.status.syncProgress = nil

@@ -5,7 +5,7 @@ import TimbreLibrary
 /// prompt parses commands, and `[keys]` in config.toml binds keys to command text. Every command
 /// prints back to text that parses to itself.
 public enum Command: Equatable, Sendable, CustomStringConvertible {
-    public enum Motion: String, Sendable, CaseIterable { case up, down, top, bottom, pageup, pagedown }
+    public enum Motion: String, Sendable, CaseIterable { case up, down, top, bottom, pageup, pagedown, halfpageup, halfpagedown }
     public enum Focus: String, Sendable, CaseIterable { case next, previous, playlists, tracks }
     /// How the view is ordered (`order`); the playlist on Spotify is not touched.
     public enum SortField: String, Sendable, CaseIterable { case position, title, artist, album, year, duration, added }

@@ -31,18 +31,8 @@ public struct Key: Hashable, Sendable, CustomStringConvertible, Comparable {
 public struct Keymap: Sendable {
     public private(set) var bindings: [Key: Command]
 
-    public static let defaults: [(String, String)] = [
-        ("j", "move down"), ("Down", "move down"), ("k", "move up"), ("Up", "move up"),
-        ("g", "move top"), ("Home", "move top"), ("G", "move bottom"), ("End", "move bottom"),
-        ("PageDown", "move pagedown"), ("C-f", "move pagedown"), ("PageUp", "move pageup"), ("C-b", "move pageup"),
-        ("Tab", "focus next"), ("BackTab", "focus previous"), ("h", "focus playlists"), ("Left", "focus playlists"),
-        ("l", "focus tracks"), ("Right", "focus tracks"), ("Enter", "open"),
-        ("/", "filter"), ("n", "next-match"), ("N", "previous-match"), ("Esc", "clear"),
-        ("s", "order next"), ("S", "order reverse"), ("F", "search"), ("U", "sync"), ("?", "help"),
-        ("M", "messages"), ("C-l", "redraw"), (":", "prompt"), ("q", "quit"),
-        ("Space", "mark"), ("v", "mark-range"), ("d", "remove"), ("y", "yank"), ("p", "paste after"), ("P", "paste before"),
-        ("J", "shift down"), ("K", "shift up"), ("u", "undo"), ("C-r", "redo"), ("a", "add"), ("i", "info"), ("o", "toggle"),
-    ]
+    /// Key → command text: from the one table of keys (KeyHelp.swift).
+    public static var defaults: [(String, String)] { KeyHelp.defaultBindings }
 
     public init() {
         var bindings: [Key: Command] = [:]

@@ -26,6 +26,7 @@ public enum Screen {
         let leftWidth = max(24, min(44, columns / 3))
         let rightWidth = columns - leftWidth - 1
         let bodyRows = rows - 3
+        if state.currentOverlay != nil { return overlay(state, rows: rows, columns: columns) }
         var lines: [[Segment]] = []
 
         // Header row.
@@ -39,8 +40,6 @@ public enum Screen {
         let rightRows: [Segment]
         switch state.mode {
         case .searchResults: rightRows = searchLines(state, width: rightWidth, height: bodyRows)
-        case .help: rightRows = helpLines(state, width: rightWidth, height: bodyRows)
-        case .messages: rightRows = messageLines(state, width: rightWidth, height: bodyRows)
         case .catalogueResults: rightRows = catalogueLines(state, width: rightWidth, height: bodyRows)
         case .info: rightRows = infoLines(state, width: rightWidth, height: bodyRows)
         default: rightRows = trackLines(state, width: rightWidth, height: bodyRows)
@@ -49,17 +48,35 @@ public enum Screen {
             lines.append([leftRows[index], Segment("│", .dim), rightRows[index]])
         }
         lines.append([inputLine(state, width: columns)])
-        lines.append([Segment(TextWidth.pad(statusText(state), columns: columns), .status)])
+        lines.append([Segment(TextWidth.pad(statusText(state, width: columns), columns: columns), .status)])
         return lines
     }
 
-    /// The `:` verbs that have no key, for the help screen.
-    static let verbHelp = [
-        ":create NAME", ":edit --name NAME", ":delete", ":dedupe [--fuzzy]", ":shuffle", ":sort FIELD [reverse]", ":sort! FIELD [reverse]", ":save-order",
-        ":export FILE", ":import FILE", ":filter year:1990-1999", ":filter duration:<3:00 artist:NAME",
-        ":order FIELD [asc|desc]", ":folder create NAME", ":folder add NAME", ":folder remove",
-        ":folder rename NAME", ":folder delete", ":messages", ":search TEXT",
-    ]
+    /// Help or messages over the whole body, scrolled to the overlay's first line; in the help,
+    /// group titles stand out, and lines holding the `/` query are highlighted.
+    static func overlay(_ state: TUIState, rows: Int, columns: Int) -> [[Segment]] {
+        let bodyRows = rows - 3
+        let text = state.overlayText
+        let overlay = state.currentOverlay ?? TUIState.Overlay()
+        let top = min(overlay.top, max(0, text.count - bodyRows))
+        let shown = text.isEmpty ? "" : " — lines \(top + 1)–\(min(text.count, top + bodyRows)) of \(text.count)"
+        var lines = [[Segment(TextWidth.pad(rightHeader(state) + shown, columns: columns), .header)]]
+        let needle = overlay.typingQuery ? "" : overlay.query.lowercased()
+        for index in top..<(top + bodyRows) {
+            guard text.indices.contains(index) else {
+                let empty = index == 0 && state.mode.kind == .messages ? "  No messages." : ""
+                lines.append([Segment(TextWidth.pad(empty, columns: columns), .dim)])
+                continue
+            }
+            let line = text[index]
+            var style: Segment.Style = state.mode.kind == .help && KeyHelp.isTitle(line) ? .header : .normal
+            if !needle.isEmpty, line.lowercased().contains(needle) { style = .selected }
+            lines.append([Segment(TextWidth.pad(line, columns: columns), style)])
+        }
+        lines.append([inputLine(state, width: columns)])
+        lines.append([Segment(TextWidth.pad(statusText(state, width: columns), columns: columns), .status)])
+        return lines
+    }
 
     static func tooSmall(rows: Int, columns: Int) -> [[Segment]] {
         let text = "Terminal too small (\(columns)×\(rows)); timbre needs \(minimumColumns)×\(minimumRows)."
@@ -70,8 +87,8 @@ public enum Screen {
 
     static func rightHeader(_ state: TUIState) -> String {
         if state.mode.kind == .searchResults { return " Search results (\(state.searchResults.count)) — Enter jumps, Esc closes" }
-        if state.mode == .help { return " Keys — any key closes" }
-        if state.mode == .messages { return " Messages (\(state.messages.count)) — any key closes" }
+        if state.mode.kind == .help { return " Keys, as bound now" }
+        if state.mode.kind == .messages { return " Messages (\(state.messages.count)), newest first" }
         if state.mode.kind == .catalogueResults { return " Spotify catalogue (\(state.catalogueResults.count)) — Space marks, Enter adds, Esc closes" }
         if state.mode.kind == .info { return " Statistics of “\(state.infoTitle)” — any key closes" }
         guard let playlist = state.openedPlaylist else { return " Tracks — Enter opens the selected playlist" }
@@ -202,58 +219,49 @@ public enum Screen {
         return Array(out.prefix(height))
     }
 
-    /// Every binding (two columns when the pane is wide enough), then the `:` verbs without a key.
-    static func helpLines(_ state: TUIState, width: Int, height: Int) -> [Segment] {
-        let columns = width >= 84 ? 2 : 1
-        let bindings = state.keymap.helpLines.map { TextWidth.pad($0.keys, columns: 14) + " " + $0.command }
-        var out = columned(bindings, columns: columns, width: width).map { Segment($0) }
-        out.append(Segment(TextWidth.pad("  At the : prompt, also (rebind any command in [keys] of config.toml):", columns: width), .dim))
-        out += columned(Self.verbHelp, columns: columns, width: width).map { Segment($0, .dim) }
-        while out.count < height { out.append(Segment(String(repeating: " ", count: width))) }
-        return Array(out.prefix(height))
-    }
-
-    /// `items` laid out top to bottom in `columns` columns, as lines `width` wide.
-    static func columned(_ items: [String], columns: Int, width: Int) -> [String] {
-        let columnWidth = (width - 2) / columns
-        let rows = (items.count + columns - 1) / columns
-        return (0..<rows).map { row in
-            let text = (0..<columns).compactMap { column -> String? in
-                let index = column * rows + row
-                return items.indices.contains(index) ? TextWidth.pad(items[index], columns: columnWidth) : nil
-            }.joined()
-            return TextWidth.pad("  " + text, columns: width)
-        }
-    }
-
-    /// The newest messages that fit, newest last (as a log reads).
-    static func messageLines(_ state: TUIState, width: Int, height: Int) -> [Segment] {
-        var out =
-            state.messages.isEmpty
-            ? [Segment(TextWidth.pad("  No messages.", columns: width), .dim)]
-            : state.messages.suffix(height).map { Segment(TextWidth.pad("  " + $0, columns: width)) }
-        while out.count < height { out.append(Segment(String(repeating: " ", count: width))) }
-        return Array(out.prefix(height))
-    }
-
     static func inputLine(_ state: TUIState, width: Int) -> Segment {
+        if let overlay = state.currentOverlay {
+            if overlay.typingQuery { return Segment(TextWidth.pad("/" + overlay.query + "▏", columns: width)) }
+            if state.message == nil { return Segment(TextWidth.pad(overlayHint, columns: width), .dim) }
+        }
         switch state.mode {
-        case .typing(.filter, let text): return Segment(TextWidth.pad("/" + text + "▏", columns: width))
-        case .typing(.command, let text): return Segment(TextWidth.pad(":" + text + "▏", columns: width))
-        case .typing(.search, let text): return Segment(TextWidth.pad("Search all playlists: " + text + "▏", columns: width))
-        case .typing(.catalogue, let text): return Segment(TextWidth.pad("Add from Spotify, search: " + text + "▏", columns: width))
+        case .typing(let prompt, let line):
+            let label: String
+            switch prompt {
+            case .filter: label = "/"
+            case .command: label = ":"
+            case .search: label = "Search all playlists: "
+            case .catalogue: label = "Add from Spotify, search: "
+            }
+            return Segment(TextWidth.pad(label + line.beforeCursor + "▏" + line.afterCursor, columns: width))
         case .confirm(let question): return Segment(TextWidth.pad(" " + question.text + " ", columns: width), .warning)
         default:
-            if let message = state.message { return Segment(TextWidth.pad(" " + message, columns: width), .warning) }
+            if let message = state.message {
+                // An error kept in `M` says so when the line cannot show all of it.
+                let inMessages = state.messages.last?.text == message
+                return Segment(TextWidth.pad(" " + cut(message, columns: width - 1, more: inMessages), columns: width), .warning)
+            }
             return Segment(
                 TextWidth.pad(" ? help · / filter · F search all · Space mark · d remove · y/p copy · u undo · : commands · q quit", columns: width), .dim)
         }
     }
 
-    static func statusText(_ state: TUIState) -> String {
+    static let overlayHint = " j k C-d C-u g G scroll · / search · n N next, previous · Esc or q closes"
+
+    /// `text`'s first line, cut to `columns` with " (M for more)" when `more` and anything is left out.
+    static func cut(_ text: String, columns: Int, more: Bool) -> String {
+        let first = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        if first == text, TextWidth.width(of: text) <= columns { return text }
+        guard more else { return TextWidth.fit(first, columns: columns) }
+        let suffix = " (M for more)"
+        return TextWidth.fit(first, columns: max(8, columns - suffix.count)) + suffix
+    }
+
+    static func statusText(_ state: TUIState, width: Int = 200) -> String {
         let status = state.status
         var parts: [String] = []
         parts.append(status.user.map { "♪ \($0)" } ?? "not signed in")
+        if let count = state.pendingCount { parts.append("count \(count)") }
         if status.offline { parts.append("OFFLINE") }
         if let edit = status.editProgress { parts.append("\(edit)…" + (status.editsQueued > 0 ? " (+\(status.editsQueued) waiting)" : "")) }
         let marked = state.effectiveMarks.count
@@ -261,9 +269,11 @@ public enum Screen {
         if !state.register.isEmpty { parts.append("\(state.register.count) yanked") }
         if let progress = status.syncProgress { parts.append("syncing \(progress)") } else if let last = status.lastSync { parts.append("synced \(last)") }
         if let wait = status.rateLimitWait, wait > 0 { parts.append("rate-limited, waiting \(wait) s") }
-        if let error = status.lastError { parts.append("error: \(error)") }
-        if status.lastError == nil, let message = status.lastMessage { parts.append("⚠ \(message) (:messages)") }
         if let hint = status.hint { parts.append(hint) }
-        return " " + parts.joined(separator: " · ")
+        let head = " " + parts.joined(separator: " · ")
+        // The latest error or warning last, in the room left: its first line, and a pointer to
+        // `M` when the whole of it does not fit.
+        guard let notice = status.lastError.map({ "error: \($0)" }) ?? status.lastMessage.map({ "⚠ \($0)" }) else { return head }
+        return head + " · " + cut(notice, columns: max(16, width - TextWidth.width(of: head) - 3), more: true)
     }
 }

@@ -42,6 +42,40 @@ public enum TextWidth {
         return fitted + String(repeating: " ", count: max(0, columns - width(of: fitted)))
     }
 
+    /// `text` broken into lines at most `columns` wide: at spaces where it can, inside a word
+    /// longer than a line where it must. Each line of `text` starts a new one.
+    public static func wrap(_ text: String, columns: Int) -> [String] {
+        let columns = max(1, columns)
+        var out: [String] = []
+        for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            var line = ""
+            var used = 0
+            for word in paragraph.split(separator: " ", omittingEmptySubsequences: false).map(String.init) {
+                let w = width(of: word)
+                if used > 0, used + 1 + w <= columns {
+                    line += " " + word
+                    used += 1 + w
+                    continue
+                }
+                if used > 0 || !line.isEmpty { out.append(line) }
+                line = ""
+                used = 0
+                for character in word {
+                    let cw = width(of: character)
+                    if used + cw > columns {
+                        out.append(line)
+                        line = ""
+                        used = 0
+                    }
+                    line.append(character)
+                    used += cw
+                }
+            }
+            out.append(line)
+        }
+        return out
+    }
+
     static func isZeroWidth(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.properties.generalCategory {
         case .nonspacingMark, .enclosingMark, .format: return true

@@ -28,43 +28,69 @@ extension TUIState {
         case answerOrder(OrderChoice)
     }
 
-    /// One event from the terminal. An overlay closes on any key; in an input mode keys type;
-    /// otherwise the keymap names the command.
+    /// One event from the terminal. Help and messages scroll (Overlay.swift); in an input mode
+    /// keys edit the line (Typing.swift); otherwise digits make a count and the keymap names the
+    /// command.
     mutating func handle(_ event: Terminal.InputEvent) -> [Effect] {
-        switch event {
-        case .resize:
-            return []
-        case .key where mode == .help, .character where mode == .help:
-            return apply(.help)
-        case .key where mode == .messages, .character where mode == .messages:
-            return apply(.messages)
-        case .key where mode.kind == .info, .character where mode.kind == .info:
+        if case .resize = event { return [] }
+        switch mode.kind {
+        case .help, .messages: return overlayKey(event)
+        case .info:
             mode = .normal
             return []
-        case .character(let character) where mode.kind == .confirm:
-            return answer(key: character)
-        case .key where mode.kind == .confirm:
+        case .confirm:
+            if case .character(let character) = event { return answer(key: character) }
             return answer(key: nil)
-        case .key(let key) where isTyping:
-            switch key.name {
-            case "Enter": return type(.enter)
-            case "Esc": return type(.escape)
-            case "Backspace", "Delete": return type(.backspace)
-            default: return []
-            }
-        case .character(let character) where isTyping:
-            return type(.character(character))
-        case .key(let key):
-            return keymap.command(for: key).map { apply($0) } ?? []
-        case .character(let character):
-            guard let key = character == " " ? Key("Space") : Key(String(character)), let command = keymap.command(for: key) else { return [] }
-            return apply(command)
+        case .filterInput, .promptInput, .searchInput, .catalogueInput: return typingKey(event)
+        case .normal, .searchResults, .catalogueResults: break
         }
+        let key: Key?
+        switch event {
+        case .key(let named): key = named
+        case .character(let character): key = character == " " ? Key("Space") : Key(String(character))
+        case .resize: key = nil
+        }
+        guard let key else {
+            pendingCount = nil
+            return []
+        }
+        // A digit not bound in [keys] is a count (vim's `5j`); 0 only after another digit.
+        if keymap.command(for: key) == nil, let digit = Int(key.name), digit > 0 || pendingCount != nil {
+            pendingCount = min(Self.countLimit, (pendingCount ?? 0) * 10 + digit)
+            return []
+        }
+        let count = pendingCount
+        pendingCount = nil
+        guard let command = keymap.command(for: key) else { return [] }
+        return apply(command, count: count)
     }
 
-    var isTyping: Bool {
-        if case .typing = mode { return true }
-        return false
+    /// The largest count (as `move down N` takes).
+    static let countLimit = 10_000
+
+    /// A command with a count typed before its key: motions go that far (`5G` to the fifth row), `J`/`K` move that many
+    /// places, `n`/`N` and Space repeat, `d` and `y` take that many entries from the cursor on;
+    /// other commands ignore it.
+    mutating func apply(_ command: Command, count: Int?) -> [Effect] {
+        guard let count, count > 1 else { return apply(command) }
+        switch command {
+        case .move(.top, _), .move(.bottom, _):
+            // `5G`, `5g`: the fifth row, as vim's line numbers (counted from 1).
+            return apply(.move(.top, count: 1)) + apply(.move(.down, count: count - 1))
+        case .move(let motion, let times): return apply(.move(motion, count: min(Self.countLimit, times * count)))
+        case .shift(let direction):
+            message = nil
+            return shift(direction, by: count)
+        case .nextMatch, .previousMatch, .mark:
+            return (0..<count).flatMap { _ in apply(command) }
+        case .remove, .yank:
+            // `3d`, `3y`: the entry under the cursor and the ones after it (marked, so the
+            // question and the status line show which).
+            guard mode == .normal, focus == .tracks, effectiveMarks.isEmpty, visibleTracks.indices.contains(trackCursor) else { return apply(command) }
+            marks = Set(visibleTracks[trackCursor..<min(visibleTracks.count, trackCursor + count)].map { tracks[$0].position })
+            return apply(command)
+        default: return apply(command)
+        }
     }
 
     /// Applies a command: changes the state and returns what the app must do about it.
@@ -94,13 +120,13 @@ extension TUIState {
         case .order(let change): order(change)
         case .search:
             // With text it returned above.
-            mode = .typing(.search, text: "")
+            mode = .typing(.search, PromptLine())
         case .sync: return [.startSync]
-        case .help: mode = mode == .help ? .normal : .help
-        case .messages: mode = mode == .messages ? .normal : .messages
+        case .help: mode = mode.kind == .help ? .normal : .help(Overlay())
+        case .messages: mode = mode.kind == .messages ? .normal : .messages(Overlay())
         case .redraw: return [.redraw]
         case .prompt:
-            mode = .typing(.command, text: "")
+            mode = .typing(.command, PromptLine())
         case .quit: return [.quit]
         case .mark: toggleMark()
         case .markRange: toggleRange()
@@ -113,7 +139,7 @@ extension TUIState {
         case .add:
             // With text it returned above.
             guard changeablePlaylist("add to") != nil else { return [] }
-            mode = .typing(.catalogue, text: "")
+            mode = .typing(.catalogue, PromptLine())
         case .info: return info()
         case .toggle: return toggle()
         case .new, .rename, .delete, .dedupe, .shuffle, .sort, .saveOrder, .export, .importFile, .folder:
@@ -145,7 +171,11 @@ extension TUIState {
     /// `filter TEXT` (free text and field terms), or `/` to type one.
     private mutating func filter(_ text: String?) {
         guard let text else {
-            mode = .typing(.filter, text: currentFilter)
+            // A new pattern each time, as vim's `/`; the one in force is one Up away.
+            promptHistory.add(currentFilter, for: .filter)
+            var line = PromptLine()
+            line.previous = currentFilter
+            mode = .typing(.filter, line)
             return
         }
         do {
@@ -160,7 +190,7 @@ extension TUIState {
                 message = "filter: \(fields)\(rest.isEmpty ? "" : " /\(rest)") — Esc clears"
             }
         } catch {
-            message = error.description
+            reportError(error.description)
         }
     }
 
@@ -174,7 +204,9 @@ extension TUIState {
         }
     }
 
+    /// Orders the view; the cursor stays on the track it was on.
     mutating func order(_ change: Command.SortChange) {
+        let selectedRow: Int? = visibleTracks.indices.contains(trackCursor) ? visibleTracks[trackCursor] : nil
         switch change {
         case .set(let field, let order):
             sortField = field
@@ -190,6 +222,7 @@ extension TUIState {
         if let playlist = openedPlaylistID {
             viewOrders[playlist] = sortField == .position && sortOrder == .asc ? nil : ViewOrder(field: sortField, order: sortOrder)
         }
+        if let selectedRow, let row = visibleTracks.firstIndex(of: selectedRow) { trackCursor = row }
         message = "sorted by \(sortField.rawValue) \(sortOrder == .asc ? "↑" : "↓")"
     }
 
@@ -231,57 +264,5 @@ extension TUIState {
         if let row = paneRows.firstIndex(where: { playlistIndex(of: $0).map { playlists[$0].id == hit.playlistID } ?? false }) { playlistCursor = row }
         focus = .tracks
         return [.loadTracks(hit.playlistID, focusing: hit.track.position)]
-    }
-
-    // MARK: Typing in a prompt
-
-    public enum TypedKey: Sendable, Equatable { case character(Character), backspace, enter, escape }
-
-    /// A key in an input mode. Enter runs what was typed at `:` (through `apply`) or starts the search.
-    @discardableResult
-    public mutating func type(_ key: TypedKey) -> [Effect] {
-        guard case .typing(let prompt, var text) = mode else {
-            // Outside a typing mode only Esc does something: back to normal.
-            if key == .escape { mode = .normal }
-            return []
-        }
-        switch (prompt, key) {
-        case (_, .escape):
-            if prompt == .filter { setFilter("") }
-            mode = .normal
-        case (.filter, .character(let c)):
-            text.append(c)
-            mode = .typing(.filter, text: text)
-            setFilter(text)
-        case (.filter, .backspace):
-            if !text.isEmpty { text.removeLast() }
-            mode = .typing(.filter, text: text)
-            setFilter(text)
-        case (.filter, .enter):
-            mode = .normal
-        case (_, .character(let c)):
-            text.append(c)
-            mode = .typing(prompt, text: text)
-        case (_, .backspace):
-            if text.isEmpty {
-                mode = .normal
-            } else {
-                text.removeLast()
-                mode = .typing(prompt, text: text)
-            }
-        case (.command, .enter):
-            mode = .normal
-            do {
-                let command = try Command.parse(text)
-                return apply(command)
-            } catch {
-                message = "\(error)"
-            }
-        case (.search, .enter), (.catalogue, .enter):
-            let query = text.trimmingCharacters(in: .whitespaces)
-            mode = .normal
-            if !query.isEmpty { return apply(prompt == .search ? .search(query) : .add(query)) }
-        }
-        return []
     }
 }

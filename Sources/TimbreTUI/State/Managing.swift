@@ -77,13 +77,15 @@ extension TUIState {
             message = "open a playlist first (Enter)"
             return nil
         }
+        // A refused edit is an error: kept for `M` too.
         guard playlist.editable else {
-            message =
+            reportError(
                 "🔒 “\(TerminalText.preview(playlist.name, limit: 40))” belongs to \(TerminalText.preview(playlist.owner, limit: 30)): only its owner or collaborators can \(verb) it; nothing was sent"
+            )
             return nil
         }
         if orderMatters, playlist.isLiked {
-            message = "Liked Songs has no order of its own to \(verb); nothing was sent"
+            reportError("Liked Songs has no order of its own to \(verb); nothing was sent")
             return nil
         }
         return playlist
@@ -141,7 +143,7 @@ extension TUIState {
         }
         let (addable, locals) = Self.addable(register)
         guard !addable.isEmpty else {
-            message = "local files cannot be added through Spotify's API; nothing was sent"
+            reportError("local files cannot be added through Spotify's API; nothing was sent")
             return []
         }
         if locals > 0 { addMessage("\(locals) local file(s) left out: Spotify's API cannot add them") }
@@ -167,7 +169,7 @@ extension TUIState {
 
     /// J/K: the marked run (or the current entry) one place down or up, saved on Spotify; the
     /// marks and the cursor follow it.
-    mutating func shift(_ direction: Command.Direction) -> [Effect] {
+    mutating func shift(_ direction: Command.Direction, by places: Int = 1) -> [Effect] {
         guard focus == .tracks, let playlist = changeablePlaylist("reorder", orderMatters: true) else { return [] }
         guard !positionsUnsure(playlist.id) else {
             refuseUnsurePositions(playlist)
@@ -184,17 +186,18 @@ extension TUIState {
             return []
         }
         let total = tracks.count
-        let to = direction == .down ? first + 1 : first - 1
-        guard to >= 0, last + (direction == .down ? 1 : 0) < total else {
+        // A count moves that many places, or as far as the list goes.
+        let step = direction == .down ? min(places, total - 1 - last) : -min(places, first)
+        guard step != 0 else {
             message = direction == .down ? "already at the end" : "already at the top"
             return []
         }
-        let step = direction == .down ? 1 : -1
+        let to = first + step
         if !effectiveMarks.isEmpty {
             marks = Set(positions.map { $0 + step })
             rangeAnchor = nil
         }
-        move(direction == .down ? .down : .up, count: 1)
+        move(direction == .down ? .down : .up, count: abs(step))
         moveAhead(start: first, length: positions.count, to: to)
         return [.edit(.entries(playlistID: playlist.id, .move(start: first, length: positions.count, to: to)))]
     }
@@ -316,7 +319,7 @@ extension TUIState {
                 return []
             }
             guard playlist.editable else {
-                message = "🔒 only the owner can rename “\(TerminalText.preview(playlist.name, limit: 40))”; nothing was sent"
+                reportError("🔒 only the owner can rename “\(TerminalText.preview(playlist.name, limit: 40))”; nothing was sent")
                 return []
             }
             return [.edit(.rename(playlistID: playlist.id, name: name))]

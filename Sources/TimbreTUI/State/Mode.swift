@@ -7,9 +7,12 @@ extension TUIState {
     /// shown. Leaving a mode drops its data, so no stale question or result can outlive it.
     public enum Mode: Sendable, Equatable {
         case normal
-        /// Typing at `/`, `:`, `F` or `a` (`Prompt`); `text` is what was typed so far.
-        case typing(Prompt, text: String)
-        case help, messages
+        /// Typing at `/`, `:`, `F` or `a` (`Prompt`): the line, its cursor, history and completion.
+        case typing(Prompt, PromptLine)
+        /// `?`: the key table, scrolled and searched (`Overlay`).
+        case help(Overlay)
+        /// `M`/`:messages`: every warning and error, newest first, scrolled and searched.
+        case messages(Overlay)
         /// `F`/`:search`: the hits across every cached playlist.
         case searchResults(SearchResults)
         /// A y/n question before a destructive edit, or y/r/n before a long order change.
@@ -32,8 +35,8 @@ extension TUIState {
             case .typing(.command, _): .promptInput
             case .typing(.search, _): .searchInput
             case .typing(.catalogue, _): .catalogueInput
-            case .help: .help
-            case .messages: .messages
+            case .help(_): .help
+            case .messages(_): .messages
             case .searchResults: .searchResults
             case .confirm: .confirm
             case .catalogueResults: .catalogueResults
@@ -43,7 +46,19 @@ extension TUIState {
     }
 
     /// What a line being typed is for: `/` filter, `:` command, `F` search, `a` catalogue query.
-    public enum Prompt: Sendable, Equatable { case filter, command, search, catalogue }
+    public enum Prompt: Sendable, Equatable, Hashable { case filter, command, search, catalogue }
+
+    /// A scrolled text overlay (help, messages): the first line shown and the `/` query.
+    public struct Overlay: Sendable, Equatable {
+        /// The first line shown.
+        public internal(set) var top = 0
+        /// What `/` looks for (`n`/`N` jump between the lines that contain it).
+        public internal(set) var query = ""
+        /// True while the query is being typed.
+        public internal(set) var typingQuery = false
+
+        public init() {}
+    }
 
     /// A question waiting for y or n (or y / r / n), and what `y` does.
     public struct Question: Sendable, Equatable {
@@ -90,7 +105,7 @@ extension TUIState {
 
     /// What is being typed, in a typing mode.
     public var input: String {
-        if case .typing(_, let text) = mode { return text }
+        if case .typing(_, let line) = mode { return line.text }
         return ""
     }
 

@@ -53,12 +53,23 @@ public struct TUIState: Sendable {
     /// The mode and the data only it uses (Mode.swift).
     public internal(set) var mode: Mode = .normal
     public internal(set) var message: String?
-    /// Warnings and errors from background work, oldest first (`:messages`), at most `messageLimit`.
-    public internal(set) var messages: [String] = []
+    /// Every warning and error (background work, edits, commands, config.toml's `[keys]`), oldest
+    /// first (`:messages` shows them newest first), at most `messageLimit`.
+    public internal(set) var messages: [Message] = []
+    /// How many messages were ever added (the app logs the ones it has not logged yet).
+    public internal(set) var messagesAdded = 0
     public static let messageLimit = 200
+    /// The longest message kept, in characters.
+    public static let messageLength = 4000
     public var status = StatusInfo()
     /// Rows a page moves (set from the layout).
     public var pageSize = 10
+    /// The terminal's width (set from the layout): messages wrap to it.
+    public var columns = 100
+    /// The count typed before a key (`5` of `5j`), shown in the status line until the key comes.
+    public internal(set) var pendingCount: Int?
+    /// What was typed at each prompt, for Up/Down (this session).
+    public internal(set) var promptHistory = PromptHistory()
     public var keymap = Keymap()
 
     // Managing.
@@ -144,13 +155,38 @@ public struct TUIState: Sendable {
 
     public var openedPlaylist: PlaylistRow? { playlists.first { $0.id == openedPlaylistID } }
 
-    /// A warning or error from background work: kept for `:messages`, the latest shown in the
-    /// status line. Text from the network is made inert here, once.
-    public mutating func addMessage(_ text: String) {
-        let clean = TerminalText.preview(text, limit: 500)
-        messages.append(clean)
+    /// A warning or error kept for `:messages`: its text and the time it came (HH:MM:SS).
+    public struct Message: Sendable, Equatable {
+        public let time: String
+        public let text: String
+    }
+
+    /// A warning or error from background work: kept for `:messages` in full, the latest shown in
+    /// the status line. Text from the network is made inert here, once (line by line: a message
+    /// may have several), and redacted.
+    public mutating func addMessage(_ text: String, at date: Date = Date()) {
+        // Redacted as the log is: a token in an error's text never reaches the screen.
+        let lines = Redactor.redact(text).split(separator: "\n", omittingEmptySubsequences: false).map { TerminalText.sanitize(String($0)) }
+        var clean = lines.joined(separator: "\n")
+        if clean.count > Self.messageLength { clean = String(clean.prefix(Self.messageLength)) + "…" }
+        messages.append(Message(time: Self.clockTime(date), text: clean))
+        messagesAdded += 1
         if messages.count > Self.messageLimit { messages.removeFirst(messages.count - Self.messageLimit) }
         status.lastMessage = clean
+    }
+
+    /// An error a key or command met: the message line, and `:messages` in full.
+    mutating func reportError(_ text: String) {
+        addMessage(text)
+        message = messages.last?.text
+    }
+
+    /// `14:05:09`, local time.
+    static func clockTime(_ date: Date) -> String {
+        var seconds = time_t(date.timeIntervalSince1970)
+        var parts = tm()
+        guard localtime_r(&seconds, &parts) != nil else { return "--:--:--" }
+        return [parts.tm_hour, parts.tm_min, parts.tm_sec].map { ClockText.pad(Int($0)) }.joined(separator: ":")
     }
 
     public mutating func showSearchResults(_ hits: [SearchHit], query: String) {

@@ -5,12 +5,17 @@ import TimbreCore
 extension TUIState {
     var currentFilter: String { focus == .playlists ? playlistFilter : trackFilter }
 
+    /// Sets the filter of the focused pane. The cursor goes to the first match; when the filter
+    /// is cleared it stays on the row it was on (`/river Enter n n Esc` keeps the place).
     mutating func setFilter(_ text: String) {
         if focus == .playlists {
+            let selected = paneRows.indices.contains(playlistCursor) ? paneRows[playlistCursor] : nil
             playlistFilter = text
             refilterPlaylists()
             playlistCursor = 0
+            if text.isEmpty, let selected, let row = paneRow(of: selected) { playlistCursor = row }
         } else {
+            let selectedRow: Int? = visibleTracks.indices.contains(trackCursor) ? visibleTracks[trackCursor] : nil
             let previous = SearchText.foldedBytes(trackFilter)
             let next = SearchText.foldedBytes(text)
             trackFilter = text
@@ -23,8 +28,17 @@ extension TUIState {
                 resort()
             }
             trackCursor = 0
+            if text.isEmpty, let selectedRow, let row = visibleTracks.firstIndex(of: selectedRow) { trackCursor = row }
         }
         clampCursors()
+    }
+
+    /// Where a playlist or folder row of the unfiltered pane is now (the same playlist, in or out of a folder).
+    private func paneRow(of row: PaneRow) -> Int? {
+        switch row {
+        case .folder(let index): return paneRows.firstIndex(of: .folder(index))
+        case .playlist(let index, _): return paneRows.firstIndex { playlistIndex(of: $0) == index }
+        }
     }
 
     /// The playlists pane's rows. Liked Songs first, then each folder and (expanded) its
@@ -137,6 +151,8 @@ extension TUIState {
         case .bottom: return total - 1
         case .pageup: next = cursor - max(1, page) * count
         case .pagedown: next = cursor + max(1, page) * count
+        case .halfpageup: next = cursor - max(1, page / 2) * count
+        case .halfpagedown: next = cursor + max(1, page / 2) * count
         }
         if wrap { next = ((next % total) + total) % total }
         return min(max(0, next), total - 1)

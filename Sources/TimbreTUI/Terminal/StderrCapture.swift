@@ -32,6 +32,16 @@ enum StderrCapture {
         return target
     }
 
+    /// Appends a message to the log while fd 2 points at it (as TimbreCore's log handler writes
+    /// its lines, redacted); does nothing when fd 2 is the terminal's.
+    static func log(_ text: String, at date: Date = Date()) {
+        guard saved >= 0 else { return }
+        let flat = text.replacingOccurrences(of: "\n", with: " | ")
+        let line = Redactor.redact("\(ClockText.iso(date, milliseconds: true)) warning timbre.tui: \(flat)") + "\n"
+        var bytes = Array(line.utf8)
+        _ = bytes.withUnsafeMutableBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+    }
+
     /// Gives fd 2 back to the terminal (idempotent). Async-signal-safe: dup2 and close only.
     static func end() {
         let copy = saved

@@ -158,7 +158,7 @@ import Testing
         #expect(state.handle(.character("q")) == [])
     }
 
-    @Test func anyKeyClosesAnOverlayAndDoesNothingElse() throws {
+    @Test func escOrQClosesAnOverlayAndOtherKeysDoNothing() throws {
         var state = sampleState()
         #expect(state.handle(.character("?")) == [])
         #expect(state.mode.kind == .help)
@@ -166,7 +166,9 @@ import Testing
         #expect(state.mode.kind == .normal)
         #expect(state.handle(.character("M")) == [])
         #expect(state.mode.kind == .messages)
-        #expect(state.handle(.character("U")) == [])
+        #expect(state.handle(.character("U")) == [], "no sync from under the messages")
+        #expect(state.mode.kind == .messages)
+        #expect(state.handle(try key("Esc")) == [])
         #expect(state.mode.kind == .normal)
     }
 
@@ -176,9 +178,12 @@ import Testing
         #expect(state.mode.kind == .promptInput)
         for character in "quiz" { #expect(state.handle(.character(character)) == []) }
         #expect(state.handle(try key("Backspace")) == [])
-        #expect(state.handle(try key("Delete")) == [])
+        #expect(state.handle(try key("Left")) == [])
+        #expect(state.handle(try key("Delete")) == [], "Delete takes the character under the cursor")
         #expect(state.input == "qu")
-        #expect(state.handle(try key("Tab")) == [], "a named key types nothing")
+        #expect(state.handle(try key("Tab")) == [], "Tab completes (nothing starts with “qu” but quit)")
+        #expect(state.input == "quit")
+        for _ in 0..<2 { _ = state.handle(try key("Backspace")) }
         #expect(state.handle(.character("i")) == [])
         #expect(state.handle(.character("t")) == [])
         #expect(state.handle(try key("Enter")) == [.quit])

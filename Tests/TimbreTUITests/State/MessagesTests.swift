@@ -9,9 +9,9 @@ import Testing
     @Test func aMessageShowsInTheStatusLineAndTheList() {
         var state = TUIState()
         state.addMessage("Spotify issued a new refresh token\u{1B}[2J")
-        #expect(state.messages == ["Spotify issued a new refresh token^[[2J"], "made inert once, on the way in")
+        #expect(state.messages.map(\.text) == ["Spotify issued a new refresh token^[[2J"], "made inert once, on the way in")
         let status = Screen.statusText(state)
-        #expect(status.contains("⚠ Spotify issued a new refresh token^[[2J (:messages)"))
+        #expect(status.hasSuffix("⚠ Spotify issued a new refresh token^[[2J"), "whole when it fits: \(status)")
         // An error outranks a warning in the status line; the list keeps both.
         state.status.lastError = "sync failed"
         #expect(!Screen.statusText(state).contains("⚠"))
@@ -30,7 +30,9 @@ import Testing
         #expect(state.mode.kind == .messages)
         let screen = Screen.render(state, rows: 20, columns: 100).map { $0.map(\.text).joined() }
         #expect(screen[0].contains("Messages (2)"))
-        #expect(screen.contains { $0.contains("  first") } && screen.contains { $0.contains("  second") })
+        let first = try #require(screen.firstIndex { $0.contains("  first") })
+        let second = try #require(screen.firstIndex { $0.contains("  second") })
+        #expect(second < first, "newest first")
         state.apply(.messages)
         #expect(state.mode.kind == .normal)
     }
@@ -39,7 +41,54 @@ import Testing
         var state = TUIState()
         for index in 0..<250 { state.addMessage("m\(index)") }
         #expect(state.messages.count == TUIState.messageLimit)
-        #expect(state.messages.first == "m50" && state.messages.last == "m249")
+        #expect(state.messages.first?.text == "m50" && state.messages.last?.text == "m249")
+    }
+
+    @Test func aLongMessageIsReadInFullWrappedWithItsTime() throws {
+        var state = TUIState()
+        let long = (1...40).map { "word\($0)" }.joined(separator: " ") + "\nsecond line: the hint"
+        state.addMessage(long, at: Date(timeIntervalSince1970: 0))
+        state.addMessage("newer", at: Date(timeIntervalSince1970: 3600))
+        let status = Screen.statusText(state, width: 80)
+        #expect(status.contains("⚠ newer") && !status.contains("M for more"), "a short one is whole: \(status)")
+        state.addMessage(long)
+        let cut = Screen.statusText(state, width: 80)
+        #expect(cut.contains("⚠ word1 word2") && cut.hasSuffix(" (M for more)") && TextWidth.width(of: cut) <= 80, "\(cut)")
+        state.columns = 60
+        state.apply(.messages)
+        let text = state.messageText(width: 60)
+        #expect(text.allSatisfy { TextWidth.width(of: $0) <= 60 })
+        #expect(text.first?.hasPrefix("  " + TUIState.clockTime(Date())) == true)
+        let words = text.joined(separator: " ").split(separator: " ").filter { $0.hasPrefix("word") }
+        #expect(words.count == 80, "every word of both long messages is there")
+        #expect(text.contains { $0.hasSuffix("second line: the hint") }, "each line of a message starts a line")
+        #expect(text.contains("  \(TUIState.clockTime(Date(timeIntervalSince1970: 3600)))  newer"))
+        // Scrolls, and closes with Esc or q only.
+        state.pageSize = 4
+        _ = state.handle(.character("j"))
+        #expect(state.currentOverlay?.top == 1)
+        _ = state.handle(.character("G"))
+        #expect(state.currentOverlay?.top == text.count - 5)
+        _ = state.handle(.character("x"))
+        #expect(state.mode.kind == .messages)
+        _ = state.handle(.character("q"))
+        #expect(state.mode.kind == .normal)
+    }
+
+    @Test func everyBadKeyIsAMessageAtStartAndTheCountMatches() {
+        let app = TUIApp(source: EmptySource(), sync: nil, status: StatusInfo(), keys: ["C-ä": "quit", "x": "fly away", "y": "sync"], environment: [:])
+        let state = app.stateForTests
+        #expect(state.messages.count == 2)
+        #expect(state.messages.map(\.text).allSatisfy { $0.hasPrefix("[keys]") })
+        #expect(state.message?.hasPrefix("2 mistakes in [keys]") == true && state.message?.hasSuffix("M lists them") == true)
+        let one = TUIApp(source: EmptySource(), sync: nil, status: StatusInfo(), keys: ["x": "fly away"], environment: [:]).stateForTests
+        let line = Screen.render(one, rows: 24, columns: 80)[22].map(\.text).joined()
+        #expect(line.hasPrefix(" [keys] x: unknown command 'fly'") && line.hasSuffix(" (M for more)"), "one mistake: itself, cut: \(line)")
+        var shown = state
+        shown.apply(.messages)
+        let screen = Screen.render(shown, rows: 20, columns: 200).map { $0.map(\.text).joined() }
+        #expect(screen[0].contains("Messages (2)"))
+        #expect(screen.filter { $0.hasPrefix("  ") && $0.contains("[keys]") }.count == 2, "M shows as many as it counts")
     }
 
     @Test func theInboxHandsOverEachMessageOnce() async {
@@ -83,6 +132,21 @@ import Testing
         #expect(StderrCapture.saved == -1)
     }
 
+    @Test func aMessageGoesToTheLogRedactedOnlyWhileFd2PointsThere() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("timbre-stderr-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let log = directory.appendingPathComponent("timbre.log").path
+        StderrCapture.log("not captured: nowhere")
+        #expect(StderrCapture.begin(logPath: log) == log)
+        StderrCapture.log("refresh failed\nAuthorization: Bearer abc.def.ghi-secret")
+        StderrCapture.end()
+        let text = try String(contentsOfFile: log, encoding: .utf8)
+        #expect(text.hasSuffix("\n") && text.split(separator: "\n").count == 1, "one line: \(text)")
+        #expect(text.contains(" warning timbre.tui: refresh failed | Authorization: "), "\(text)")
+        #expect(!text.contains("abc.def.ghi-secret"), "redacted: \(text)")
+    }
+
     @Test func aLogThatIsASymlinkIsNotFollowed() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("timbre-stderr-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -96,4 +160,11 @@ import Testing
         StderrCapture.end()
         #expect(try Data(contentsOf: URL(fileURLWithPath: victim)).isEmpty)
     }
+}
+
+/// A library with nothing in it (the app's start, without a cache).
+struct EmptySource: LibrarySource {
+    func playlists() throws -> [PlaylistRow] { [] }
+    func tracks(of playlistID: String) throws -> [EntryRow] { [] }
+    func search(_ query: String, limit: Int) throws -> [TUIState.SearchHit] { [] }
 }

@@ -54,13 +54,13 @@ import TimbreLibrary
         var state = opened()
         state.apply(.prompt)
         for character in "qu" { state.type(.character(character)) }
-        #expect(state.mode == .typing(.command, text: "qu") && state.input == "qu")
+        #expect(state.mode == .typing(.command, PromptLine("qu")) && state.input == "qu")
         state.type(.escape)
         #expect(state.mode == .normal && state.input == "")
-        // `/` starts from the current filter; Enter keeps the filter and leaves the prompt.
+        // `/` starts a new pattern; Enter keeps the filter and leaves the prompt.
         state.apply(.filter(nil))
         state.type(.character("s"))
-        #expect(state.mode == .typing(.filter, text: "s"))
+        #expect(state.mode == .typing(.filter, PromptLine("s")))
         state.type(.enter)
         #expect(state.mode == .normal && state.trackFilter == "s")
     }

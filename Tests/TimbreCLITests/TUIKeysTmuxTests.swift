@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+import TimbreTestSupport
+
+/// What a vim or ncspot user tries first, at 80×24 in the real binary: the help scrolls, searches
+/// and closes only with Esc or q; an error cut in the message line is read in full under `M` (and
+/// is in the log); `5j` moves five rows; the `:` prompt edits with C-w, completes with Tab and
+/// remembers with Up.
+extension TUITmuxTests {
+    @Test func helpMessagesCountsAndThePromptAt80x24() async throws {
+        try await Self.withSyncedSandbox(.medium) { _, cli, tmux in
+            _ = try tmux.startTimbre(cli, columns: 80, rows: 24)
+            _ = try await tmux.waitFor("Liked Songs")
+            _ = try await tmux.waitFor("synced")
+
+            // Help: grouped, scrolls to the end, searched with /, stays open on other keys.
+            try tmux.keys("?")
+            var screen = try await tmux.waitFor("Keys, as bound now")
+            #expect(screen.contains("Move") && screen.contains("down one row"), "\(screen)")
+            #expect(!screen.contains("  quit"), "the end is below the first page:\n\(screen)")
+            try tmux.keys("G")
+            screen = try await tmux.waitFor("redraw the screen")
+            #expect(!screen.contains("down one row"), "scrolled:\n\(screen)")
+            try tmux.keys("g", "x", "U")
+            screen = try await tmux.waitFor("down one row")
+            #expect(screen.contains("Keys, as bound now"), "x and U leave the help open:\n\(screen)")
+            try tmux.keys("/")
+            try tmux.type("statistics")
+            try tmux.keys("Enter")
+            screen = try await tmux.waitFor("statistics of the playlist")
+            try tmux.keys("q")
+            screen = try await tmux.waitFor("Playlists (61)")
+            #expect(!screen.contains("Keys, as bound now"), "q closed the help:\n\(screen)")
+
+            // A long error: its first line in the message line, the whole of it under M.
+            try tmux.keys(":")
+            try tmux.type("fly away")
+            try tmux.keys("Enter")
+            screen = try await tmux.waitFor("(M for more)")
+            #expect(screen.contains("unknown command 'fly'"), "\(screen)")
+            try tmux.keys("M")
+            screen = try await tmux.waitFor("Messages (")
+            #expect(screen.contains("unknown command 'fly'") && screen.contains("folder)"), "the whole list of commands, wrapped:\n\(screen)")
+            let time = try #require(screen.split(separator: "\n").first { $0.contains("unknown command") })
+            #expect(time.range(of: #"^  \d\d:\d\d:\d\d  "#, options: .regularExpression) != nil, "with its time: \(time)")
+            try tmux.keys("Escape")
+            let log = cli.environment["XDG_STATE_HOME"].map { $0 + "/timbre/timbre.log" } ?? ""
+            #expect((try? String(contentsOfFile: log, encoding: .utf8))?.contains("timbre.tui: unknown command 'fly'") == true, "in the log")
+
+            // 5j: the count shows while pending, then the cursor is five rows down.
+            try tmux.keys("j", "Enter")
+            _ = try await tmux.waitFor("Morning Coffee · 150")
+            try tmux.keys("5")
+            screen = try await tmux.waitFor("count 5")
+            try tmux.keys("j", "d")
+            screen = try await tmux.waitFor("#6 ")
+            try tmux.keys("n")
+
+            // The prompt: C-w deletes a word, Tab completes a sort field, Up brings it back.
+            try tmux.keys(":")
+            try tmux.type("order titel")
+            try tmux.keys("C-w")
+            try tmux.type("ar")
+            try tmux.keys("Tab")
+            screen = try await tmux.waitFor(":order artist▏")
+            try tmux.keys("Enter")
+            screen = try await tmux.waitFor("sort artist ↑")
+            try tmux.keys(":", "Up")
+            screen = try await tmux.waitFor(":order artist▏")
+            try tmux.keys("Escape", "q")
+        }
+    }
+
+    /// Every mistake in `[keys]` is a message at start (and in the log); a rebinding shows in `?`
+    /// as bound and works.
+    @Test func everyBadKeyIsAMessageAndARebindingShowsInHelp() async throws {
+        try await Self.withSyncedSandbox(.small) { _, cli, tmux in
+            let config = try String(contentsOf: cli.configFile, encoding: .utf8)
+            try cli.writeConfig(config + "\n[keys]\n\"C-ä\" = \"quit\"\n\"x\" = \"fly away\"\n\"Z\" = \"quit\"\n")
+            let marker = try tmux.startTimbre(cli, columns: 80, rows: 24)
+            var screen = try await tmux.waitFor("2 mistakes in [keys] of config.toml — M lists them")
+            try tmux.keys("M")
+            screen = try await tmux.waitFor("Messages (")
+            #expect(screen.contains("[keys] 'C-ä' is not a key") && screen.contains("[keys] x: unknown command 'fly'"), "both, in full:\n\(screen)")
+            let log = cli.environment["XDG_STATE_HOME"].map { $0 + "/timbre/timbre.log" } ?? ""
+            let logged = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            #expect(logged.contains("timbre.tui: [keys] 'C-ä' is not a key") && logged.contains("timbre.tui: [keys] x: unknown command"), "\(logged)")
+            try tmux.keys("Escape", "?", "G")
+            screen = try await tmux.waitFor("  q Z ")
+            try tmux.keys("Escape", "Z")
+            let deadline = ContinuousClock.now + .seconds(10)
+            while !FileManager.default.fileExists(atPath: marker), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
+            #expect((try? String(contentsOfFile: marker, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) == "0", "Z quits")
+        }
+    }
+}
