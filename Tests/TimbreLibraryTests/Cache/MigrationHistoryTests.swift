@@ -25,6 +25,7 @@ import TimbreCore
         ("journal v1: edits", 0xAA72_8F5F_97AC_B604),
         ("user data v2: local folders", 0x3895_00B9_CD97_CB8C),
         ("journal v3: failure reasons", 0xD1A0_F4B9_E78B_7A97),
+        ("history v4: playlist versions", 0x72A9_687A_29FE_473B),
     ]
 
     /// FNV-1a over the SQL's UTF-8 bytes: a change detector, not a security measure.
