@@ -36,28 +36,54 @@ extension PlaylistHistory {
     }
 
     /// Records each playlist's cached state as a version (when it differs from the last one),
-    /// seen now. Returns the versions made.
+    /// seen now, all in one transaction. A playlist whose cached snapshot and details are its last
+    /// version's is passed over without reading its entries (a sync after the cache was rebuilt
+    /// refetches every list: that costs two small reads each). Returns the versions made.
     @discardableResult
     public func recordCached(
         _ playlists: [String], from cache: LibraryCache, source: PlaylistVersion.Source, edit: Int64? = nil, at date: Date = Date()
     ) throws -> [PlaylistVersion] {
-        var made: [PlaylistVersion] = []
-        for playlist in playlists {
-            guard var state = try Self.cachedState(cache, playlist: playlist) else { continue }
-            state.seenAt = date
-            if let version = try record(state, source: source, edit: edit) { made.append(version) }
+        guard !playlists.isEmpty else { return [] }
+        return try write { db in
+            var made: [PlaylistVersion] = []
+            for playlist in playlists {
+                if let last = try Self.latest(playlist, db), last.details.snapshotID != nil,
+                    let details = try Self.cachedDetails(cache, playlist: playlist), details == last.details
+                {
+                    continue
+                }
+                guard var state = try Self.cachedState(cache, playlist: playlist) else { continue }
+                state.seenAt = date
+                if let version = try Self.record(state, source: source, edit: edit, db) { made.append(version) }
+            }
+            return made
         }
-        return made
+    }
+
+    /// The cached details alone (nil as for `cachedState`).
+    static func cachedDetails(_ cache: LibraryCache, playlist: String) throws -> PlaylistDetailsState? {
+        try CacheError.wrap {
+            try cache.pool.read { db in
+                try Row.fetchOne(
+                    db, sql: "SELECT name, snapshot_id, is_public, collaborative FROM playlist WHERE id = ? AND synced_at IS NOT NULL AND NOT unavailable",
+                    arguments: [playlist]
+                ).map {
+                    PlaylistDetailsState(name: $0["name"], isPublic: $0["is_public"], collaborative: $0["collaborative"], snapshotID: $0["snapshot_id"])
+                }
+            }
+        }
     }
 
     /// Before a sync or an edit replaces them: the cached state of those of `playlists` that have
-    /// no version yet, seen when the cache stored it. One query for the ones already known.
+    /// no version yet, seen when the cache stored it; one transaction.
     public func recordBaselines(_ playlists: [String], from cache: LibraryCache) throws {
         guard !playlists.isEmpty else { return }
-        let known = try read { db in Set(try String.fetchAll(db, sql: "SELECT DISTINCT playlist FROM playlist_version")) }
-        for playlist in playlists where !known.contains(playlist) {
-            guard let state = try Self.cachedState(cache, playlist: playlist) else { continue }
-            try record(state, source: .sync)
+        try write { db in
+            let known = try db.cachedStatement(sql: "SELECT 1 FROM playlist_version WHERE playlist = ? LIMIT 1")
+            for playlist in playlists where try Int.fetchOne(known, arguments: [playlist]) == nil {
+                guard let state = try Self.cachedState(cache, playlist: playlist) else { continue }
+                _ = try Self.record(state, source: .sync, edit: nil, db)
+            }
         }
     }
 }
