@@ -602,7 +602,10 @@ def only_section(args):
             print(section)
     finally:
         sandbox.stop()
-        shutil.rmtree(work, ignore_errors=True)
+        if os.environ.get("TIMBRE_BENCH_KEEP"):
+            print(f"kept {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
 
 
 # ---------------------------------------------------------------- report

@@ -84,6 +84,13 @@ public final class PlaylistHistory: Sendable {
         try write { db in try Self.record(state, source: source, edit: edit, db) }
     }
 
+    /// `record` of several states in one transaction (one commit, as a sync records). Returns the
+    /// versions made.
+    @discardableResult
+    public func record(_ states: [PlaylistState], source: PlaylistVersion.Source, edit: Int64? = nil) throws -> [PlaylistVersion] {
+        try write { db in try states.compactMap { try Self.record($0, source: source, edit: edit, db) } }
+    }
+
     /// Marks a playlist as gone from the library (its versions stay); nothing when it has none.
     public func markDeleted(_ playlist: String, at date: Date = Date()) throws {
         try write { db in
@@ -104,20 +111,21 @@ public final class PlaylistHistory: Sendable {
     }
 
     static func record(_ state: PlaylistState, source: PlaylistVersion.Source, edit: Int64?, _ db: Database) throws -> PlaylistVersion? {
-        let uris = state.entries.map(\.uri)
+        // Compared as interned ids: the last version's texts are never read.
+        let coded = try intern(state.entries, db)
         var counts = (added: 0, removed: 0, moved: 0)
         var renamed = false
         let latest = withEntries + " WHERE playlist = ? ORDER BY version DESC LIMIT 1"
         if let last = try Row.fetchOne(db, sql: latest, arguments: [state.playlist]) {
             let previous = version(last)
-            let before = try entries(last["entries"], db)
-            let diff = VersionDiff(from: before.map(\.uri), to: uris)
-            if diff.isEmpty, previous.details.sameContent(as: state.details), before == state.entries { return nil }
+            guard let before = VersionCoding.decode(Array(last["entries"] as Data)) else { throw damaged }
+            if before == coded, previous.details.sameContent(as: state.details) { return nil }
+            let diff = VersionDiff.compare(before.map(\.uri), coded.map(\.uri))
             counts = (diff.added.count, diff.removed.count, diff.moved.count)
             renamed = previous.details.name != state.details.name
         }
         let number = (try Int.fetchOne(db, sql: "SELECT MAX(version) FROM playlist_version WHERE playlist = ?", arguments: [state.playlist]) ?? 0) + 1
-        let blob = VersionCoding.encode(try intern(state.entries, db))
+        let blob = VersionCoding.encode(coded)
         let details = state.details
         try db.execute(
             sql: """
@@ -168,39 +176,46 @@ public final class PlaylistHistory: Sendable {
 
     // MARK: Interned text
 
-    /// The ids of the entries' texts, adding the ones not yet known.
+    /// The ids of the entries' texts, adding the ones not yet known (looked up 500 at a time).
     static func intern(_ entries: [VersionEntry], _ db: Database) throws -> [VersionCoding.Coded] {
-        let select = try db.cachedStatement(sql: "SELECT id FROM history_text WHERE text = ?")
-        let insert = try db.cachedStatement(sql: "INSERT INTO history_text (text) VALUES (?)")
-        var known: [String: Int64] = [:]
-        func id(_ text: String) throws -> Int64 {
-            if let id = known[text] { return id }
-            let id: Int64
-            if let found = try Int64.fetchOne(select, arguments: [text]) {
-                id = found
-            } else {
-                try insert.execute(arguments: [text])
-                id = db.lastInsertedRowID
-            }
-            known[text] = id
-            return id
+        var texts = Set<String>()
+        let seconds = entries.map { $0.addedAt.flatMap(VersionCoding.seconds) }
+        for (entry, seconds) in zip(entries, seconds) {
+            texts.insert(entry.uri)
+            if let user = entry.addedBy { texts.insert(user) }
+            if let date = entry.addedAt, seconds == nil { texts.insert(date) }
         }
-        return try entries.map { entry in
+        var known: [String: Int64] = [:]
+        known.reserveCapacity(texts.count)
+        let all = Array(texts)
+        for start in stride(from: 0, to: all.count, by: 500) {
+            let chunk = Array(all[start..<min(all.count, start + 500)])
+            let sql = "SELECT id, text FROM history_text WHERE text IN (" + repeatElement("?", count: chunk.count).joined(separator: ",") + ")"
+            for row in try Row.fetchAll(db, sql: sql, arguments: StatementArguments(chunk)) { known[row["text"]] = row["id"] }
+        }
+        let insert = try db.cachedStatement(sql: "INSERT INTO history_text (text) VALUES (?)")
+        for text in all where known[text] == nil {
+            try insert.execute(arguments: [text])
+            known[text] = db.lastInsertedRowID
+        }
+        return zip(entries, seconds).map { entry, seconds in
             let date: VersionCoding.DateField
-            if let text = entry.addedAt {
-                date = try VersionCoding.seconds(text).map { .seconds($0) } ?? .text(try id(text))
+            if let seconds {
+                date = .seconds(seconds)
+            } else if let text = entry.addedAt {
+                date = .text(known[text] ?? 0)
             } else {
                 date = .none
             }
-            return VersionCoding.Coded(uri: try id(entry.uri), user: try entry.addedBy.map(id) ?? 0, date: date)
+            return VersionCoding.Coded(uri: known[entry.uri] ?? 0, user: entry.addedBy.flatMap { known[$0] } ?? 0, date: date)
         }
     }
 
+    static let damaged = CacheError.database("a playlist version in the user data is damaged (unreadable entries)")
+
     /// A blob's entries with their texts.
     static func entries(_ blob: Data, _ db: Database) throws -> [VersionEntry] {
-        guard let coded = VersionCoding.decode(Array(blob)) else {
-            throw CacheError.database("a playlist version in the user data is damaged (unreadable entries)")
-        }
+        guard let coded = VersionCoding.decode(Array(blob)) else { throw damaged }
         let select = try db.cachedStatement(sql: "SELECT text FROM history_text WHERE id = ?")
         var known: [Int64: String] = [:]
         func text(_ id: Int64) throws -> String {

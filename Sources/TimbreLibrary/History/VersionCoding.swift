@@ -100,7 +100,7 @@ enum VersionCoding {
     // MARK: Spotify's dates
 
     /// Seconds since 1970 of `YYYY-MM-DDTHH:MM:SSZ`, only when `text(seconds)` gives the same text
-    /// back (so a stored date is always the text Spotify sent).
+    /// back (so a stored date is always the text Spotify sent): digits only, a real day.
     static func seconds(_ text: String) -> Int64? {
         let utf8 = Array(text.utf8)
         guard utf8.count == 20, utf8[4] == 0x2D, utf8[7] == 0x2D, utf8[10] == 0x54, utf8[13] == 0x3A, utf8[16] == 0x3A, utf8[19] == 0x5A
@@ -117,8 +117,10 @@ enum VersionCoding {
             let minute = number(14..<16), let second = number(17..<19), (1...12).contains(month), (1...31).contains(day), hour < 24,
             minute < 60, second < 60
         else { return nil }
-        let seconds = daysFromCivil(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second
-        return Self.text(seconds) == text ? seconds : nil
+        // A day the month does not have (02-30) would come back as another date: kept as text.
+        let days = daysFromCivil(year, month, day)
+        guard civil(days) == (year, month, day) else { return nil }
+        return days * 86_400 + hour * 3600 + minute * 60 + second
     }
 
     /// `YYYY-MM-DDTHH:MM:SSZ` of seconds since 1970 (years 0–9999).

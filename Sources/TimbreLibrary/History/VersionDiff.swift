@@ -29,28 +29,39 @@ public struct VersionDiff: Sendable, Equatable {
     public var isEmpty: Bool { added.isEmpty && removed.isEmpty && moved.isEmpty }
 
     public init(from old: [String], to new: [String]) {
-        var copies: [String: [Int]] = [:]
+        let compared = Self.compare(old, new)
+        added = compared.added.map { Change(position: $0, uri: new[$0]) }
+        removed = compared.removed.map { Change(position: $0, uri: old[$0]) }
+        moved = compared.moved.map { Move(uri: new[$0.to], from: $0.from, to: $0.to) }
+    }
+
+    /// The comparison on any values (the history compares interned ids): indices of the added
+    /// (in `new`), the removed (in `old`) and the moved.
+    static func compare<T: Hashable>(_ old: [T], _ new: [T]) -> (added: [Int], removed: [Int], moved: [(from: Int, to: Int)]) {
+        var copies: [T: [Int]] = [:]
         copies.reserveCapacity(old.count)
-        for (index, uri) in old.enumerated() { copies[uri, default: []].append(index) }
-        var used: [String: Int] = [:]
+        for (index, value) in old.enumerated() { copies[value, default: []].append(index) }
+        var used: [T: Int] = [:]
         var matched = [Bool](repeating: false, count: old.count)
+        var added: [Int] = []
         // The kept entries in new order: (old position, new position).
         var kept: [(from: Int, to: Int)] = []
         kept.reserveCapacity(min(old.count, new.count))
-        for (index, uri) in new.enumerated() {
-            let next = used[uri, default: 0]
-            if let positions = copies[uri], next < positions.count {
-                used[uri] = next + 1
+        for (index, value) in new.enumerated() {
+            let next = used[value, default: 0]
+            if let positions = copies[value], next < positions.count {
+                used[value] = next + 1
                 matched[positions[next]] = true
                 kept.append((positions[next], index))
             } else {
-                added.append(Change(position: index, uri: uri))
+                added.append(index)
             }
         }
-        for (index, uri) in old.enumerated() where !matched[index] { removed.append(Change(position: index, uri: uri)) }
+        let removed = old.indices.filter { !matched[$0] }
         var inPlace = [Bool](repeating: false, count: kept.count)
         for k in EntryEdit.longestIncreasing(kept.map(\.from)) { inPlace[k] = true }
-        for (k, pair) in kept.enumerated() where !inPlace[k] { moved.append(Move(uri: new[pair.to], from: pair.from, to: pair.to)) }
+        let moved = kept.indices.filter { !inPlace[$0] }.map { kept[$0] }
+        return (added, removed, moved)
     }
 
     /// `playlist diff --json`: positions counted from 1.
