@@ -325,6 +325,7 @@ by the prune a sync runs.{(chr(10) + "Measured alone by `" + h["command"] + "`."
 |---|---|---|---|---|---|
 | History on disk after {h['days']} days | {mb:.1f} MB | {h['versions']:,} versions, {h['entries_stored']:,} entries; {h['bytes_per_entry']:.1f} bytes an entry | — | ≤ 50 MB | {size_ok} |
 | Recording per day, p50 · p95 | {h['day_ms_p50']:.1f} ms · {h['day_ms_p95']:.1f} ms | sync with {h['changed_per_day']} playlists changed: {sync} | {share} of the sync | ≤ 5 % | {share_ok} |
+| … of which: reading the changed lists from the cache · the prune · one commit of the user data (its fsync) | {h.get('cache_read_ms_p50', 0):.1f} ms · {h.get('prune_ms_p50', 0):.1f} ms · {h.get('commit_ms_p50', 0):.1f} ms | same disk, same run | — | — | — |
 | First recording of the whole library | {h['first_record_ms']:.0f} ms | {h['bytes_after_first'] / 1e6:.1f} MB | — | once | — |
 
 """
