@@ -316,7 +316,8 @@ Reproduce alone: `scripts/bench.sh --only history` (or, over any synced cache,
 `timbre-bench --history --cache …/library.sqlite [--history-days 365] [--change-percent 1] [--sync-ms MS]`).
 A real `timbre sync` after {h['changed_per_day']} of the {h['playlists']} playlists changed from outside
 (`mutate append`; the sync records their versions) is the peer, median of {len(h.get('sync_walls_ms', []))} run(s);
-then `timbre-bench` records every playlist once (a new user's first sync) and simulates {h['days']} days
+then `timbre-bench` records every playlist once (its first version, which a sync records just before
+the playlist first changes) and simulates {h['days']} days
 in which 1 % of the playlists change (up to 3 entries removed, 1–3 added, one moved), each recorded as
 the sync records it (its list read from the cache, compared with its last version, stored) and followed
 by the prune a sync runs.{(chr(10) + "Measured alone by `" + h["command"] + "`.") if h.get("command") else ""}
@@ -326,7 +327,7 @@ by the prune a sync runs.{(chr(10) + "Measured alone by `" + h["command"] + "`."
 | History on disk after {h['days']} days | {mb:.1f} MB | {h['versions']:,} versions, {h['entries_stored']:,} entries; {h['bytes_per_entry']:.1f} bytes an entry | — | ≤ 50 MB | {size_ok} |
 | Recording per day, p50 · p95 | {h['day_ms_p50']:.1f} ms · {h['day_ms_p95']:.1f} ms | sync with {h['changed_per_day']} playlists changed: {sync} | {share} of the sync | ≤ 5 % | {share_ok} |
 | … of which: reading the changed lists from the cache · the prune · one commit of the user data (its fsync) | {h.get('cache_read_ms_p50', 0):.1f} ms · {h.get('prune_ms_p50', 0):.1f} ms · {h.get('commit_ms_p50', 0):.1f} ms | same disk, same run | — | — | — |
-| First recording of the whole library | {h['first_record_ms']:.0f} ms | {h['bytes_after_first'] / 1e6:.1f} MB | — | once | — |
+| Every playlist's first version (recorded as each first changes; here all at once) | {h['first_record_ms']:.0f} ms | {h['bytes_after_first'] / 1e6:.1f} MB | — | once | — |
 
 """
 

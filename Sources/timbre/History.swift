@@ -8,9 +8,10 @@ extension Root.Playlist {
             abstract: "The versions timbre kept of a playlist, newest first (offline).",
             discussion: """
                 A version is recorded whenever a sync finds the playlist changed (source sync) or one of timbre's \
-                edits changes it (source edit, with the journal's id); the first sync of a playlist timbre sees \
-                changed keeps the state it had before too. Each line: version, when it was seen, source, entries, \
-                and +added −removed ~moved against the version before it. Kept for `history_keep` (config.toml, \
+                edits changes it (source edit, with the journal's id); before its first change the state the cache \
+                held is recorded as version 1 (until then the cached state is shown as version 1). Each line: \
+                version, when it was seen, source, entries, and +added −removed ~moved against the version before \
+                it. Kept for `history_keep` (config.toml, \
                 default 1y; the newest 20 of each playlist always). REF may also be a deleted playlist's ID or name.
                 """)
 

@@ -138,6 +138,8 @@ import TimbreTestSupport
         try await withCleanup({ await s.cleanUp() }) {
             await sync(s)
             let (id, _) = try await ownPlaylist(s)
+            let model = try await s.sandbox.library(includeItems: false)
+            let original = (model["playlists"] as? [[String: Any]] ?? []).first { $0["id"] as? String == id }?["name"] as? String
             let hostile = "\u{1B}]0;pwned\u{07}\u{1B}[2J\u{202E}'; DROP TABLE playlist_version; --" + String(repeating: "é", count: 5000)
             try await s.sandbox.mutate(playlist: id, action: "rename", name: hostile)
             await sync(s)
@@ -147,7 +149,9 @@ import TimbreTestSupport
             #expect(text.status == 0)
             #expect(!text.stdout.contains("\u{1B}") && !text.stdout.contains("\u{202E}") && !text.stdout.contains("\u{07}"))
             #expect(text.stdout.split(separator: "\n").allSatisfy { $0.count < 400 }, "a huge name is cut short")
-            #expect(try await log(s, id).count == 2, "the table is still there")
+            let kept = try await log(s, id)
+            #expect(kept.count == 2, "the table is still there")
+            #expect(kept.last?["name"] as? String == original, "version 1 is the state before the rename (recorded before the sync stored the new name)")
         }
     }
 }

@@ -16,7 +16,7 @@ public struct PlaylistLogCommand: Sendable {
         let context = try invocation.context()
         let history = try context.userData.existing()?.history
         let id = try HistoryReference.resolve(ref, invocation: invocation, history: history)
-        let versions = try history?.versions(of: id) ?? []
+        let versions = try VersionLookup(history: history, cache: try context.existingCache()).versions(of: id)
         if json {
             context.console.json(.array(versions.map(\.json)))
         } else if versions.isEmpty {
@@ -57,24 +57,24 @@ public struct PlaylistDiffCommand: Sendable {
 
     public func run(_ invocation: Invocation) async throws -> ExitStatus {
         let context = try invocation.context()
+        let cache = try context.existingCache()
         let history = try context.userData.existing()?.history
         let id = try HistoryReference.resolve(ref, invocation: invocation, history: history)
-        guard let history, let latest = try history.latest(of: id) else {
-            throw UnknownVersion(playlist: id, version: from ?? 0, known: [])
-        }
-        let cache = try context.existingCache()
+        let lookup = VersionLookup(history: history, cache: cache)
+        let versions = try lookup.versions(of: id)
+        guard let latest = versions.first else { throw UnknownVersion(playlist: id, version: from ?? to ?? 1, known: []) }
         // V2: the version asked for, else the list the cache holds (the last version of a deleted one).
         let current = try cache.flatMap { try PlaylistHistory.cachedState($0, playlist: id) }
         let after: (label: String, entries: [VersionEntry])
         if let to {
-            after = ("version \(to)", try history.state(to, of: id).entries)
+            after = ("version \(to)", try lookup.state(to, of: id).entries)
         } else if let current {
             after = ("the current list", current.entries)
         } else {
-            after = ("version \(latest.version) (the last)", try history.state(latest.version, of: id).entries)
+            after = ("version \(latest.version) (the last)", try lookup.state(latest.version, of: id).entries)
         }
-        let fromNumber = try from ?? defaultFrom(history: history, id: id, latest: latest, after: after.entries)
-        let before = try history.state(fromNumber, of: id)
+        let fromNumber = try from ?? defaultFrom(lookup, versions: versions, id: id, after: after.entries)
+        let before = try lookup.state(fromNumber, of: id)
         let diff = VersionDiff(from: before.entries.map(\.uri), to: after.entries.map(\.uri))
         if json {
             context.console.json(diff.json)
@@ -93,15 +93,12 @@ public struct PlaylistDiffCommand: Sendable {
 
     /// The version before the list compared: the newest one that differs from it when the last
     /// version is that list, else the last version.
-    private func defaultFrom(history: PlaylistHistory, id: String, latest: PlaylistVersion, after: [VersionEntry]) throws -> Int {
-        if let to { return try previous(before: to, history: history, id: id) }
-        let last = try history.state(latest.version, of: id).entries
-        guard last.map(\.uri) == after.map(\.uri) else { return latest.version }
-        return try previous(before: latest.version, history: history, id: id)
-    }
-
-    private func previous(before number: Int, history: PlaylistHistory, id: String) throws -> Int {
-        try history.versions(of: id).first { $0.version < number }?.version ?? number
+    private func defaultFrom(_ lookup: VersionLookup, versions: [PlaylistVersion], id: String, after: [VersionEntry]) throws -> Int {
+        func previous(before number: Int) -> Int { versions.first { $0.version < number }?.version ?? number }
+        if let to { return previous(before: to) }
+        guard let latest = versions.first else { return 1 }
+        let last = try lookup.state(latest.version, of: id).entries
+        return last.map(\.uri) == after.map(\.uri) ? previous(before: latest.version) : latest.version
     }
 }
 

@@ -39,16 +39,22 @@ extension PlaylistHistory {
     /// seen now, all in one transaction. A playlist whose cached snapshot and details are its last
     /// version's is passed over without reading its entries (a sync after the cache was rebuilt
     /// refetches every list: that costs two small reads each). Returns the versions made.
+    /// `knownOnly`: only playlists that have a version already (the sync: a playlist new to the
+    /// cache is not recorded until it first changes — then the state the cache held is recorded
+    /// first, as version 1 — so a first sync records nothing).
     @discardableResult
     public func recordCached(
-        _ playlists: [String], from cache: LibraryCache, source: PlaylistVersion.Source, edit: Int64? = nil, at date: Date = Date()
+        _ playlists: [String], from cache: LibraryCache, source: PlaylistVersion.Source, edit: Int64? = nil, at date: Date = Date(),
+        knownOnly: Bool = false
     ) throws -> [PlaylistVersion] {
         guard !playlists.isEmpty else { return [] }
         return try write { db in
             var made: [PlaylistVersion] = []
             for playlist in playlists {
-                if let last = try Self.latest(playlist, db), last.details.snapshotID != nil,
-                    let details = try Self.cachedDetails(cache, playlist: playlist), details == last.details
+                let last = try Self.latest(playlist, db)
+                if knownOnly, last == nil { continue }
+                if let last, last.details.snapshotID != nil, let details = try Self.cachedDetails(cache, playlist: playlist),
+                    details == last.details
                 {
                     continue
                 }
@@ -157,10 +163,11 @@ extension Library {
 
 extension PlaylistHistory {
     /// After a sync stored these playlists' entries: each one's new state, when it differs from
-    /// its last version. A failure is a warning of the sync, never its end.
+    /// its last version (playlists without one wait for their first change: `recordBaselines`
+    /// records the cached state before it). A failure is a warning of the sync, never its end.
     func recordSynced(_ playlists: [String], from cache: LibraryCache, warn: (String) -> Void) {
         guard !playlists.isEmpty else { return }
-        do { try recordCached(playlists, from: cache, source: .sync) } catch { warn(Self.syncWarning(error)) }
+        do { try recordCached(playlists, from: cache, source: .sync, knownOnly: true) } catch { warn(Self.syncWarning(error)) }
     }
 
     /// Before a sync replaces these playlists: the state of those never recorded.

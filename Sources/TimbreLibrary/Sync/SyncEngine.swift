@@ -45,6 +45,9 @@ public final class SyncEngine: Sendable {
         // Liked Songs needs nothing from the playlist list: it runs alongside from the start.
         async let liked = syncLikedSongs(run)
         let listing = try await listPlaylists(run)
+        // Before the new details or entries replace them: the cached state of the changed playlists never recorded.
+        let changed = listing.playlists.map(\.meta).filter { meta in run.stored[meta.id].map { $0.snapshotID != meta.snapshotID } ?? false }
+        history?.recordBaselines(changed.map(\.id), from: cache, warn: run.warn)
         try await cache.updateMetadata(listing.playlists)
         let tally = try await fetchChangedPlaylists(listing, run)
         history?.recordSynced(run.updatedIDs.current, from: cache, warn: run.warn)
@@ -171,7 +174,6 @@ public final class SyncEngine: Sendable {
             options.force || run.stored[$0.id]?.snapshotID != $0.snapshotID || $0.snapshotID == nil
                 || (run.stored[$0.id]?.unavailable == true && ($0.collaborative || userID == nil || $0.ownerID == userID))
         }
-        history?.recordBaselines(toFetch.map(\.id).filter { run.stored[$0] != nil }, from: cache, warn: run.warn)
         var tally = Tally(unchanged: listing.playlists.count - toFetch.count)
         let total = toFetch.count + (run.wantsLiked ? 1 : 0)
         run.totalWork.withLock { $0 = total }
