@@ -132,6 +132,30 @@ import TimbreTestSupport
         }
     }
 
+    /// `playlist delete` (Spotify's unfollow) by timbre: the playlist's state before it is kept and
+    /// it is listed as deleted at once; following it again (undo) takes it off the list.
+    @Test func aPlaylistDeletedByTimbreIsListedWithItsLastVersion() async throws {
+        let s = try await setUp()
+        try await withCleanup({ await s.cleanUp() }) {
+            await sync(s)
+            let (id, entries) = try await ownPlaylist(s)
+            let deleted = await s.cli.invoke(["playlist", "delete", id, "--yes"])
+            #expect(deleted.status == 0, "\(deleted.stderr)")
+            let model = try await s.sandbox.library(includeItems: false)
+            #expect(!(model["playlists"] as? [[String: Any]] ?? []).contains { $0["id"] as? String == id }, "unfollowed on the server")
+            let listed = await s.cli.invoke(["playlists", "--deleted", "--json"])
+            let gone = try #require(parse(listed.stdout) as? [[String: Any]], "\(listed.stdout)")
+            #expect(gone.map { $0["id"] as? String } == [id])
+            #expect(gone.first?["entries"] as? Int == entries.count && gone.first?["last_version"] as? Int == 1)
+            let text = await s.cli.invoke(["playlists", "--deleted"])
+            #expect(text.stdout.contains(id) && text.stdout.contains("v1"), "\(text.stdout)")
+            #expect(await s.cli.invoke(["undo"]).status == 0)
+            await sync(s)
+            let after = await s.cli.invoke(["playlists", "--deleted", "--json"])
+            #expect((parse(after.stdout) as? [[String: Any]])?.isEmpty == true, "\(after.stdout)")
+        }
+    }
+
     /// A name built to attack a terminal and the storage: the log shows it inert, JSON carries it exactly.
     @Test func aHostileNameStaysInert() async throws {
         let s = try await setUp()
