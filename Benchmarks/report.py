@@ -139,6 +139,7 @@ def render_markdown(fig):
     findings = open(findings_path).read().strip() if os.path.exists(findings_path) else "None recorded."
     edit_budgets = render_edit_budgets(fig.get("edit_budgets"))
     dedupe = render_dedupe(fig.get("dedupe"))
+    history = render_history(fig.get("history"))
 
     return f"""# Performance
 
@@ -227,6 +228,7 @@ maximum. Two playlists are not the user's, so their items answer 403
 
 {edit_budgets}
 {dedupe}
+{history}
 ## Open findings
 
 {findings}
@@ -303,10 +305,41 @@ keeps its added date, which the rewrite resets for all of them.
 """
 
 
-def splice_section(text, section):
-    """`text` with its "## Dedupe in seconds" section replaced by `section`, or `section` put before
+def render_history(h):
+    """The playlist history: its size after a simulated year and its share of a sync's time."""
+    if not h or "bytes" not in h:
+        return ""
+    mb = h["bytes"] / 1e6
+    size_ok = "**met**" if mb <= 50 else "**missed**"
+    ratio = h.get("ratio_p50")
+    share = f"{ratio * 100:.1f} %" if ratio is not None else "—"
+    share_ok = ("**met**" if ratio <= 0.05 else "**missed**") if ratio is not None else "—"
+    sync = f"{h['sync_ms']:.0f} ms" if h.get("sync_ms") else "—"
+    return f"""## Playlist history
+
+Reproduce alone: `scripts/bench.sh --only history` (or, over any synced cache,
+`timbre-bench --history --cache …/library.sqlite [--history-days 365] [--change-percent 1] [--sync-ms MS]`).
+A real `timbre sync` after {h['changed_per_day']} of the {h['playlists']} playlists changed from outside
+(`mutate append`; the sync records their versions) is the peer, median of {len(h.get('sync_walls_ms', []))} run(s);
+then `timbre-bench` records every playlist once (its first version, which a sync records just before
+the playlist first changes) and simulates {h['days']} days
+in which 1 % of the playlists change (up to 3 entries removed, 1–3 added, one moved), each recorded as
+the sync records it (its list read from the cache, compared with its last version, stored) and followed
+by the prune a sync runs.{(chr(10) + "Measured alone by `" + h["command"] + "`.") if h.get("command") else ""}
+
+| Figure | Measured | Peer / reference (same run) | Ratio | Budget | Result |
+|---|---|---|---|---|---|
+| History on disk after {h['days']} days | {mb:.1f} MB | {h['versions']:,} versions, {h['entries_stored']:,} entries; {h['bytes_per_entry']:.1f} bytes an entry | — | ≤ 50 MB | {size_ok} |
+| Recording per day, p50 · p95 | {h['day_ms_p50']:.1f} ms · {h['day_ms_p95']:.1f} ms | sync with {h['changed_per_day']} playlists changed: {sync} | {share} of the sync | ≤ 5 % | {share_ok} |
+| … of which: reading the changed lists from the cache · the prune · one commit of the user data (its fsync) | {h.get('cache_read_ms_p50', 0):.1f} ms · {h.get('prune_ms_p50', 0):.1f} ms · {h.get('commit_ms_p50', 0):.1f} ms | same disk, same run | — | — | — |
+| Every playlist's first version (recorded as each first changes; here all at once) | {h['first_record_ms']:.0f} ms | {h['bytes_after_first'] / 1e6:.1f} MB | — | once | — |
+
+"""
+
+
+def splice_section(text, section, heading="## Dedupe in seconds"):
+    """`text` with its `heading` section replaced by `section`, or `section` put before
     "## Open findings" (else at the end) when it has none."""
-    heading = "## Dedupe in seconds"
     start = text.find(heading)
     if start >= 0:
         end = text.find("\n## ", start + len(heading))

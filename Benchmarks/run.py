@@ -9,6 +9,7 @@ Every figure is printed as it is measured; every child process has a timeout.
 import argparse
 import itertools
 import json
+import random
 import math
 import os
 import platform
@@ -290,7 +291,7 @@ def main():
     ap.add_argument("--command", default="scripts/bench.sh")
     ap.add_argument("--smoke", action="store_true")
     ap.add_argument("--latency-ms", type=int, default=20)
-    ap.add_argument("--only", choices=["dedupe"], help="measure one section and splice it into --out")
+    ap.add_argument("--only", choices=["dedupe", "history"], help="measure one section and splice it into --out")
     args = ap.parse_args()
     if args.only:
         return only_section(args)
@@ -417,6 +418,9 @@ def main():
         # 9. Dedupe in seconds: a 10,000-entry playlist with 5 % scattered duplicates (fewer on the
         #    smoke's small library), deduped by `timbre playlist dedupe` and by the rewriting peer.
         fig["dedupe"] = dedupe_run(sandbox, timbre, session, session_file, peers_dir, 1 if args.smoke else min(n, 3))
+        # 10. The playlist history: a real sync with 1 % of the playlists changed, then a year of
+        #     such days simulated by timbre-bench over the same cache.
+        fig["history"] = history_run(sandbox, timbre, args.bin_dir, 1 if args.smoke else n, 30 if args.smoke else 365)
         fig["machine"] = machine()
         fig["library"] = args.library
         fig["counts"] = counts
@@ -540,10 +544,39 @@ def dedupe_run(sandbox, timbre, session, session_file, peers_dir, iterations):
     return result
 
 
+def history_run(sandbox, timbre, bin_dir, iterations, days):
+    """The playlist history's cost: a real `timbre sync` after 1 % of the playlists changed from
+    outside (`mutate append`; the sync records their versions), median of `iterations` — the peer;
+    then `timbre-bench --history` over the same cache: every playlist recorded once, then `days`
+    days of 1 % changes recorded as the sync records them, with the history's size on disk."""
+    model = sandbox.call("GET", "/__sandbox/library?include_items=false")
+    readable = [p for p in model["playlists"] if p.get("readable_in_development_mode") and p["track_count"] > 0]
+    per_day = max(1, round(len(model["playlists"]) / 100))
+    walls = []
+    timbre.sync()
+    for i in range(iterations):
+        for target in random.Random(i).sample(readable, min(per_day, len(readable))):
+            sandbox.call("POST", "/__sandbox/mutate", {"playlist": target["id"], "action": "append"})
+        sandbox.clear()
+        wall, rss, rep = timbre.sync()
+        walls.append(wall)
+        say(f"history: sync with {per_day} playlist(s) changed #{i + 1}: {wall * 1000:.0f} ms, updated {rep['playlists']['updated']}")
+    sync_ms = sorted(walls)[len(walls) // 2] * 1000
+    wall, rss, out, err, status = timed([os.path.join(bin_dir, "timbre-bench"), "--history", "--cache", timbre.cache,
+                                         "--history-days", str(days), "--sync-ms", f"{sync_ms:.3f}"], timeout=1800)
+    if status != 0:
+        raise RuntimeError(f"timbre-bench --history exited {status}: {err[-3000:]}")
+    result = json.loads(out)
+    result["sync_walls_ms"] = [w * 1000 for w in walls]
+    say(f"history: {days} days, {result['versions']} versions, {result['bytes'] / 1e6:.1f} MB, "
+        f"recording p50 {result['day_ms_p50']:.1f} ms a day ({result.get('ratio_p50', 0) * 100:.1f} % of the sync)")
+    return result
+
+
 def only_section(args):
     """`--only dedupe`: that measurement alone, its section replaced (or added) in --out — the rest
     of the report stays as its last full run wrote it."""
-    from report import render_dedupe, splice_section
+    from report import render_dedupe, render_history, splice_section
     work = tempfile.mkdtemp(prefix="timbre-bench-only-")
     os.makedirs(os.path.join(work, "sandbox"))
     sandbox = Sandbox(os.path.join(args.bin_dir, "timbre-sandbox"), args.library, os.path.join(work, "sandbox"))
@@ -551,20 +584,28 @@ def only_section(args):
         token, session, session_file = sign_in(sandbox, work)
         timbre = Timbre(args.bin_dir, sandbox, token, os.path.join(work, "home"))
         timbre.sync()
-        result = dedupe_run(sandbox, timbre, session, session_file, os.path.join(HERE, "peers"), max(1, args.iterations))
-        result["command"] = args.command
-        section = render_dedupe(result)
+        if args.only == "history":
+            result = history_run(sandbox, timbre, args.bin_dir, max(1, args.iterations), 30 if args.smoke else 365)
+            result["command"] = args.command
+            section, heading = render_history(result), "## Playlist history"
+        else:
+            result = dedupe_run(sandbox, timbre, session, session_file, os.path.join(HERE, "peers"), max(1, args.iterations))
+            result["command"] = args.command
+            section, heading = render_dedupe(result), "## Dedupe in seconds"
         if args.out:
             with open(args.out) as f:
                 text = f.read()
             with open(args.out, "w") as f:
-                f.write(splice_section(text, section))
-            say(f"wrote the dedupe section of {args.out}")
+                f.write(splice_section(text, section, heading))
+            say(f"wrote the {args.only} section of {args.out}")
         else:
             print(section)
     finally:
         sandbox.stop()
-        shutil.rmtree(work, ignore_errors=True)
+        if os.environ.get("TIMBRE_BENCH_KEEP"):
+            print(f"kept {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
 
 
 # ---------------------------------------------------------------- report

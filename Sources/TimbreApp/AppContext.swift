@@ -126,7 +126,9 @@ public struct AppContext: Sendable {
 
     /// Syncs of this profile's cache through `api`.
     public func librarySync(api: any SpotifyAPI, warnings: (@Sendable (String) -> Void)? = nil) -> LibrarySync {
-        LibrarySync(api: api, cachePath: paths.cache, warn: warnings ?? console.warnings, userData: userData)
+        LibrarySync(
+            api: api, cachePath: paths.cache, warn: warnings ?? console.warnings, userData: userData,
+            historyKeep: .seconds(config.historyKeepSeconds))
     }
 }
 

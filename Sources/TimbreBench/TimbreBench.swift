@@ -19,6 +19,18 @@ struct TimbreBench: ParsableCommand {
     @Flag(help: "Print the write budgets of edits (planned exactly as `timbre` sends them) against a naive client's, and exit.")
     var editBudgets = false
 
+    @Flag(help: "Simulate a year of daily syncs for the playlist history over --cache (JSON: size on disk, recording time per day), and exit.")
+    var history = false
+
+    @Option(help: "With --history: days simulated.")
+    var historyDays = 365
+
+    @Option(help: "With --history: percent of the playlists that change each day.")
+    var changePercent = 1.0
+
+    @Option(help: "With --history: the wall time of a real sync with as many playlists changed (ms), for the ratio.")
+    var syncMs: Double?
+
     @Option(help: "Repetitions of each cheap measurement.")
     var iterations = 5
 
@@ -46,6 +58,10 @@ struct TimbreBench: ParsableCommand {
             return
         }
         guard let cache else { throw ValidationError("--cache is required (or --edit-budgets)") }
+        if history {
+            print(try HistoryBench.run(.init(cache: cache, days: historyDays, changePercent: changePercent, syncMS: syncMs)).serialized())
+            return
+        }
         var out = Report()
         let warn: @Sendable (String) -> Void = { FileHandle.standardError.write(Data("warning: \($0)\n".utf8)) }
 

@@ -244,7 +244,8 @@ public final class SandboxProcess: @unchecked Sendable {
 
     public func clearFaults() async throws { try await control("DELETE", "faults") }
 
-    /// `action`: append, remove_first, rename, clear, delete, create. Returns the new playlist summary JSON.
+    /// `action`: append, remove_first, reorder (reverse), last_to_front, rename, set_description (`name` is the text), clear,
+    /// delete, create. Returns the new playlist summary JSON.
     @discardableResult
     public func mutate(playlist: String?, action: String, name: String? = nil) async throws -> [String: Any] {
         var body: [String: Any] = ["action": action]

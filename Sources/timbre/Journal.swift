@@ -52,12 +52,17 @@ extension Root {
                 valueName: "ID"))
         var abandon: Int64?
 
+        @Flag(help: "Remove playlist versions older than `history_keep` (config.toml, default 1y; the newest 20 of each playlist stay); prints what went.")
+        var prune = false
+
         func validate() throws {
             guard (1...200).contains(limit) else { throw ValidationError("--limit must be 1–200") }
+            if prune && abandon != nil { throw ValidationError("'--prune' and '--abandon' cannot be used together") }
         }
 
         func run(_ invocation: Invocation) async throws -> ExitStatus {
-            try await HistoryCommand(json: json, limit: limit, abandon: abandon).run(invocation)
+            if prune { return try await HistoryPruneCommand().run(invocation) }
+            return try await HistoryCommand(json: json, limit: limit, abandon: abandon).run(invocation)
         }
     }
 }

@@ -11,8 +11,12 @@ extension Root {
         @Flag(help: "Print a JSON array (see README for the shape).")
         var json = false
 
+        @Flag(help: "List the playlists no longer in your library (id, entries, when, last version, name), from the version history.")
+        var deleted = false
+
         func run(_ invocation: Invocation) async throws -> ExitStatus {
-            try await PlaylistsCommand(json: json).run(invocation)
+            if deleted { return try await DeletedPlaylistsCommand(json: json).run(invocation) }
+            return try await PlaylistsCommand(json: json).run(invocation)
         }
     }
 

@@ -12,7 +12,10 @@ extension Root {
                 synced and the edit names positions (nothing written; sync, or --force), 7 the playlist \
                 is not yours to change.
                 """,
-            subcommands: [Create.self, Edit.self, Add.self, Remove.self, Move.self, Dedupe.self, Shuffle.self, Sort.self, Copy.self, Delete.self])
+            subcommands: [
+                Create.self, Edit.self, Add.self, Remove.self, Move.self, Dedupe.self, Shuffle.self, Sort.self, Copy.self, Delete.self,
+                Log.self, Diff.self,
+            ])
 
         struct Copy: Runnable {
             static let configuration = CommandConfiguration(

@@ -9,6 +9,8 @@ extension SandboxService {
         var playlist: String?
         var action: String
         var name: String?
+        /// `set_description`'s text.
+        var description: String?
     }
 
     func handleControl(_ request: SandboxRequest) -> SandboxResponse {
@@ -74,7 +76,9 @@ extension SandboxService {
             return .json(200, .object([("refresh_token", .string(token)), ("scope", .string(scopes.joined(separator: " ")))]))
         case ("POST", "mutate"):
             guard let body = try? JSONDecoder().decode(MutateBody.self, from: Data(request.body)) else {
-                return .apiError(400, "Expected {\"playlist\":ID,\"action\":\"append|remove_first|rename|clear|delete|create\"}")
+                return .apiError(
+                    400,
+                    "Expected {\"playlist\":ID,\"action\":\"append|remove_first|reorder|reverse|last_to_front|rename|set_description|clear|delete|create\"}")
             }
             return mutate(body)
         case (_, _) where name.hasPrefix("files/") && name.count > "files/".count:
@@ -170,6 +174,12 @@ extension SandboxService {
                 playlist.entries.append(Entry(kind: .track, ref: ref, addedAt: Int64(Date().timeIntervalSince1970)))
             case "remove_first":
                 if !playlist.entries.isEmpty { playlist.entries.removeFirst() }
+            case "reverse", "reorder":
+                playlist.entries.reverse()
+            case "last_to_front":
+                if let last = playlist.entries.popLast() { playlist.entries.insert(last, at: 0) }
+            case "set_description":
+                playlist.description = body.description ?? body.name
             case "rename":
                 playlist.name = body.name ?? playlist.name + " (renamed)"
             case "clear":

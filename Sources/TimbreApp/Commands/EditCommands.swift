@@ -190,7 +190,8 @@ extension AppContext {
         let paths = self.paths
         return Library(
             folders: { try userData.open().folders },
-            editor: { [self] in if let editor { return editor } else { return try await self.editor() } })
+            editor: { [self] in if let editor { return editor } else { return try await self.editor() } },
+            history: { try userData.open().history })
     }
 }
 

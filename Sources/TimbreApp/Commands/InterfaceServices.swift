@@ -40,7 +40,8 @@ actor InterfaceServices {
     /// The library the interface changes: the shared editor, and the folders.
     private var library: Library {
         let userData = context.userData
-        return Library(folders: { try userData.open().folders }, editor: { try await self.sharedEditor() })
+        return Library(
+            folders: { try userData.open().folders }, editor: { try await self.sharedEditor() }, history: { try userData.open().history })
     }
 
     /// One edit: a change of the library goes through `Library.perform`, as the CLI's do; a file

@@ -14,6 +14,8 @@ public struct LibrarySync: Sendable {
     /// (a cron `sync` is the likeliest command after a crash; storing a half-applied list would
     /// make it look finished).
     var userData: SharedUserData?
+    /// `history_keep`: how long playlist versions are kept (the newest 20 of each always are).
+    var historyKeep: Duration = PlaylistHistory.defaultKeep
 
     /// Requests sent and rate-limit pauses: the api's.
     public var pacing: RequestPacing { api.pacing }
@@ -35,7 +37,15 @@ public struct LibrarySync: Sendable {
             target = try LibraryCache.open(path: cachePath, warn: warn)
         }
         try await finishInterruptedEdits(cache: target)
-        return try await SyncEngine(api: api, cache: target, options: options, progress: progress).run()
+        // The playlists' versions live in the user data, opened (created) for them.
+        let history = try? userData?.open().history
+        var report = try await SyncEngine(api: api, cache: target, options: options, history: history, progress: progress).run()
+        if let history {
+            do { try history.prune(before: PlaylistHistory.cutoff(keep: historyKeep)) } catch {
+                report.warnings.append(PlaylistHistory.syncWarning(error))
+            }
+        }
+        return report
     }
 
     /// Under the lock already held: each interrupted edit finished (or, when Spotify refuses it for

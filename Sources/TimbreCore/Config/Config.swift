@@ -76,6 +76,10 @@ public struct Config: Sendable, Equatable {
     /// `reorder = "rewrite"`: shuffle and sort rewrite the list (⌈n/100⌉ writes, every date added
     /// reset) unless told otherwise; the default, `"moves"`, keeps every date added.
     public var reorderByRewrite = false
+    /// `history_keep = "365d"`: how long playlist versions are kept, in seconds (the newest 20 of
+    /// each playlist always are). Default: a year.
+    public var historyKeepSeconds = Config.defaultHistoryKeepSeconds
+    public static let defaultHistoryKeepSeconds = 365 * 86_400
     public var tls: TLSSettings
     /// `[keys]`: key → command text, read by the TUI.
     public var keys: [String: String]
@@ -146,6 +150,20 @@ public struct Config: Sendable, Equatable {
     }
 }
 
+extension Config {
+    /// Seconds of a duration written `365d`, `52w` or `1y` (a year is 365 days); nil otherwise.
+    public static func durationSeconds(_ text: String) -> Int? {
+        let text = text.trimmingCharacters(in: .whitespaces).lowercased()
+        guard let unit = text.last, let number = Int(text.dropLast()), number >= 0, number <= 100_000 else { return nil }
+        switch unit {
+        case "d": return number * 86_400
+        case "w": return number * 7 * 86_400
+        case "y": return number * 365 * 86_400
+        default: return nil
+        }
+    }
+}
+
 public struct ConfigError: UserFacingError, Equatable {
     public let path: String
     public let detail: String
@@ -164,6 +182,7 @@ private struct RawConfig: Decodable {
     var secret_tier_refresh_token: String?
     var rate_limit_budget: Int?
     var reorder: String?
+    var history_keep: String?
     var tls: RawTLS?
     var keys: [String: String]?
     /// Refused wherever it appears (see `Present`).
@@ -230,6 +249,14 @@ private struct RawConfig: Decodable {
                 )
             }
             config.reorderByRewrite = reorder == "rewrite"
+        }
+        if let text = history_keep {
+            guard let seconds = Config.durationSeconds(text) else {
+                throw fail(
+                    "history_keep = \"\(text)\" must be a number and a unit: d (days), w (weeks) or y (years of 365 days), like \"365d\" or \"1y\" (default \"1y\")"
+                )
+            }
+            config.historyKeepSeconds = seconds
         }
         if let tls {
             if let ca = tls.ca_file { config.tls.caFile = (ca as NSString).expandingTildeInPath }

@@ -249,10 +249,16 @@ public enum LibraryOutcome: Sendable {
 public struct Library: Sendable {
     private let folders: @Sendable () throws -> Folders
     private let editor: @Sendable () async throws -> PlaylistEditor
+    /// Where each changed playlist's new state is kept as a version (nil: nowhere).
+    private let history: @Sendable () throws -> PlaylistHistory?
 
-    public init(folders: @escaping @Sendable () throws -> Folders, editor: @escaping @Sendable () async throws -> PlaylistEditor) {
+    public init(
+        folders: @escaping @Sendable () throws -> Folders, editor: @escaping @Sendable () async throws -> PlaylistEditor,
+        history: @escaping @Sendable () throws -> PlaylistHistory? = { nil }
+    ) {
         self.folders = folders
         self.editor = editor
+        self.history = history
     }
 
     /// Checks `change` (`LibraryChange.validated`) and runs it: journalled, written through to
@@ -268,7 +274,8 @@ public struct Library: Sendable {
             if !dryRun { try folders().perform(edit) }
             return .folder(edit)
         }
-        return .edit(try await editor().perform(change, dryRun: dryRun, choose: choose))
+        let history = dryRun ? nil : try? history()
+        return .edit(try await performRecorded(change, editor: try await editor(), history: history, dryRun: dryRun, choose: choose))
     }
 }
 

@@ -69,6 +69,41 @@ enum UserDataSchema {
                     PRIMARY KEY (account, source)
                 )
                 """),
+        // Playlist versions (`PlaylistHistory`): every URI, adder and unusual date once in
+        // `history_text`, each version's entries as one blob of varints (`VersionCoding`), the
+        // counts against the version before it, and a marker for playlists that left the library.
+        CacheSchema.Migration(
+            identifier: "history v4: playlist versions",
+            sql: """
+                CREATE TABLE history_text (
+                    id INTEGER PRIMARY KEY,
+                    text TEXT NOT NULL UNIQUE
+                );
+                CREATE TABLE playlist_version (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    playlist TEXT NOT NULL,
+                    version INTEGER NOT NULL CHECK (version >= 1),
+                    seen_at TEXT NOT NULL,
+                    source TEXT NOT NULL CHECK (source IN ('sync', 'edit')),
+                    edit INTEGER,
+                    snapshot_id TEXT,
+                    name TEXT NOT NULL,
+                    description TEXT,
+                    public INTEGER NOT NULL,
+                    collaborative INTEGER NOT NULL,
+                    entry_count INTEGER NOT NULL,
+                    added INTEGER NOT NULL,
+                    removed INTEGER NOT NULL,
+                    moved INTEGER NOT NULL,
+                    entries BLOB NOT NULL,
+                    UNIQUE (playlist, version)
+                );
+                CREATE TABLE playlist_deleted (
+                    playlist TEXT NOT NULL PRIMARY KEY,
+                    deleted_at TEXT NOT NULL,
+                    last_version INTEGER NOT NULL
+                );
+                """),
     ]
 
     static var migrator: DatabaseMigrator {

@@ -17,14 +17,17 @@ public final class SyncEngine: Sendable {
     private let cache: LibraryCache
     private let options: SyncOptions
     private let progress: @Sendable (SyncProgress) -> Void
+    /// Where each playlist the sync changes keeps its versions (nil: nowhere).
+    private let history: PlaylistHistory?
 
     public init(
-        api: any SpotifyAPI, cache: LibraryCache, options: SyncOptions,
+        api: any SpotifyAPI, cache: LibraryCache, options: SyncOptions, history: PlaylistHistory? = nil,
         progress: @escaping @Sendable (SyncProgress) -> Void = { _ in }
     ) {
         self.api = api
         self.cache = cache
         self.options = options
+        self.history = history
         self.progress = progress
     }
 
@@ -42,8 +45,12 @@ public final class SyncEngine: Sendable {
         // Liked Songs needs nothing from the playlist list: it runs alongside from the start.
         async let liked = syncLikedSongs(run)
         let listing = try await listPlaylists(run)
+        // Before the new details or entries replace them: the cached state of the changed playlists never recorded.
+        let changed = listing.playlists.map(\.meta).filter { meta in run.stored[meta.id].map { $0.snapshotID != meta.snapshotID } ?? false }
+        history?.recordBaselines(changed.map(\.id), from: cache, warn: run.warn)
         try await cache.updateMetadata(listing.playlists)
         let tally = try await fetchChangedPlaylists(listing, run)
+        history?.recordSynced(run.updatedIDs.current, from: cache, warn: run.warn)
         return try await finish(run, listing: listing, tally: tally, liked: try await liked)
     }
 
@@ -62,6 +69,8 @@ public final class SyncEngine: Sendable {
         /// Lists finished and lists to do, for the progress display.
         let done = Locked(0)
         let totalWork = Locked(0)
+        /// The playlists whose entries this run stored, for the history.
+        let updatedIDs = Locked<[String]>([])
 
         init(api: any SpotifyAPI, stored: [String: StoredState], wantsLiked: Bool) {
             sentBefore = api.pacing.requestsSent()
@@ -142,6 +151,7 @@ public final class SyncEngine: Sendable {
         } else {
             let listed = Set(listing.playlists.map(\.meta.id))
             let gone = cachedPlaylists.filter { !listed.contains($0) }
+            history?.recordDeletions(gone, listed: Array(listed), from: cache, warn: run.warn)
             try await cache.remove(gone)
             listing.removed = gone.count
         }
@@ -180,6 +190,7 @@ public final class SyncEngine: Sendable {
                     }
                     group.addTask {
                         let outcome = try await self.syncPlaylist(meta, stored: run.stored[meta.id], run: run, lists: lists)
+                        if case .updated = outcome { run.updatedIDs.withLock { $0.append(meta.id) } }
                         self.progress(SyncProgress(phase: .items, description: meta.name, done: run.finishedOne(), total: total))
                         return outcome
                     }

@@ -1,0 +1,181 @@
+import Foundation
+import Testing
+import TimbreTestSupport
+
+/// Playlist versions through the CLI against the sandbox: changes made from outside (the
+/// sandbox's `mutate`, as another app would) seen by syncs, an edit by timbre, a deletion; what
+/// `playlist log`, `playlist diff` and `playlists --deleted` say, checked against the server.
+@Suite(.serialized, .tags(.integration), .integrationTier) struct HistoryCLITests {
+    struct Setup {
+        let sandbox: SandboxProcess
+        let cli: TimbreCLI
+        func cleanUp() async {
+            await sandbox.stop()
+            cli.remove()
+        }
+    }
+
+    func setUp() async throws -> Setup {
+        let sandbox = try await SandboxProcess.start(library: .small, extraArguments: ["--refresh-rotation", "same"])
+        do {
+            let token = try await sandbox.mintRefreshToken()
+            let cli = try TimbreCLI(extraEnvironment: ["TIMBRE_REFRESH_TOKEN": token])
+            try cli.configure(for: sandbox)
+            return Setup(sandbox: sandbox, cli: cli)
+        } catch {
+            await sandbox.stop()
+            throw error
+        }
+    }
+
+    func parse(_ text: String) -> Any? { try? JSONSerialization.jsonObject(with: Data(text.utf8)) }
+
+    /// The user's own playlist with the most entries, no null ones (the cache leaves nulls out) and no
+    /// track twice (so the counts of moves are plain).
+    func ownPlaylist(_ s: Setup) async throws -> (id: String, entries: [String]) {
+        let model = try await s.sandbox.library(includeItems: false)
+        var best: (String, [String])?
+        for playlist in model["playlists"] as? [[String: Any]] ?? [] {
+            guard let id = playlist["id"] as? String, (playlist["owner_id"] as? String) == s.sandbox.info.userID,
+                (playlist["collaborative"] as? Bool) == false
+            else { continue }
+            let entries = try await s.sandbox.entries(of: id)
+            if !entries.contains(""), Set(entries).count == entries.count, entries.count > (best?.1.count ?? 4) { best = (id, entries) }
+        }
+        let found = try #require(best, "the sandbox user owns a playlist with entries")
+        return (found.0, found.1)
+    }
+
+    func log(_ s: Setup, _ ref: String) async throws -> [[String: Any]] {
+        let result = await s.cli.invoke(["playlist", "log", ref, "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        return try #require(parse(result.stdout) as? [[String: Any]], "\(result.stdout)")
+    }
+
+    func sync(_ s: Setup) async {
+        let result = await s.cli.invoke(["sync", "--quiet"])
+        #expect(result.status == 0, "\(result.stderr)")
+    }
+
+    @Test func outsideChangesAndEditsBecomeVersions() async throws {
+        let s = try await setUp()
+        try await withCleanup({ await s.cleanUp() }) {
+            await sync(s)
+            let (id, original) = try await ownPlaylist(s)
+            let n = original.count
+            var versions = try await log(s, id)
+            #expect(versions.count == 1)
+            #expect(versions.first?["source"] as? String == "sync" && versions.first?["entries"] as? Int == n)
+
+            // Reordered from outside: every entry but one moved, none added or removed.
+            try await s.sandbox.mutate(playlist: id, action: "reorder")
+            #expect(try await s.sandbox.entries(of: id) == original.reversed())
+            await sync(s)
+            versions = try await log(s, id)
+            #expect(versions.map { $0["version"] as? Int } == [2, 1], "newest first")
+            let reordered = try #require(versions.first)
+            #expect(reordered["source"] as? String == "sync" && reordered["edit"] is NSNull)
+            #expect(reordered["entries"] as? Int == n && reordered["added"] as? Int == 0 && reordered["removed"] as? Int == 0)
+            #expect(reordered["moved"] as? Int == n - 1)
+            let diff = await s.cli.invoke(["playlist", "diff", id, "--json"])
+            let moved = try #require((parse(diff.stdout) as? [String: Any])?["moved"] as? [[String: Any]], "\(diff.stdout) \(diff.stderr)")
+            #expect(moved.count == n - 1)
+            #expect(moved.allSatisfy { ($0["from"] as? Int ?? 0) >= 1 && ($0["to"] as? Int ?? 0) >= 1 }, "positions count from 1")
+
+            // Renamed from outside.
+            try await s.sandbox.mutate(playlist: id, action: "rename", name: "Renamed Outside")
+            await sync(s)
+            versions = try await log(s, id)
+            #expect(versions.first?["version"] as? Int == 3 && versions.first?["name"] as? String == "Renamed Outside")
+            let text = await s.cli.invoke(["playlist", "log", id])
+            #expect(text.stdout.contains("renamed “Renamed Outside”"), "\(text.stdout)")
+
+            // An edit by timbre: source edit with the journal's id; the server holds the result.
+            let removed = await s.cli.invoke(["playlist", "remove", id, "--position", "1", "--json"])
+            #expect(removed.status == 0, "\(removed.stderr)")
+            let journalID = try #require((parse(removed.stdout) as? [String: Any])?["journal_id"] as? Int)
+            #expect(try await s.sandbox.entries(of: id) == Array(original.reversed().dropFirst()))
+            versions = try await log(s, id)
+            #expect(versions.first?["source"] as? String == "edit" && versions.first?["edit"] as? Int == journalID)
+            #expect(versions.first?["removed"] as? Int == 1 && versions.first?["entries"] as? Int == n - 1)
+
+            // Cleared from outside; then the diffs between named versions.
+            try await s.sandbox.mutate(playlist: id, action: "clear")
+            await sync(s)
+            versions = try await log(s, id)
+            #expect(versions.first?["version"] as? Int == 5 && versions.first?["entries"] as? Int == 0)
+            #expect(versions.first?["removed"] as? Int == n - 1)
+            let fromFirst = await s.cli.invoke(["playlist", "diff", id, "1", "--json"])
+            let removedAll = try #require((parse(fromFirst.stdout) as? [String: Any])?["removed"] as? [[String: Any]])
+            #expect(removedAll.map { $0["uri"] as? String } == original.map { Optional($0) })
+            #expect(removedAll.map { $0["position"] as? Int } == Array(1...n))
+            let oneToFour = await s.cli.invoke(["playlist", "diff", id, "3", "4"])
+            #expect(oneToFour.status == 0 && oneToFour.stdout.contains("- #1 "), "\(oneToFour.stdout)")
+
+            // An unknown version: exit 2, a clear message, nothing on stdout.
+            let unknown = await s.cli.invoke(["playlist", "diff", id, "9"])
+            #expect(unknown.status == 2 && unknown.stderr.contains("no version 9") && unknown.stdout.isEmpty, "\(unknown.stderr)")
+
+            // Deleted from outside: gone from the library, kept in the history.
+            try await s.sandbox.mutate(playlist: id, action: "delete")
+            await sync(s)
+            let deleted = await s.cli.invoke(["playlists", "--deleted", "--json"])
+            let gone = try #require(parse(deleted.stdout) as? [[String: Any]], "\(deleted.stdout)")
+            #expect(gone.map { $0["id"] as? String } == [id])
+            #expect(gone.first?["last_version"] as? Int == 5 && gone.first?["entries"] as? Int == 0)
+            #expect(gone.first?["name"] as? String == "Renamed Outside" && gone.first?["deleted_at"] is String)
+            #expect(try await log(s, id).count == 5, "a deleted playlist's versions stay")
+            #expect(try await log(s, "Renamed Outside").count == 5, "and its last name finds it")
+
+            let prune = await s.cli.invoke(["history", "--prune"])
+            #expect(prune.status == 0 && prune.stdout.contains("Nothing to prune"), "\(prune.stdout)")
+        }
+    }
+
+    /// `playlist delete` (Spotify's unfollow) by timbre: the playlist's state before it is kept and
+    /// it is listed as deleted at once; following it again (undo) takes it off the list.
+    @Test func aPlaylistDeletedByTimbreIsListedWithItsLastVersion() async throws {
+        let s = try await setUp()
+        try await withCleanup({ await s.cleanUp() }) {
+            await sync(s)
+            let (id, entries) = try await ownPlaylist(s)
+            let deleted = await s.cli.invoke(["playlist", "delete", id, "--yes"])
+            #expect(deleted.status == 0, "\(deleted.stderr)")
+            let model = try await s.sandbox.library(includeItems: false)
+            #expect(!(model["playlists"] as? [[String: Any]] ?? []).contains { $0["id"] as? String == id }, "unfollowed on the server")
+            let listed = await s.cli.invoke(["playlists", "--deleted", "--json"])
+            let gone = try #require(parse(listed.stdout) as? [[String: Any]], "\(listed.stdout)")
+            #expect(gone.map { $0["id"] as? String } == [id])
+            #expect(gone.first?["entries"] as? Int == entries.count && gone.first?["last_version"] as? Int == 1)
+            let text = await s.cli.invoke(["playlists", "--deleted"])
+            #expect(text.stdout.contains(id) && text.stdout.contains("v1"), "\(text.stdout)")
+            #expect(await s.cli.invoke(["undo"]).status == 0)
+            await sync(s)
+            let after = await s.cli.invoke(["playlists", "--deleted", "--json"])
+            #expect((parse(after.stdout) as? [[String: Any]])?.isEmpty == true, "\(after.stdout)")
+        }
+    }
+
+    /// A name built to attack a terminal and the storage: the log shows it inert, JSON carries it exactly.
+    @Test func aHostileNameStaysInert() async throws {
+        let s = try await setUp()
+        try await withCleanup({ await s.cleanUp() }) {
+            await sync(s)
+            let (id, _) = try await ownPlaylist(s)
+            let model = try await s.sandbox.library(includeItems: false)
+            let original = (model["playlists"] as? [[String: Any]] ?? []).first { $0["id"] as? String == id }?["name"] as? String
+            let hostile = "\u{1B}]0;pwned\u{07}\u{1B}[2J\u{202E}'; DROP TABLE playlist_version; --" + String(repeating: "é", count: 5000)
+            try await s.sandbox.mutate(playlist: id, action: "rename", name: hostile)
+            await sync(s)
+            let versions = try await log(s, id)
+            #expect(versions.first?["name"] as? String == hostile)
+            let text = await s.cli.invoke(["playlist", "log", id])
+            #expect(text.status == 0)
+            #expect(!text.stdout.contains("\u{1B}") && !text.stdout.contains("\u{202E}") && !text.stdout.contains("\u{07}"))
+            #expect(text.stdout.split(separator: "\n").allSatisfy { $0.count < 400 }, "a huge name is cut short")
+            let kept = try await log(s, id)
+            #expect(kept.count == 2, "the table is still there")
+            #expect(kept.last?["name"] as? String == original, "version 1 is the state before the rename (recorded before the sync stored the new name)")
+        }
+    }
+}
