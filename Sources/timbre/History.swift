@@ -58,4 +58,35 @@ extension Root.Playlist {
             try await PlaylistDiffCommand(ref: ref, from: from, to: to, json: json).run(invocation)
         }
     }
+
+    struct Restore: Runnable {
+        static let configuration = CommandConfiguration(
+            abstract: "Make a playlist equal to one of its versions on Spotify (`playlist log` numbers them).",
+            discussion: """
+                One journalled edit (`timbre undo` reverts it; an interrupted one is finished by the next command): \
+                the fewest writes that give the version's entries in its order — range moves for the order, adds \
+                for what was removed — so every entry that stayed keeps its date added; entries put back are dated \
+                today (the summary says how many). The live playlist is checked before anything is sent. A playlist \
+                no longer in your library is followed again if Spotify still has it, else created anew with that \
+                version's name, description and entries (the summary says which). --dry-run prints the plan.
+                """)
+
+        @Argument(help: "The playlist: its name (or the start of it), ID, spotify:playlist:ID or link; or a deleted one's ID.", completion: .playlists)
+        var ref: String
+
+        @Option(help: ArgumentHelp("The version to restore (`timbre playlist log REF` lists them).", valueName: "V"))
+        var to: Int
+
+        @OptionGroup var force: ForceOption
+
+        @OptionGroup var options: EditOptions
+
+        func validate() throws {
+            if to < 1 { throw ValidationError("versions count from 1 (`timbre playlist log` lists them)") }
+        }
+
+        func run(_ invocation: Invocation) async throws -> ExitStatus {
+            try await RestoreVersionCommand(ref: ref, version: to, flags: EditFlags(options, force: force)).run(invocation)
+        }
+    }
 }

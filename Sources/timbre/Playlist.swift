@@ -14,7 +14,7 @@ extension Root {
                 """,
             subcommands: [
                 Create.self, Edit.self, Add.self, Remove.self, Move.self, Dedupe.self, Shuffle.self, Sort.self, Copy.self, Delete.self,
-                Log.self, Diff.self,
+                Log.self, Diff.self, Restore.self,
             ])
 
         struct Copy: Runnable {

@@ -1,0 +1,46 @@
+import Foundation
+import TimbreCore
+import TimbreLibrary
+
+/// `timbre playlist restore REF --to V`: makes the playlist on Spotify equal to version V (as
+/// `playlist log` numbers them) in one journalled, undoable edit — the fewest writes that keep the
+/// date added of every entry that stays; a playlist no longer in the library is followed again
+/// when Spotify still has it, else created anew with that version's details and entries.
+public struct RestoreVersionCommand: Sendable {
+    public var ref: String
+    public var version: Int
+    public var flags: EditFlags
+
+    public init(ref: String, version: Int, flags: EditFlags) {
+        self.ref = ref
+        self.version = version
+        self.flags = flags
+    }
+
+    public func run(_ invocation: Invocation) async throws -> ExitStatus {
+        let context = try invocation.context()
+        let cache = try context.existingCache()
+        let history = try context.userData.existing()?.history
+        let text = try HistoryReference.resolve(ref, invocation: invocation, history: history)
+        guard let id = SpotifyID(text) else { throw UsageError(message: "“\(TerminalText.preview(ref, limit: 60))” names no playlist timbre knows") }
+        let (kept, entries) = try VersionLookup(history: history, cache: cache).state(version, of: text)
+        let uris = entries.map(\.uri)
+        let inLibrary = try cache?.playlist(.playlist(id)) != nil
+        let change: LibraryChange
+        if inLibrary {
+            change = .entries(id, .restore(to: uris), .init(force: flags.force))
+        } else {
+            let details = kept.details
+            change = .revive(id, PlaylistDetails(name: details.name, description: details.description, isPublic: details.isPublic), entries: uris)
+        }
+        let editor = try await context.editor()
+        guard let outcome = try await context.library(editor).perform(change, dryRun: flags.dryRun).edit else { return .failure }
+        EditReport.show(outcome, json: flags.json, console: context.console)
+        if inLibrary, !flags.json, let current = try cache?.playlist(.playlist(id)), current.name != kept.details.name {
+            context.console.line(
+                "version \(version) was named “\(TerminalText.sanitize(TerminalText.preview(kept.details.name, limit: 80)))”: `timbre playlist edit \(id) --name …` puts the name back"
+            )
+        }
+        return outcome.cancelled ? .failure : .success
+    }
+}

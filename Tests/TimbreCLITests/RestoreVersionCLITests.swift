@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+import TimbreTestSupport
+
+/// `timbre playlist restore REF --to V` against the sandbox (#36's done-when): a playlist changed
+/// from outside is put back to an older version exactly, in order, with every entry that stayed
+/// keeping its date added ON THE SANDBOX; `undo` takes the restore back; a playlist deleted
+/// outside is created anew from its last version.
+@Suite(.serialized, .tags(.integration), .integrationTier) struct RestoreVersionCLITests {
+    let history = HistoryCLITests()
+
+    func dated(_ s: HistoryCLITests.Setup, _ id: String) async throws -> [String] {
+        try await s.sandbox.playlistInfo(id).items.map { "\($0.uri ?? "") @ \($0.addedAt ?? "null")" }
+    }
+
+    @Test func aVersionComesBackInOrderWithTheDatesOfWhatStayedAndUndoTakesItBack() async throws {
+        let s = try await history.setUp()
+        try await withCleanup({ await s.cleanUp() }) {
+            await history.sync(s)
+            let (id, original) = try await history.ownPlaylist(s)
+            let originalDated = try await dated(s, id)
+            // Changed from outside: reordered, then its first entry removed; seen by a sync.
+            try await s.sandbox.mutate(playlist: id, action: "reorder")
+            try await s.sandbox.mutate(playlist: id, action: "remove_first")
+            await history.sync(s)
+            let changed = try await s.sandbox.entries(of: id)
+            #expect(try await history.log(s, id).count == 2)
+
+            // A dry run sends nothing and says what it would do.
+            try await s.sandbox.clearRequests()
+            let dry = await s.cli.invoke(["playlist", "restore", id, "--to", "1", "--dry-run", "--json"])
+            #expect(dry.status == 0, "\(dry.stderr)")
+            let plan = try #require(history.parse(dry.stdout) as? [String: Any], "\(dry.stdout)")
+            #expect(plan["op"] as? String == "restore" && plan["added"] as? Int == 1, "\(dry.stdout)")
+            #expect(try await s.sandbox.writeRequests().isEmpty)
+
+            let restored = await s.cli.invoke(["playlist", "restore", id, "--to", "1"])
+            #expect(restored.status == 0, "\(restored.stderr)")
+            #expect(restored.stdout.contains("Restored"), "\(restored.stdout)")
+            #expect(try await s.sandbox.entries(of: id) == original, "exactly version 1's entries, in its order")
+            // Every entry that stayed keeps its date added; only the one put back is dated today.
+            let after = try await dated(s, id)
+            let kept = Set(changed)
+            for (old, new) in zip(originalDated, after) where kept.contains(String(old.split(separator: " ").first ?? "")) {
+                #expect(old == new, "a kept entry's date changed: \(old) → \(new)")
+            }
+            // The restore is one edit: its own version, and undo takes it back.
+            #expect(try await history.log(s, id).first?["source"] as? String == "edit")
+            let undone = await s.cli.invoke(["undo"])
+            #expect(undone.status == 0, "\(undone.stderr)")
+            #expect(try await s.sandbox.entries(of: id) == changed)
+        }
+    }
+
+    @Test func aPlaylistDeletedOutsideIsCreatedAnewFromItsLastVersion() async throws {
+        let s = try await history.setUp()
+        try await withCleanup({ await s.cleanUp() }) {
+            await history.sync(s)
+            let (id, original) = try await history.ownPlaylist(s)
+            let name = try await s.sandbox.playlistInfo(id).name
+            try await s.sandbox.mutate(playlist: id, action: "delete")
+            await history.sync(s)
+            let restored = await s.cli.invoke(["playlist", "restore", id, "--to", "1", "--json"])
+            #expect(restored.status == 0, "\(restored.stderr)")
+            let outcome = try #require(history.parse(restored.stdout) as? [String: Any], "\(restored.stdout)")
+            let created = try #require(outcome["playlist"] as? String)
+            #expect(created != id && outcome["revived"] as? String == "created", "\(restored.stdout)")
+            let info = try await s.sandbox.playlistInfo(created)
+            #expect(info.name == name && info.items.compactMap(\.uri) == original)
+            // Unknown versions are a usage error naming the ones there are.
+            let unknown = await s.cli.invoke(["playlist", "restore", id, "--to", "9"])
+            #expect(unknown.status == 2 && unknown.stderr.contains("9"), "\(unknown.stderr)")
+        }
+    }
+}
