@@ -81,7 +81,9 @@ public struct PlaylistDiffCommand: Sendable {
             return .success
         }
         let titles = (try? cache?.titles(of: Set(diff.added.map(\.uri) + diff.removed.map(\.uri) + diff.moved.map(\.uri)))) ?? [:]
-        func label(_ uri: String) -> String { TerminalText.sanitize(titles[uri].map { "\($0)  \(uri)" } ?? uri) }
+        func label(_ uri: String) -> String {
+            TerminalText.sanitize(titles[uri].map { "\(TerminalText.preview($0, limit: 100))  \(uri)" } ?? TerminalText.preview(uri, limit: 100))
+        }
         let name = TerminalText.sanitize(TerminalText.preview(before.version.details.name, limit: 80))
         var lines = ["“\(name)”: version \(fromNumber) → \(after.label): +\(diff.added.count) −\(diff.removed.count) ~\(diff.moved.count)"]
         lines += diff.removed.map { "- #\($0.position + 1)  \(label($0.uri))" }
