@@ -39,6 +39,9 @@ enum Examples {
         "playlist diff": [
             "timbre playlist diff \"Road Trip\"    # the last change", "timbre playlist diff \"Road Trip\" 3 7 --json",
         ],
+        "playlist restore": [
+            "timbre playlist restore \"Road Trip\" --to 3 --dry-run", "timbre playlist restore \"Road Trip\" --to 3    # timbre undo takes it back",
+        ],
         "folder create": ["timbre folder create Work", "timbre folder create \"Road Trips\""],
         "folder rename": ["timbre folder rename Work Office", "timbre folder rename \"Road Trips\" Travel"],
         "folder delete": ["timbre folder delete Office", "timbre folder delete Travel    # its playlists stay in your library"],
