@@ -207,6 +207,14 @@ public final class TUIApp: @unchecked Sendable {
             case .edit(let edit): startEdit(edit)
             case .catalogueSearch(let query): searchCatalogue(query)
             case .loadInfo(let playlistID): loadInfo(playlistID)
+            case .loadVersions(let playlistID):
+                do { state.showVersions(try source.versions(of: playlistID), of: playlistID) } catch { state.reportError(Self.sentence(for: error)) }
+            case .loadVersionChanges(let playlistID, let version):
+                do {
+                    state.showVersionChanges(try source.versionChanges(of: playlistID, version: version))
+                } catch {
+                    state.reportError(Self.sentence(for: error))
+                }
             case .answerOrder(let choice):
                 pendingOrder?.resume(choice)
                 pendingOrder = nil

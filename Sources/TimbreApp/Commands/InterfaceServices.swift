@@ -94,6 +94,11 @@ actor InterfaceServices {
         switch edit {
         case .export(let id, let path): return try export(id, to: path)
         case .importFile(let path, let into): return try await importFile(path, into: try TUIEdit.spotifyID(into))
+        case .restoreVersion(let id, let version):
+            let history = try context.userData.existing()?.history
+            let (change, _, _) = try RestoreVersionCommand.change(
+                try TUIEdit.spotifyID(id), version: version, force: false, cache: try context.existingCache(), history: history)
+            return try report(try await library.perform(change))
         default: throw UsageError(message: "that edit reads or writes no file")
         }
     }

@@ -23,16 +23,7 @@ public struct RestoreVersionCommand: Sendable {
         let history = try context.userData.existing()?.history
         let text = try HistoryReference.resolve(ref, invocation: invocation, history: history)
         guard let id = SpotifyID(text) else { throw UsageError(message: "“\(TerminalText.preview(ref, limit: 60))” names no playlist timbre knows") }
-        let (kept, entries) = try VersionLookup(history: history, cache: cache).state(version, of: text)
-        let uris = entries.map(\.uri)
-        let inLibrary = try cache?.playlist(.playlist(id)) != nil
-        let change: LibraryChange
-        if inLibrary {
-            change = .entries(id, .restore(to: uris), .init(force: flags.force))
-        } else {
-            let details = kept.details
-            change = .revive(id, PlaylistDetails(name: details.name, description: details.description, isPublic: details.isPublic), entries: uris)
-        }
+        let (change, kept, inLibrary) = try Self.change(id, version: version, force: flags.force, cache: cache, history: history)
         let editor = try await context.editor()
         guard let outcome = try await context.library(editor).perform(change, dryRun: flags.dryRun).edit else { return .failure }
         EditReport.show(outcome, json: flags.json, console: context.console)
@@ -42,5 +33,17 @@ public struct RestoreVersionCommand: Sendable {
             )
         }
         return outcome.cancelled ? .failure : .success
+    }
+
+    /// The change that makes playlist `id` equal to its version `version`: entries made equal when
+    /// it is in the library, else the playlist brought back from that version.
+    static func change(
+        _ id: SpotifyID, version: Int, force: Bool, cache: LibraryCache?, history: PlaylistHistory?
+    ) throws -> (change: LibraryChange, version: PlaylistVersion, inLibrary: Bool) {
+        let (kept, entries) = try VersionLookup(history: history, cache: cache).state(version, of: id.rawValue)
+        let uris = entries.map(\.uri)
+        if try cache?.playlist(.playlist(id)) != nil { return (.entries(id, .restore(to: uris), .init(force: force)), kept, true) }
+        let details = PlaylistDetails(name: kept.details.name, description: kept.details.description, isPublic: kept.details.isPublic)
+        return (.revive(id, details, entries: uris), kept, false)
     }
 }

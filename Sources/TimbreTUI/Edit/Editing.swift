@@ -19,11 +19,13 @@ public enum TUIEdit: Sendable, Equatable {
     case export(playlistID: String, path: String)
     case importFile(path: String, into: String)
     case folder(FolderEdit)
+    /// `H`, `r`: the playlist made equal to one of its versions (`timbre playlist restore --to`).
+    case restoreVersion(playlistID: String, version: Int)
 
     /// The playlist whose view must show Spotify's state after the edit, even a failed one.
     public var playlistID: String? {
         switch self {
-        case .entries(let id, _), .rename(let id, _), .delete(let id), .importFile(_, let id): return id
+        case .entries(let id, _), .rename(let id, _), .delete(let id), .importFile(_, let id), .restoreVersion(let id, _): return id
         case .like: return "liked"
         case .undo, .redo, .create, .export, .folder: return nil
         }
@@ -54,6 +56,7 @@ public enum TUIEdit: Sendable, Equatable {
         case .export: return "exporting"
         case .importFile: return "importing"
         case .folder: return "saving folders"
+        case .restoreVersion(_, let version): return "restoring version \(version)"
         }
     }
 
@@ -85,7 +88,7 @@ extension TUIEdit {
         case .rename(let id, let name): return .details(try Self.spotifyID(id), PlaylistDetails(name: name))
         case .delete(let id): return .delete([try Self.spotifyID(id)])
         case .folder(let change): return .folder(change)
-        case .export, .importFile: return nil
+        case .export, .importFile, .restoreVersion: return nil
         }
     }
 

@@ -75,6 +75,8 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
     case add(String?)
     /// `i`: the open playlist's statistics.
     case info
+    /// `H`: the versions timbre kept of the playlist.
+    case versions
     /// `o`: opens or closes the folder at the cursor.
     case toggle
     case new(String)
@@ -101,7 +103,7 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
         case clear, order, search, sync, help, messages, redraw, prompt, quit
         case mark
         case markRange = "mark-range"
-        case remove, yank, paste, shift, undo, redo, add, info, toggle
+        case remove, yank, paste, shift, undo, redo, add, info, versions, toggle
         case new, rename, delete, dedupe, shuffle, sort
         case saveOrder = "save-order"
         case export
@@ -136,6 +138,7 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
         case .redo: return .redo
         case .add: return .add
         case .info: return .info
+        case .versions: return .versions
         case .toggle: return .toggle
         case .new: return .new
         case .rename: return .rename
@@ -173,7 +176,7 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
             case .remove: return "remove"
             }
         case .open, .nextMatch, .previousMatch, .clear, .sync, .help, .messages, .redraw, .prompt, .quit,
-            .mark, .markRange, .remove, .yank, .undo, .redo, .info, .toggle, .delete, .shuffle, .saveOrder:
+            .mark, .markRange, .remove, .yank, .undo, .redo, .info, .versions, .toggle, .delete, .shuffle, .saveOrder:
             return nil
         }
     }
@@ -260,6 +263,7 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
         case .undo: return try noArguments(.undo)
         case .redo: return try noArguments(.redo)
         case .info: return try noArguments(.info)
+        case .versions: return try noArguments(.versions)
         case .toggle: return try noArguments(.toggle)
         case .delete: return try noArguments(.delete)
         case .shuffle: return try noArguments(.shuffle)

@@ -66,6 +66,7 @@ public struct KeyHelp: Sendable, Equatable {
         KeyHelp(.view, [], ":sort FIELD [reverse]", "order the view only, remembered per playlist (:sort! saves it on Spotify)"),
         KeyHelp(.view, [], ":order FIELD [asc|desc]", "order the view (Spotify is not touched)"),
         KeyHelp(.playlists, ["o"], "toggle", "open or close the folder under the cursor"),
+        KeyHelp(.playlists, ["H"], "versions", "the versions timbre kept of the playlist: Enter compares one with now, r restores it (one undoable edit)"),
         KeyHelp(.playlists, [], ":create [--public] NAME", "create a playlist, private unless --public (◦ private, ⇄ collaborative in the pane)"),
         KeyHelp(.playlists, [], ":edit --name NAME", "rename the selected playlist"),
         KeyHelp(.playlists, [], ":delete", "delete (unfollow) the selected playlist, after a y/n question"),

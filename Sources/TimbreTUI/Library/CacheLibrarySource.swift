@@ -67,3 +67,32 @@ public struct CacheLibrarySource: LibrarySource {
             durationMS: item.durationMS, addedAt: item.addedAt, uri: item.uri, year: item.year)
     }
 }
+
+// MARK: Versions (`H`)
+
+extension CacheLibrarySource {
+    private func lookup() throws -> VersionLookup {
+        VersionLookup(history: try userData?.existing()?.history, cache: cache)
+    }
+
+    public func versions(of playlistID: String) throws -> [PlaylistVersion] {
+        try lookup().versions(of: playlistID)
+    }
+
+    /// From the current list to version `version`: what a restore would put back (`+`, at its
+    /// position in the version), take out (`-`, at its position now) and move (`~`).
+    public func versionChanges(of playlistID: String, version: Int) throws -> TUIState.VersionChanges {
+        let target = try lookup().state(version, of: playlistID).entries.map(\.uri)
+        let current = try PlaylistHistory.cachedState(cache, playlist: playlistID)?.entries.map(\.uri) ?? []
+        let diff = VersionDiff(from: current, to: target)
+        let titles = try cache.titles(of: Set(target + current))
+        func named(_ uri: String) -> String { TerminalText.sanitize(titles[uri] ?? uri) }
+        var lines: [(order: Int, text: String)] = diff.added.map { ($0.position, "+ #\($0.position + 1)  \(named($0.uri))") }
+        lines += diff.removed.map { ($0.position, "- #\($0.position + 1)  \(named($0.uri))") }
+        lines += diff.moved.map { ($0.to, "~ #\($0.from + 1) → #\($0.to + 1)  \(named($0.uri))") }
+        let sorted = lines.sorted { $0.order < $1.order }.map(\.text)
+        return TUIState.VersionChanges(
+            version: version, lines: sorted.isEmpty ? ["(the list is already this version)"] : sorted,
+            back: diff.added.count, out: diff.removed.count, moved: diff.moved.count)
+    }
+}

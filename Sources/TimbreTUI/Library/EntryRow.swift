@@ -1,5 +1,6 @@
 import Foundation
 import TimbreCore
+import TimbreLibrary
 
 /// One item of a playlist as the TUI shows it. Its folded text (for `/` and sorting) lives in the
 /// list's `FoldedColumns`, not in the row.
@@ -52,8 +53,16 @@ public protocol LibrarySource: Sendable {
     func search(_ query: String, limit: Int) throws -> [TUIState.SearchHit]
     /// Local folders of playlists (Timor's), in their order.
     func folders() throws -> [FolderRow]
+    /// `H`: the versions timbre kept of a playlist, newest first.
+    func versions(of playlistID: String) throws -> [PlaylistVersion]
+    /// `H`, Enter: what restoring version `version` would change against the current list.
+    func versionChanges(of playlistID: String, version: Int) throws -> TUIState.VersionChanges
 }
 
 extension LibrarySource {
     public func folders() throws -> [FolderRow] { [] }
+    public func versions(of playlistID: String) throws -> [PlaylistVersion] { [] }
+    public func versionChanges(of playlistID: String, version: Int) throws -> TUIState.VersionChanges {
+        TUIState.VersionChanges(version: version, lines: [], back: 0, out: 0, moved: 0)
+    }
 }

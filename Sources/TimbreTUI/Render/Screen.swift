@@ -42,6 +42,7 @@ public enum Screen {
         case .searchResults: rightRows = searchLines(state, width: rightWidth, height: bodyRows)
         case .catalogueResults: rightRows = catalogueLines(state, width: rightWidth, height: bodyRows)
         case .info: rightRows = infoLines(state, width: rightWidth, height: bodyRows)
+        case .versions: rightRows = versionLines(state, width: rightWidth, height: bodyRows)
         default: rightRows = trackLines(state, width: rightWidth, height: bodyRows)
         }
         for index in 0..<bodyRows {
@@ -91,6 +92,10 @@ public enum Screen {
         if state.mode.kind == .messages { return " Messages (\(state.messages.count)), newest first" }
         if state.mode.kind == .catalogueResults { return " Spotify catalogue (\(state.catalogueResults.count)) — Space marks, Enter adds, Esc closes" }
         if state.mode.kind == .info { return " Statistics of “\(state.infoTitle)” — any key closes" }
+        if let versions = state.versions {
+            return " Versions of “\(versions.title)” (\(versions.rows.count)) — "
+                + (versions.diff == nil ? "Enter compares with now, r restores, Esc closes" : "r restores it, Esc goes back")
+        }
         guard let playlist = state.openedPlaylist else { return " Tracks — Enter opens the selected playlist" }
         var text = " \(playlist.name) · \(state.visibleTracks.count)"
         if state.visibleTracks.count != state.tracks.count { text += "/\(state.tracks.count)" }
@@ -201,6 +206,20 @@ public enum Screen {
     static func infoLines(_ state: TUIState, width: Int, height: Int) -> [Segment] {
         var out = state.infoLines.map { Segment(TextWidth.pad("  " + $0, columns: width)) }
         if out.isEmpty { out.append(Segment(TextWidth.pad("  (no statistics)", columns: width), .dim)) }
+        while out.count < height { out.append(Segment(String(repeating: " ", count: width))) }
+        return Array(out.prefix(height))
+    }
+
+    static func versionLines(_ state: TUIState, width: Int, height: Int) -> [Segment] {
+        let lines = state.versionLines
+        let cursor = lines.firstIndex { $0.selected } ?? 0
+        let range = window(cursor: cursor, total: lines.count, height: height)
+        var out = range.map { index in
+            let line = lines[index]
+            let style: Segment.Style =
+                line.selected ? .selected : line.text.hasPrefix("+") ? .header : line.text.hasPrefix("-") ? .warning : .normal
+            return Segment(TextWidth.pad("  " + line.text, columns: width), style)
+        }
         while out.count < height { out.append(Segment(String(repeating: " ", count: width))) }
         return Array(out.prefix(height))
     }

@@ -24,6 +24,10 @@ extension TUIState {
         case catalogueSearch(String)
         /// The statistics of a playlist, then `showInfo`.
         case loadInfo(String)
+        /// The versions timbre kept of a playlist, then `showVersions`.
+        case loadVersions(String)
+        /// A version compared with the current list, then `showVersionChanges`.
+        case loadVersionChanges(String, version: Int)
         /// The answer to an order change's y / r / n question, to the edit waiting for it.
         case answerOrder(OrderChoice)
     }
@@ -35,6 +39,7 @@ extension TUIState {
         if case .resize = event { return [] }
         switch mode.kind {
         case .help, .messages: return overlayKey(event)
+        case .versions: return versionsKey(event)
         case .info:
             mode = .normal
             return []
@@ -141,6 +146,7 @@ extension TUIState {
             guard changeablePlaylist("add to") != nil else { return [] }
             mode = .typing(.catalogue, PromptLine())
         case .info: return info()
+        case .versions: return openVersions()
         case .toggle: return toggle()
         case .new, .rename, .delete, .dedupe, .shuffle, .sort, .saveOrder, .export, .importFile, .folder:
             return playlistVerb(command)

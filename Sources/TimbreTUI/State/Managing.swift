@@ -247,7 +247,7 @@ extension TUIState {
             }
         case .like: return "liked"
         case .undo, .redo: return "*"
-        case .importFile(_, let playlist): return playlist
+        case .importFile(_, let playlist), .restoreVersion(let playlist, _): return playlist
         case .create, .rename, .delete, .export, .folder: return nil
         }
     }

@@ -21,11 +21,13 @@ extension TUIState {
         case catalogueResults(CatalogueResults)
         /// `i`: a playlist's statistics.
         case info(Info)
+        /// `H`: a playlist's versions, and one compared with the current list.
+        case versions(Versions)
 
         /// Which mode, without its data (for comparisons and tests).
         public enum Kind: Sendable, Equatable {
             case normal, filterInput, promptInput, searchInput, help, searchResults, messages
-            case confirm, catalogueInput, catalogueResults, info
+            case confirm, catalogueInput, catalogueResults, info, versions
         }
 
         public var kind: Kind {
@@ -41,6 +43,7 @@ extension TUIState {
             case .confirm: .confirm
             case .catalogueResults: .catalogueResults
             case .info: .info
+            case .versions: .versions
             }
         }
     }
