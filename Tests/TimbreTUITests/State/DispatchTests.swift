@@ -109,7 +109,7 @@ import Testing
             (.undo, [.edit(.undo)]), (.redo, [.edit(.redo)]), (.add(nil), []), (.add("x"), [.catalogueSearch("x")]),
             (.info, [.loadInfo("liked")]), (.toggle, []), (.new("N"), [.edit(.create(name: "N", isPublic: false))]), (.rename("N"), []),
             (.delete, []), (.dedupe(fuzzy: false), []), (.shuffle, []), (.sort(.title, reverse: false, save: true), []),
-            (.sort(.title, reverse: false, save: false), []), (.saveOrder, []),
+            (.sort(.title, reverse: false, save: false), []), (.saveOrder, []), (.versions, []),
             (.export("f.csv"), [.edit(.export(playlistID: "liked", path: "f.csv"))]), (.importFile("f.csv"), []),
             (.folder(.create("F")), [.edit(.folder(.create("F")))]),
         ]
