@@ -1,6 +1,10 @@
 import Foundation
 import TimbreCore
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Test helper processes that announce themselves with one line on stdout (a port, a bus address).
 public enum ChildProcess {
     public struct EarlyExit: Error, CustomStringConvertible {
@@ -19,11 +23,26 @@ public enum ChildProcess {
         try process.run()
         var buffer = Data()
         while !buffer.contains(UInt8(ascii: "\n")) {
-            let chunk = out.fileHandleForReading.availableData
+            let chunk = out.fileHandleForReading.readSome()
             guard !chunk.isEmpty else { throw EarlyExit(description: "\(name) exited before it was ready") }
             buffer.append(chunk)
         }
         return (process, String(decoding: buffer.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self))
+    }
+}
+
+extension FileHandle {
+    /// What is there to read (empty at the end), read(2) by hand: Foundation's `availableData`
+    /// stops the whole test process with a fatal error when a signal interrupts the read (EINTR),
+    /// which a loaded machine running many children makes likely. A read that fails for any
+    /// other reason is the end.
+    public func readSome(upTo count: Int = 65_536) -> Data {
+        var bytes = [UInt8](repeating: 0, count: count)
+        while true {
+            let got = bytes.withUnsafeMutableBytes { Glibc.read(fileDescriptor, $0.baseAddress, count) }
+            if got >= 0 { return Data(bytes.prefix(got)) }
+            if errno != EINTR { return Data() }
+        }
     }
 }
 

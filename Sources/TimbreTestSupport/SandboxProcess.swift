@@ -395,7 +395,7 @@ private final class LineReader: @unchecked Sendable {
     init(handle: FileHandle) {
         let thread = Thread { [self] in
             while true {
-                let chunk = handle.availableData
+                let chunk = handle.readSome()
                 if chunk.isEmpty { return }
                 lock.lock()
                 buffer.append(chunk)

@@ -86,7 +86,7 @@ final class OpenSSLServer: @unchecked Sendable {
         let ready = DispatchSemaphore(value: 0)
         Thread {
             while true {
-                let data = reader.availableData
+                let data = reader.readSome()
                 if data.isEmpty {
                     ready.signal()
                     return

@@ -217,7 +217,7 @@ public struct BackupRestore: Sendable {
     /// The account's playlist of `name` that is not one of `excluding`: the one a create whose
     /// answer was lost made.
     private func findCreated(name: String, account: String, excluding: Set<String>) async throws -> String? {
-        try await Fetcher(api: api, state: Locked(RunState())).userPlaylists().first {
+        try await PlaylistReader(api: api, state: Locked(ReaderState())).userPlaylists().first {
             $0.owner?.id == account && $0.name == name && !excluding.contains($0.id ?? "")
         }?.id
     }

@@ -17,7 +17,7 @@ struct LivePlaylist: Sendable {
 
     /// The playlist's details alone.
     static func meta(_ id: SpotifyID, api: any SpotifyAPI) async throws -> PlaylistMeta {
-        try await meta(id, Fetcher(api: api, state: Locked(RunState())))
+        try await meta(id, PlaylistReader(api: api, state: Locked(ReaderState())))
     }
 
     /// What an edit checks before planning on the cache, in one small request: the playlist's
@@ -31,7 +31,7 @@ struct LivePlaylist: Sendable {
     static let probeFields = "snapshot_id,items(total),tracks(total)"
 
     static func probe(_ id: SpotifyID, api: any SpotifyAPI) async throws -> Probe {
-        let fetcher = Fetcher(api: api, state: Locked(RunState()))
+        let fetcher = PlaylistReader(api: api, state: Locked(ReaderState()))
         let object = try await fetcher.getDecoded("playlists/\(id.rawValue)?fields=\(probeFields)", as: API.Playlist.self)
         return Probe(snapshotID: object.snapshotID, total: object.total, legacyShape: object.legacyShape)
     }
@@ -50,7 +50,7 @@ struct LivePlaylist: Sendable {
         return LivePlaylist(meta: meta, uris: uris, items: EntryList(EntryRows(entries)))
     }
 
-    private static func meta(_ id: SpotifyID, _ fetcher: Fetcher) async throws -> PlaylistMeta {
+    private static func meta(_ id: SpotifyID, _ fetcher: PlaylistReader) async throws -> PlaylistMeta {
         guard let meta = SyncEngine.meta(try await fetcher.playlist(id), warnings: Locked([])), meta.id == id.rawValue else {
             throw SpotifyError.unexpected(status: 200, bodyPreview: "not the playlist asked for", path: "/playlists/\(id.rawValue)")
         }
@@ -62,9 +62,9 @@ struct LivePlaylist: Sendable {
     /// `known`: details just read, which serve as the first of the two.
     /// `state`: what earlier reads learned about the server (the items page size), to keep.
     static func read(
-        _ id: SpotifyID, api: any SpotifyAPI, known: PlaylistMeta? = nil, state: Locked<RunState> = Locked(RunState())
+        _ id: SpotifyID, api: any SpotifyAPI, known: PlaylistMeta? = nil, state: Locked<ReaderState> = Locked(ReaderState())
     ) async throws -> LivePlaylist {
-        let fetcher = Fetcher(api: api, state: state)
+        let fetcher = PlaylistReader(api: api, state: state)
         var meta: PlaylistMeta
         if let known { meta = known } else { meta = try await Self.meta(id, fetcher) }
         for _ in 0..<3 {

@@ -97,7 +97,7 @@ extension PlaylistEditor {
         let api = self.api
         let pairs = ids
         guard
-            let answers = try? await Fetcher.fetchAll(
+            let answers = try? await PlaylistReader.fetchAll(
                 from: 0, to: pairs.count, by: 1, workers: api.pacing.maxConcurrent,
                 { index in
                     try await api.get("tracks/\(pairs[index].id.rawValue)").body

@@ -17,7 +17,7 @@ public final class PlaylistEditor: Sendable {
     let progress: (@Sendable (_ done: Int, _ total: Int) -> Void)?
     /// What reads have learned about the server (the items page size), kept for the editor's life:
     /// the interface's session makes many edits with one editor.
-    let fetchState = Locked(RunState())
+    let fetchState = Locked(ReaderState())
     /// The signed-in user's id, once known (from the cache, else one `GET /me` for the session).
     let knownUser = Locked<String?>(nil)
 

@@ -60,7 +60,7 @@ public final class SyncEngine: Sendable {
         let clock = ContinuousClock.now
         let sentBefore: Int
         let waitedBefore: Duration
-        let fetcher: Fetcher
+        let fetcher: PlaylistReader
         let stored: [String: StoredState]
         let wantsLiked: Bool
         let warnings = Locked<[String]>([])
@@ -75,7 +75,7 @@ public final class SyncEngine: Sendable {
         init(api: any SpotifyAPI, stored: [String: StoredState], wantsLiked: Bool) {
             sentBefore = api.pacing.requestsSent()
             waitedBefore = api.pacing.rateLimitWaited()
-            fetcher = Fetcher(api: api, state: Locked(RunState()))
+            fetcher = PlaylistReader(api: api, state: Locked(ReaderState()))
             self.stored = stored
             self.wantsLiked = wantsLiked
         }
@@ -323,7 +323,7 @@ public final class SyncEngine: Sendable {
 
     // MARK: Liked Songs
 
-    private func syncLiked(stored: StoredState?, fetcher: Fetcher, warnings: Locked<[String]>) async throws -> Outcome {
+    private func syncLiked(stored: StoredState?, fetcher: PlaylistReader, warnings: Locked<[String]>) async throws -> Outcome {
         do {
             var attempt = 0
             while true {

@@ -7,7 +7,7 @@ import TimbreCore
 @Suite struct FetchAllTests {
     @Test func neverMoreFetchesAliveThanTheWorkersAndEveryOffsetOnce() async throws {
         let alive = Locked((now: 0, peak: 0, offsets: [Int]()))
-        let pages = try await Fetcher.fetchAll(from: 50, to: 10_000, by: 50, workers: 4) { offset in
+        let pages = try await PlaylistReader.fetchAll(from: 50, to: 10_000, by: 50, workers: 4) { offset in
             alive.withLock {
                 $0.now += 1
                 $0.peak = max($0.peak, $0.now)
@@ -27,7 +27,7 @@ import TimbreCore
         struct Boom: Error {}
         let started = Locked(0)
         await #expect(throws: Boom.self) {
-            _ = try await Fetcher.fetchAll(from: 0, to: 1_000_000, by: 1, workers: 3) { offset -> Int in
+            _ = try await PlaylistReader.fetchAll(from: 0, to: 1_000_000, by: 1, workers: 3) { offset -> Int in
                 started.withLock { $0 += 1 }
                 if offset == 10 { throw Boom() }
                 await Task.yield()
@@ -40,14 +40,14 @@ import TimbreCore
     @Test func anEmptyOrBackwardsRangeFetchesNothing() async throws {
         let calls = Locked(0)
         for (start, end) in [(50, 50), (50, 0), (50, -5_000_000_000)] {
-            let pages = try await Fetcher.fetchAll(from: start, to: end, by: 50, workers: 8) { _ in calls.withLock { $0 += 1 } }
+            let pages = try await PlaylistReader.fetchAll(from: start, to: end, by: 50, workers: 8) { _ in calls.withLock { $0 += 1 } }
             #expect(pages.isEmpty)
         }
         #expect(calls.current == 0)
     }
 
     @Test func theCapsAreSpotifysLimits() {
-        #expect(Fetcher.maxPlaylistEntries == 10_000)
-        #expect(Fetcher.maxLikedEntries >= 10_000 && Fetcher.maxPlaylists >= 10_000)
+        #expect(PlaylistReader.maxPlaylistEntries == 10_000)
+        #expect(PlaylistReader.maxLikedEntries >= 10_000 && PlaylistReader.maxPlaylists >= 10_000)
     }
 }

@@ -2,8 +2,8 @@ import Foundation
 import TimbreCore
 import TimbreNet
 
-/// What one run has learned about the server, shared by every task of the run.
-struct RunState: Sendable {
+/// What a run (a sync, or an editor's life) has learned about the server, shared by every task of it.
+struct ReaderState: Sendable {
     /// `/items`' page size: 50, the most Spotify's description allows, from the first request (a
     /// larger `limit` is a 400 and a wasted request). A server that still answers 400 "Invalid
     /// limit" to a larger one brings it down to 50 for the rest of the run.
@@ -38,10 +38,12 @@ struct FetchedList: Sendable {
     var consistent: Bool
 }
 
-/// Paging through the Web API, with the run's fallbacks.
-struct Fetcher: Sendable {
+/// The one reader of playlists and Liked Songs, shared by the sync (every page of a library)
+/// and the editor (a playlist's snapshot and entries before and after an edit): paging through
+/// the Web API with what a run — or an editor's life — has learned of the server (`ReaderState`).
+struct PlaylistReader: Sendable {
     let api: any SpotifyAPI
-    let state: Locked<RunState>
+    let state: Locked<ReaderState>
 
     /// Disc and track number, explicit, ISRC, the artists' ids and who added an entry are asked
     /// for `export` (Exportify's columns): they come with the same requests.
