@@ -12,4 +12,7 @@ static inline int tcurses_color_pair(int n) { return (int)COLOR_PAIR(n); }
 static inline int tcurses_rows(WINDOW *w) { return getmaxy(w); }
 static inline int tcurses_cols(WINDOW *w) { return getmaxx(w); }
 static inline int tcurses_key_resize(void) { return KEY_RESIZE; }
+// The columns ncurses gives one character (libc's wcwidth, hidden without _XOPEN_SOURCE).
+extern int wcwidth(wchar_t c);
+static inline int tcurses_wcwidth(wchar_t c) { return wcwidth(c); }
 #endif

@@ -367,7 +367,7 @@ public final class TUIApp: @unchecked Sendable {
     /// `F`: every cached playlist, searched in the cache (nothing is loaded into memory for it).
     private func search(_ query: String) {
         do {
-            state.showSearchResults(try source.search(query, limit: Self.searchLimit), query: query)
+            state.showSearchResults(try source.search(query, limit: Self.searchLimit), query: query, limit: Self.searchLimit)
         } catch {
             state.status.lastError = TerminalText.preview("\(error)", limit: 80)
             state.addMessage("\(error)")
@@ -448,6 +448,7 @@ public final class TUIApp: @unchecked Sendable {
                 state.editEnded(edit)
                 if edits.waiting > 0 || lastMove?.isOpen == true { reloadPlaylists() } else { afterEdit(edit) }
                 if let id = report.createdPlaylistID { state.selectPlaylist(id: id) }
+                if let ask = report.ask { state.ask(ask.question, [.edit(ask.edit)]) }
             case .editFailed(let edit, var message):
                 state.status.editProgress = nil
                 // The edits queued after it were planned on the list it would have left: none is

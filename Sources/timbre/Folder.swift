@@ -28,7 +28,8 @@ extension Root {
         }
 
         struct Add: Runnable {
-            static let configuration = CommandConfiguration(abstract: "Put playlists in a folder (out of any other).")
+            static let configuration = CommandConfiguration(
+                abstract: "Put playlists in a folder (out of any other); NAME is matched ignoring case, `folder create` makes a new one.")
             @Argument(help: "The folder.", completion: .folders) var name: String
             @Argument(help: "Playlists: names, IDs, URIs or links.", completion: .playlists) var refs: [String]
             func run(_ invocation: Invocation) async throws -> ExitStatus { try await FolderCommand(action: .add(name, refs: refs)).run(invocation) }

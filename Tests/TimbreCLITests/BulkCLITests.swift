@@ -265,8 +265,9 @@ extension SyncCLITests {
             #expect(await s.cli.invoke(["folder", "create", "Road"]).status == 0)
             #expect(await s.cli.invoke(["folder", "create", "Work"]).status == 0)
             #expect(await s.cli.invoke(["folder", "create", "Road"]).status == 2, "names are unique")
+            #expect(await s.cli.invoke(["folder", "create", "ROAD"]).status == 2, "ignoring case")
             #expect(await s.cli.invoke(["folder", "add", "Road", ids[0], ids[1]]).status == 0)
-            #expect(await s.cli.invoke(["folder", "add", "Work", ids[1]]).status == 0, "a playlist moves to the other folder")
+            #expect(await s.cli.invoke(["folder", "add", "work", ids[1]]).status == 0, "a playlist moves to the other folder (named in any case)")
             #expect(await s.cli.invoke(["folder", "rename", "Work", "Focus"]).status == 0)
             #expect(await s.cli.invoke(["folder", "add", "Nowhere", ids[2]]).status == 2)
             let list = parse(await s.cli.invoke(["folder", "list", "--json"]).stdout) as? [[String: Any]] ?? []

@@ -92,7 +92,7 @@ actor InterfaceServices {
 
     private func transfer(_ edit: TUIEdit) async throws -> TUIEditReport {
         switch edit {
-        case .export(let id, let path): return try export(id, to: path)
+        case .export(let id, let path, let overwrite): return try export(id, to: path, overwrite: overwrite)
         case .importFile(let path, let into): return try await importFile(path, into: try TUIEdit.spotifyID(into))
         case .restoreVersion(let id, let version):
             let history = try context.userData.existing()?.history
@@ -103,11 +103,33 @@ actor InterfaceServices {
         }
     }
 
-    private func export(_ id: String, to path: String) throws -> TUIEditReport {
+    /// `:export FILE`: to the absolute path FILE means; a file there is replaced only after a yes.
+    func export(_ id: String, to path: String, overwrite: Bool = false) throws -> TUIEditReport {
+        let file = try Self.absolutePath(path, environment: context.invocation.environment, directory: FileManager.default.currentDirectoryPath)
+        let shown = TerminalText.preview(file, limit: 120)
+        if !overwrite, FileManager.default.fileExists(atPath: file) {
+            return TUIEditReport(
+                message: "“\(shown)” exists; nothing was written",
+                ask: .init(question: "“\(shown)” exists — overwrite? (y/n)", edit: .export(playlistID: id, path: file, overwrite: true)))
+        }
         let entries = try context.cachedEntries(of: try PlaylistRef.parse(id)).entries
-        let file = (path as NSString).expandingTildeInPath
         try PlaylistExport.write(entries, to: file)
-        return TUIEditReport(message: "Exported \(entries.count) entries to \(TerminalText.preview(file, limit: 120))")
+        return TUIEditReport(message: "Exported \(entries.count) entries to \(shown)")
+    }
+
+    /// `path` made absolute: `~` and `~/…` from the run's `$HOME` (not the account's home the
+    /// process would look up), anything else not starting with `/` from `directory`.
+    static func absolutePath(_ path: String, environment: [String: String], directory: String) throws -> String {
+        var path = path.trimmingCharacters(in: .whitespaces)
+        if path == "~" || path.hasPrefix("~/") {
+            guard let home = environment["HOME"], home.hasPrefix("/") else {
+                throw UsageError(message: "“~” needs $HOME, which is not set to a full path", hint: "give the file's full path, e.g. :export /tmp/list.csv")
+            }
+            path = home + path.dropFirst()
+        } else if !path.hasPrefix("/") {
+            path = directory + "/" + path
+        }
+        return (path as NSString).standardizingPath
     }
 
     private func importFile(_ path: String, into target: SpotifyID) async throws -> TUIEditReport {

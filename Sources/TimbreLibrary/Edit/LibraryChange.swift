@@ -223,7 +223,7 @@ extension Folders {
         case .rename(let name, let new): try rename(name, to: new)
         case .delete(let name): try delete(name)
         case .add(let ids, let name, let createMissing):
-            if createMissing, try !list().contains(where: { $0.name == name }) { try create(name) }
+            if createMissing, try named(name) == nil { try create(name) }
             try add(ids, to: name)
         case .remove(let ids, let name): try remove(ids, from: name)
         case .setExpanded(let name, let expanded): try setExpanded(name, expanded)

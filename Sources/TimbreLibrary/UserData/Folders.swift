@@ -49,8 +49,10 @@ public final class Folders: Sendable {
     public func create(_ name: String) throws {
         let name = try Self.valid(name)
         try write { db in
-            guard try Int.fetchOne(db, sql: "SELECT 1 FROM folder WHERE name = ?", arguments: [name]) == nil else {
-                throw Problem(message: "a folder “\(TerminalText.preview(name, limit: 60))” exists already", hint: nil)
+            if let existing = try Self.match(name, db) {
+                throw Problem(
+                    message: "a folder “\(TerminalText.preview(existing.name, limit: 60))” exists already",
+                    hint: "folder names are matched ignoring case: `timbre folder add NAME REF` puts playlists in it")
             }
             try db.execute(sql: "INSERT INTO folder (name, position) VALUES (?, COALESCE((SELECT MAX(position) + 1 FROM folder), 0))", arguments: [name])
         }
@@ -60,8 +62,8 @@ public final class Folders: Sendable {
         let new = try Self.valid(new)
         try write { db in
             let id = try Self.id(of: name, db)
-            guard try Int.fetchOne(db, sql: "SELECT 1 FROM folder WHERE name = ? AND id != ?", arguments: [new, id]) == nil else {
-                throw Problem(message: "a folder “\(TerminalText.preview(new, limit: 60))” exists already", hint: nil)
+            if let existing = try Self.match(new, db), existing.id != id {
+                throw Problem(message: "a folder “\(TerminalText.preview(existing.name, limit: 60))” exists already", hint: nil)
             }
             try db.execute(sql: "UPDATE folder SET name = ? WHERE id = ?", arguments: [new, id])
         }
@@ -100,11 +102,31 @@ public final class Folders: Sendable {
         try write { db in try db.execute(sql: "UPDATE folder SET expanded = ? WHERE id = ?", arguments: [expanded, try Self.id(of: name, db)]) }
     }
 
+    /// The name of the folder `name` means, ignoring case ("chill out" is "Chill Out"); nil: none.
+    public func named(_ name: String) throws -> String? {
+        try read { db in try Self.match(name, db)?.name }
+    }
+
     private static func id(of name: String, _ db: Database) throws -> Int64 {
-        guard let id = try Int64.fetchOne(db, sql: "SELECT id FROM folder WHERE name = ?", arguments: [name]) else {
-            throw Problem(message: "there is no folder “\(TerminalText.preview(name, limit: 60))”", hint: "`timbre folder list` shows the folders")
+        guard let id = try match(name, db)?.id else {
+            throw Problem(
+                message: "there is no folder “\(TerminalText.preview(name, limit: 60))”",
+                hint: "`timbre folder list` shows the folders; `timbre folder create NAME` makes one")
         }
         return id
+    }
+
+    /// The folder of that name: the one spelt exactly so, else the one equal ignoring case and
+    /// surrounding spaces (names are unique that way, so there is at most one).
+    private static func match(_ name: String, _ db: Database) throws -> (id: Int64, name: String)? {
+        let rows = try Row.fetchAll(db, sql: "SELECT id, name FROM folder ORDER BY position").map { (id: $0["id"] as Int64, name: $0["name"] as String) }
+        if let exact = rows.first(where: { $0.name == name }) { return exact }
+        let key = fold(name)
+        return rows.first { fold($0.name) == key }
+    }
+
+    static func fold(_ name: String) -> String {
+        name.trimmingCharacters(in: .whitespacesAndNewlines).folding(options: [.caseInsensitive], locale: nil)
     }
 
     private static func valid(_ name: String) throws -> String {

@@ -16,7 +16,9 @@ public enum TUIEdit: Sendable, Equatable {
     case rename(playlistID: String, name: String)
     /// Unfollows (Spotify's only delete).
     case delete(playlistID: String)
-    case export(playlistID: String, path: String)
+    /// `path` as typed (`~` is the run's `$HOME`, a relative path the current directory's);
+    /// `overwrite`: the person said yes to replacing the file there.
+    case export(playlistID: String, path: String, overwrite: Bool = false)
     case importFile(path: String, into: String)
     case folder(FolderEdit)
     /// `H`, `r`: the playlist made equal to one of its versions (`timbre playlist restore --to`).
@@ -113,11 +115,24 @@ public struct TUIEditReport: Sendable, Equatable {
     public var warnings: [String]
     /// A playlist the edit created (`:new`, `:import`), to select.
     public var createdPlaylistID: String?
+    /// A question before the edit does anything (`:export` onto an existing file): y runs `edit`.
+    public var ask: FollowUp?
 
-    public init(message: String, warnings: [String] = [], createdPlaylistID: String? = nil) {
+    public struct FollowUp: Sendable, Equatable {
+        public var question: String
+        public var edit: TUIEdit
+
+        public init(question: String, edit: TUIEdit) {
+            self.question = question
+            self.edit = edit
+        }
+    }
+
+    public init(message: String, warnings: [String] = [], createdPlaylistID: String? = nil, ask: FollowUp? = nil) {
         self.message = message
         self.warnings = warnings
         self.createdPlaylistID = createdPlaylistID
+        self.ask = ask
     }
 }
 

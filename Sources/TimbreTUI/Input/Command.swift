@@ -24,7 +24,7 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
         case rename(String)
         /// Deletes the folder at the cursor; its playlists stay.
         case delete
-        /// Moves the selected playlist into the folder (created when missing).
+        /// Moves the selected playlist into the folder (matched ignoring case; a new one is asked about first).
         case add(String)
         /// Takes the selected playlist out of its folder.
         case remove

@@ -56,9 +56,18 @@ public struct CacheLibrarySource: LibrarySource {
     }
 
     public func search(_ query: String, limit: Int) throws -> [TUIState.SearchHit] {
-        try cache.search(SearchText.foldedBytes(query), limit: limit).map {
-            TUIState.SearchHit(playlistID: $0.playlistID, playlistName: $0.playlistName, track: Self.row($0.item))
+        let needle = SearchText.foldedBytes(query)
+        return try cache.search(needle, limit: limit).map {
+            let row = Self.row($0.item)
+            return TUIState.SearchHit(playlistID: $0.playlistID, playlistName: $0.playlistName, track: row, field: Self.field(row, needle))
         }
+    }
+
+    /// Which field of `row` holds `needle` (folded as the search folds): title, artist or album.
+    static func field(_ row: EntryRow, _ needle: [UInt8]) -> TUIState.SearchHit.Field {
+        if SearchText.contains(SearchText.foldedBytes(row.title), needle) { return .title }
+        if SearchText.contains(SearchText.foldedBytes(row.artist), needle) { return .artist }
+        return SearchText.contains(SearchText.foldedBytes(row.album), needle) ? .album : .title
     }
 
     static func row(_ item: CachedEntry) -> EntryRow {

@@ -116,15 +116,18 @@ public enum Screen {
     static func playlistLines(_ state: TUIState, width: Int, height: Int) -> [Segment] {
         let range = window(cursor: state.playlistCursor, total: state.paneRows.count, height: height)
         var out: [Segment] = []
+        // The cursor of the pane without focus: dim reverse, and `›` in a column of its own.
+        let width = width - 1
         for row in range {
             let selected = row == state.playlistCursor
             let cursorStyle: Segment.Style = state.focus == .playlists ? .selected : .current
+            let gutter = selected && state.focus != .playlists ? "›" : " "
             switch state.paneRows[row] {
             case .folder(let index):
                 let folder = state.folders[index]
                 let count = String(folder.playlists.count)
                 let text = (folder.expanded ? "▾ " : "▸ ") + TextWidth.pad(folder.name, columns: width - 4 - count.count) + " " + count + " "
-                out.append(Segment(TextWidth.pad(text, columns: width), selected ? cursorStyle : .header))
+                out.append(Segment(gutter + TextWidth.pad(text, columns: width), selected ? cursorStyle : .header))
             case .playlist(let index, let inFolder):
                 let playlist = state.playlists[index]
                 let count = String(playlist.trackCount)
@@ -133,13 +136,13 @@ public enum Screen {
                 let nameWidth = width - TextWidth.width(of: marker) - count.count - 3
                 let text = marker + TextWidth.pad(playlist.name, columns: nameWidth) + " " + visibility + count + " "
                 let style: Segment.Style = selected ? cursorStyle : (playlist.unavailable ? .dim : .normal)
-                out.append(Segment(TextWidth.pad(text, columns: width), style))
+                out.append(Segment(gutter + TextWidth.pad(text, columns: width), style))
             }
         }
         if state.playlists.isEmpty {
-            out.append(Segment(TextWidth.pad(" (no playlists cached yet)", columns: width), .dim))
+            out.append(Segment(TextWidth.pad(" (no playlists cached yet)", columns: width + 1), .dim))
         }
-        while out.count < height { out.append(Segment(String(repeating: " ", count: width))) }
+        while out.count < height { out.append(Segment(String(repeating: " ", count: width + 1))) }
         return Array(out.prefix(height))
     }
 
@@ -176,8 +179,10 @@ public enum Screen {
             let marked = marks.contains(track.position)
             // A row the view shows ahead of Spotify (a move not confirmed yet): dim, with "…".
             let pending = state.pendingRows.contains(track.position)
+            let unfocusedCursor = row == state.trackCursor && state.focus != .tracks
             var text =
-                (marked ? "•" : pending ? "…" : " ") + String(track.position + 1).leftPadded(to: 4) + " " + TextWidth.pad(track.title, columns: c.title) + " "
+                (marked ? "•" : pending ? "…" : unfocusedCursor ? "›" : " ") + String(track.position + 1).leftPadded(to: 4) + " "
+                + TextWidth.pad(track.title, columns: c.title) + " "
                 + TextWidth.pad(track.artist, columns: c.artist) + " "
             if c.showAlbum { text += TextWidth.pad(track.album, columns: c.album) + " " }
             text += track.duration.leftPadded(to: 7)
@@ -229,9 +234,13 @@ public enum Screen {
         var out: [Segment] = range.map { row in
             let hit = state.searchResults[row]
             let playlistWidth = min(24, width / 3)
+            // What matched, in a column of its own at the end; an album match shows the album.
+            let field = hit.field.rawValue
+            let album = hit.field == .album ? " · \(hit.track.album)" : ""
             let text =
                 " " + TextWidth.pad(hit.playlistName, columns: playlistWidth) + " › "
-                + TextWidth.pad("\(hit.track.position + 1). \(hit.track.title) — \(hit.track.artist)", columns: width - playlistWidth - 4)
+                + TextWidth.pad("\(hit.track.position + 1). \(hit.track.title) — \(hit.track.artist)\(album)", columns: max(0, width - playlistWidth - 12))
+                + " " + TextWidth.pad(field, columns: 7)
             return Segment(TextWidth.pad(text, columns: width), row == state.searchCursor ? .selected : .normal)
         }
         while out.count < height { out.append(Segment(String(repeating: " ", count: width))) }
@@ -280,6 +289,8 @@ public enum Screen {
         let status = state.status
         var parts: [String] = []
         parts.append(status.user.map { "♪ \($0)" } ?? "not signed in")
+        // `v` marking a range: said for as long as it lasts, whatever moves the cursor.
+        if state.rangeAnchor != nil { parts.append("-- VISUAL --") }
         if let count = state.pendingCount { parts.append("count \(count)") }
         if status.offline { parts.append("OFFLINE") }
         if let edit = status.editProgress { parts.append("\(edit)…" + (status.editsQueued > 0 ? " (+\(status.editsQueued) waiting)" : "")) }

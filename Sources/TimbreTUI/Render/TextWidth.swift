@@ -1,15 +1,17 @@
 import Foundation
 import TimbreCore
 
-/// Terminal display width: CJK and emoji take two columns, combining marks none. Text from the
-/// API is made safe first: control characters and escape sequences become visible placeholders.
+/// Terminal display width, by grapheme cluster (one `Character`), as terminals draw them: a
+/// cluster with an emoji-presentation scalar (a ZWJ family 👨‍👩‍👧‍👦, a flag 🇸🇪) or an emoji made
+/// emoji by VS16 (🎙️) takes two columns; any other cluster takes its first scalar's width (CJK
+/// two, combining marks after it nothing); a cluster of only zero-width scalars none. Text from
+/// the API is made safe first: control characters and escape sequences become visible placeholders.
 public enum TextWidth {
     public static func width(of character: Character) -> Int {
         let scalars = character.unicodeScalars
         guard let first = scalars.first else { return 0 }
-        if scalars.contains(where: { $0.properties.isEmojiPresentation }) || scalars.contains(where: { $0.value == 0xFE0F }) {
-            return 2
-        }
+        if scalars.contains(where: { $0.properties.isEmojiPresentation }) { return 2 }
+        if first.properties.isEmoji, scalars.contains(where: { $0.value == 0xFE0F }) { return 2 }
         if isWide(first) { return 2 }
         if scalars.allSatisfy({ isZeroWidth($0) }) { return 0 }
         return 1
@@ -83,13 +85,14 @@ public enum TextWidth {
         }
     }
 
-    /// East Asian Wide and Fullwidth ranges (Unicode 15), the ones that matter in practice.
+    /// East Asian Wide and Fullwidth ranges (Unicode 15), the ones that matter in practice; the
+    /// emoji among them by their presentation (🎙 alone is text-style: one column).
     static func isWide(_ scalar: Unicode.Scalar) -> Bool {
         let v = scalar.value
+        if v >= 0x1F000 && v < 0x20000 { return scalar.properties.isEmojiPresentation }
         return (0x1100...0x115F).contains(v) || (0x2E80...0x303E).contains(v) || (0x3041...0x33FF).contains(v)
             || (0x3400...0x4DBF).contains(v) || (0x4E00...0x9FFF).contains(v) || (0xA000...0xA4CF).contains(v)
             || (0xAC00...0xD7A3).contains(v) || (0xF900...0xFAFF).contains(v) || (0xFE30...0xFE4F).contains(v)
-            || (0xFF00...0xFF60).contains(v) || (0xFFE0...0xFFE6).contains(v) || (0x1F300...0x1F64F).contains(v)
-            || (0x1F900...0x1F9FF).contains(v) || (0x20000...0x3FFFD).contains(v)
+            || (0xFF00...0xFF60).contains(v) || (0xFFE0...0xFFE6).contains(v) || (0x20000...0x3FFFD).contains(v)
     }
 }

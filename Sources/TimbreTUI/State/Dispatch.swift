@@ -37,6 +37,9 @@ extension TUIState {
     /// command.
     mutating func handle(_ event: Terminal.InputEvent) -> [Effect] {
         if case .resize = event { return [] }
+        // A warning in the status line has been seen once a key comes after it: it goes (`M`
+        // keeps it), so it cannot come back later — as it did when `U` cleared the sync's error.
+        status.lastMessage = nil
         switch mode.kind {
         case .help, .messages: return overlayKey(event)
         case .versions: return versionsKey(event)

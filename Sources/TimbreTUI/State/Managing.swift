@@ -371,38 +371,6 @@ extension TUIState {
         }
     }
 
-    private mutating func folderVerb(_ action: Command.FolderAction) -> [Effect] {
-        let folderOfSelected = selectedPlaylist.flatMap { playlist in folders.first { $0.playlists.contains(playlist.id) } }
-        switch action {
-        case .create(let name):
-            return [.edit(.folder(.create(name)))]
-        case .rename(let new):
-            guard let folder = selectedFolder ?? folderOfSelected else {
-                message = "put the cursor on a folder to rename it"
-                return []
-            }
-            return [.edit(.folder(.rename(folder.name, to: new)))]
-        case .delete:
-            guard let folder = selectedFolder else {
-                message = "put the cursor on a folder to delete it (its playlists stay)"
-                return []
-            }
-            return [.edit(.folder(.delete(folder.name)))]
-        case .add(let name):
-            guard let playlist = selectedPlaylist, !playlist.isLiked else {
-                message = "select a playlist (left pane) to put in “\(TerminalText.preview(name, limit: 30))”"
-                return []
-            }
-            return [.edit(.folder(.add(playlistID: playlist.id, to: name)))]
-        case .remove:
-            guard let playlist = selectedPlaylist, let folder = folderOfSelected else {
-                message = "the selected playlist is in no folder"
-                return []
-            }
-            return [.edit(.folder(.remove(playlistID: playlist.id, from: folder.name)))]
-        }
-    }
-
     /// Enter on catalogue results: adds the marked results (or the current one) at the end of the open playlist.
     mutating func addCatalogueSelection() -> [Effect] {
         guard case .catalogueResults(let results) = mode else { return [] }

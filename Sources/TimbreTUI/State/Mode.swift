@@ -78,11 +78,18 @@ extension TUIState {
         public var playlistName: String
         /// The row found; its `position` locates it in the playlist.
         public var track: EntryRow
+        /// What the search matched: the title, else the artists, else the album (shown then).
+        public var field: Field
 
-        public init(playlistID: String, playlistName: String, track: EntryRow) {
+        public enum Field: String, Sendable, Equatable {
+            case title, artist, album
+        }
+
+        public init(playlistID: String, playlistName: String, track: EntryRow, field: Field = .title) {
             self.playlistID = playlistID
             self.playlistName = playlistName
             self.track = track
+            self.field = field
         }
     }
 

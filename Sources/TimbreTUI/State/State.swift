@@ -189,9 +189,15 @@ public struct TUIState: Sendable {
         return [parts.tm_hour, parts.tm_min, parts.tm_sec].map { ClockText.pad(Int($0)) }.joined(separator: ":")
     }
 
-    public mutating func showSearchResults(_ hits: [SearchHit], query: String) {
+    /// `limit`: the most the search returns; a full page is "the first 1,000", not all there are.
+    public mutating func showSearchResults(_ hits: [SearchHit], query: String, limit: Int? = nil) {
         mode = .searchResults(SearchResults(hits: hits))
-        message = hits.isEmpty ? "no track matches “\(query)”" : "\(hits.count) matches for “\(query)”"
+        let count = Self.grouped(hits.count)
+        message =
+            hits.isEmpty
+            ? "no track matches “\(query)”"
+            : hits.count >= (limit ?? .max)
+                ? "the first \(count) matches for “\(query)” — type more of it to narrow them" : "\(count) matches for “\(query)”"
     }
 
     /// After the playlist of a chosen search hit was loaded (`Effect.loadTracks(_:focusing:)`):
@@ -200,6 +206,12 @@ public struct TUIState: Sendable {
         trackFilter = ""
         resort()
         if let row = visibleTracks.firstIndex(where: { tracks[$0].position == position }) { trackCursor = row }
+    }
+
+    /// 1000 as "1,000".
+    static func grouped(_ number: Int) -> String {
+        let digits = Array(String(number))
+        return String(digits.enumerated().flatMap { index, digit in (index > 0 && (digits.count - index) % 3 == 0 ? [","] : []) + [digit] })
     }
 
     public mutating func setMessage(_ text: String?) { message = text }

@@ -73,14 +73,46 @@ final class Terminal: @unchecked Sendable {
             for segment in segments {
                 let attributes = attributes(for: segment.style)
                 wattr_on(window, attr_t(attributes), nil)
-                var wide = segment.text.unicodeScalars.map { wchar_t(bitPattern: $0.value) } + [0]
-                mvwaddwstr(window, Int32(row), column, &wide)
+                for (text, columns) in Self.cells(segment.text) {
+                    var wide = text.unicodeScalars.map { wchar_t(bitPattern: $0.value) } + [0]
+                    mvwaddwstr(window, Int32(row), column, &wide)
+                    column += Int32(columns)
+                }
                 wattr_off(window, attr_t(attributes), nil)
-                column += Int32(TextWidth.width(of: segment.text))
             }
         }
         wnoutrefresh(window)
         doupdate()
+    }
+
+    /// `text` in runs ncurses places as `TextWidth` measures them, each with its width. ncurses
+    /// counts a cluster scalar by scalar (libc's wcwidth): a ZWJ family is 8 columns to it, a
+    /// VS16 emoji 1, where terminals draw 2. Such a cluster is written on its own — its first
+    /// scalar alone when ncurses would take more, padded with spaces when it would take less —
+    /// so every column after it lands where the terminal draws it.
+    static func cells(_ text: String) -> [(String, Int)] {
+        var out: [(String, Int)] = []
+        var run = ""
+        var runWidth = 0
+        for character in text {
+            let width = TextWidth.width(of: character)
+            let counted = character.unicodeScalars.reduce(0) { $0 + max(0, Int(tcurses_wcwidth(wchar_t(bitPattern: $1.value)))) }
+            if counted == width {
+                run.append(character)
+                runWidth += width
+                continue
+            }
+            if !run.isEmpty { out.append((run, runWidth)) }
+            (run, runWidth) = ("", 0)
+            if counted > width, let first = character.unicodeScalars.first {
+                let firstWidth = max(0, Int(tcurses_wcwidth(wchar_t(bitPattern: first.value))))
+                out.append((String(first) + String(repeating: " ", count: max(0, width - firstWidth)), width))
+            } else {
+                out.append((String(character) + String(repeating: " ", count: width - counted), width))
+            }
+        }
+        if !run.isEmpty { out.append((run, runWidth)) }
+        return out
     }
 
     func redrawAll() {
@@ -92,7 +124,8 @@ final class Terminal: @unchecked Sendable {
         switch style {
         case .normal: return 0
         case .selected: return useColour ? tcurses_color_pair(1) | tcurses_attr_bold() : tcurses_attr_reverse()
-        case .current: return tcurses_attr_bold()
+        // The cursor of the pane without focus: visible, but not as the focused one.
+        case .current: return tcurses_attr_reverse() | tcurses_attr_dim()
         case .header: return tcurses_attr_bold() | tcurses_attr_underline()
         case .dim: return tcurses_attr_dim()
         case .status: return useColour ? tcurses_color_pair(3) : tcurses_attr_reverse()

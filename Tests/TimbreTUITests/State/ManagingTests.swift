@@ -328,11 +328,17 @@ import TimbreLibrary
                 .playlist(0, inFolder: false), .folder(0), .playlist(2, inFolder: true), .playlist(3, inFolder: true), .playlist(1, inFolder: false),
             ])
         let pane = Screen.render(s, rows: 20, columns: 100).map { $0.map(\.text).joined() }
-        #expect(pane.contains { $0.hasPrefix("▾ Road") } && pane.contains { $0.hasPrefix("    B") })
+        #expect(pane.contains { $0.hasPrefix(" ▾ Road") } && pane.contains { $0.hasPrefix("     B") })
         #expect(s.apply(.toggle) == [.edit(.folder(.setExpanded("Road", false)))])
         #expect(s.selectedFolder?.name == "Road", "the cursor stays on the folder")
         s.apply(.move(.down, count: 1))
         #expect(s.apply(.folder(.add("Road"))) == [.edit(.folder(.add(playlistID: "a", to: "Road")))])
+        #expect(s.apply(.folder(.add("road "))) == [.edit(.folder(.add(playlistID: "a", to: "Road")))], "matched ignoring case")
+        #expect(s.apply(.folder(.add("Chill Out"))) == [], "a new folder is asked about first")
+        #expect(s.question?.text == "No folder “Chill Out” — create it? (y/n)")
+        #expect(s.answer(false) == [] && s.mode == .normal, "n creates nothing")
+        _ = s.apply(.folder(.add("Chill Out")))
+        #expect(s.answer(true) == [.edit(.folder(.add(playlistID: "a", to: "Chill Out")))])
         #expect(s.apply(.folder(.remove)) == [] && s.message == "the selected playlist is in no folder")
         // A filter shows matching playlists flat, wherever they are.
         s.apply(.filter("c"))

@@ -17,6 +17,22 @@ import Testing
         #expect(!Screen.statusText(state).contains("⚠"))
     }
 
+    /// A warning shows once: the first key after it takes it off the status line, so clearing the
+    /// sync's error (`U` starts a sync) does not bring a minutes-old one back; `M` keeps it.
+    @Test func aWarningDoesNotComeBackAfterAKey() {
+        var state = sampleState()
+        state.addMessage("the keyring is locked")
+        state.status.lastError = "sync failed"
+        #expect(Screen.statusText(state).contains("error: sync failed"))
+        _ = state.handle(.character("j"))
+        state.status.lastError = nil  // what starting a sync does
+        #expect(!Screen.statusText(state).contains("⚠"), "\(Screen.statusText(state))")
+        #expect(!Screen.statusText(state).contains("keyring"))
+        #expect(state.messages.map(\.text) == ["the keyring is locked"], "M still has it")
+        state.addMessage("a new one")
+        #expect(Screen.statusText(state).contains("⚠ a new one"), "a new warning shows")
+    }
+
     @Test func messagesIsACommandWithAKeyAndAnOverlay() throws {
         #expect(try Command.parse("messages") == .messages)
         #expect(Command.messages.description == "messages")

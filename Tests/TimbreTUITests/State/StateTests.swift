@@ -1,4 +1,5 @@
 import Testing
+import TimbreCore
 
 @testable import TimbreTUI
 
@@ -103,9 +104,54 @@ let sampleTracks = [
         #expect(state.selectedTrack?.title == "Mango 日本")
         #expect(state.focus == .tracks)
     }
+
+    /// `F`'s results say which field matched and show the album of an album match; a full page
+    /// is "the first 1,000".
+    @Test func searchResultsShowTheFieldMatchedAndTheCap() {
+        var state = sampleState()
+        let row = EntryRow(position: 0, title: "Intro", artist: "Band", album: "Mango Season", durationMS: 1000, addedAt: nil)
+        #expect(CacheLibrarySource.field(row, SearchText.foldedBytes("mango")) == .album)
+        #expect(CacheLibrarySource.field(row, SearchText.foldedBytes("BAND")) == .artist)
+        #expect(CacheLibrarySource.field(row, SearchText.foldedBytes("intro")) == .title)
+        state.showSearchResults([.init(playlistID: "p1", playlistName: "Morning Coffee", track: row, field: .album)], query: "mango", limit: 1000)
+        #expect(state.message == "1 matches for “mango”")
+        let screen = Screen.render(state, rows: 20, columns: 160).map { $0.map(\.text).joined() }.joined(separator: "\n")
+        #expect(screen.contains("1. Intro — Band · Mango Season"), "\(screen)")
+        #expect(screen.contains(" album "))
+        let many = Array(repeating: TUIState.SearchHit(playlistID: "p1", playlistName: "Morning Coffee", track: row, field: .title), count: 1000)
+        state.showSearchResults(many, query: "in", limit: 1000)
+        #expect(state.message == "the first 1,000 matches for “in” — type more of it to narrow them")
+        state.showSearchResults(Array(many.prefix(999)), query: "in", limit: 1000)
+        #expect(state.message == "999 matches for “in”")
+        #expect(TUIState.grouped(1_234_567) == "1,234,567" && TUIState.grouped(12) == "12")
+    }
 }
 
 @Suite struct ScreenTests {
+    /// The pane without focus shows its cursor (`›`); `v` says `-- VISUAL --` for as long as it lasts.
+    @Test func theUnfocusedCursorIsMarkedAndVisualModeIsNamed() {
+        var state = sampleState()
+        state.apply(.open)
+        state.setTracks(sampleTracks, of: "liked")
+        #expect(state.focus == .tracks)
+        let lines = Screen.render(state, rows: 20, columns: 120).map { $0.map(\.text).joined() }
+        #expect(lines.contains { $0.hasPrefix("›") && $0.contains("Liked Songs") }, "\(lines)")
+        #expect(!lines.contains { $0.contains("›   1 ") }, "the focused pane's cursor needs no marker")
+        let current = Screen.render(state, rows: 20, columns: 120).flatMap { $0 }.filter { $0.style == .current }
+        #expect(current.count == 1 && current.first?.text.contains("Liked Songs") == true)
+        state.apply(.markRange)
+        #expect(Screen.statusText(state).contains("-- VISUAL --"))
+        state.apply(.move(.down, count: 1))
+        state.apply(.move(.down, count: 1))
+        #expect(Screen.statusText(state).contains("-- VISUAL --"), "still there after motions")
+        state.apply(.markRange)
+        #expect(!Screen.statusText(state).contains("VISUAL"))
+        _ = state.clearMarks()
+        state.apply(.focus(.playlists))
+        let after = Screen.render(state, rows: 20, columns: 120).map { $0.map(\.text).joined() }
+        #expect(after.contains { $0.contains("›   4 ") }, "the tracks pane's cursor, unfocused now: \(after)")
+    }
+
     @Test func everyLineIsExactlyTheTerminalWidthAndHostileTextIsInert() {
         var state = sampleState()
         state.apply(.open)
