@@ -93,7 +93,8 @@ import TimbreTestSupport
             let cached = try #require(try h.cache.entries(of: .playlist(id)))
             #expect(cached.sorted { $0.position < $1.position }.map(\.uri) == after.map { $0.uri ?? "" }, "the cache holds what the sandbox holds")
 
-            let entry = try #require(try data.journal.entry(try #require(outcome.journalID)))
+            let journalID = try #require(outcome.journalID)
+            let entry = try #require(try data.journal.entry(journalID))
             #expect(entry.state == .done)
             guard case .entries(.reorder(let order), let journalled) = entry.change else {
                 Issue.record("the journal holds the moves made as a reorder")

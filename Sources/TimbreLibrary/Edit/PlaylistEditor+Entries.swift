@@ -71,24 +71,7 @@ extension PlaylistEditor {
             let id = try journal.begin(
                 op: request.what.operation.rawValue, playlist: .playlist(request.playlist), summary: Self.describe(edit, in: live.meta.name),
                 change: .entries(edit, before: live.uris))
-            // Range moves can stop between writes (Esc, Ctrl-C); other edits, a rewrite among them, finish.
-            let stoppable = if case .reorder = edit { true } else { false }
-            request.stop?.begin(stoppable: stoppable)
-            defer { request.stop?.end() }
-            let snapshot: String?
-            do {
-                snapshot = try await runWrites(
-                    plan, playlist: request.playlist, journalID: id, from: 0, name: live.meta.name,
-                    legacy: live.meta.legacyShape, stop: stoppable ? request.stop : nil)
-            } catch let stop as WritesStopped {
-                return try await stopped(stop, plan: plan, on: live, journalID: id, playlist: request.playlist, outcome: outcome)
-            }
-            try journal.finish(id, .done)
-            let stored = try await storeAfter(plan, on: live, snapshot: snapshot, playlist: request.playlist)
-            outcome.warnings += stored.warnings
-            outcome.snapshotID = stored.snapshotID
-            outcome.journalID = id
-            return outcome
+            return try await sendEntries(plan, edit: edit, request: request, on: live, journalID: id, outcome: outcome)
         }
     }
 

@@ -3,6 +3,32 @@ import TimbreCore
 
 /// An order change by range moves stopped between two writes (`EditStop`).
 extension PlaylistEditor {
+    /// Sends an entry edit's plan, journalled as `id`, and brings the cache to what it left. Range
+    /// moves (`.reorder`) can stop between writes (Esc, Ctrl-C: `request.stop`); other edits, a
+    /// rewrite among them, finish.
+    func sendEntries(
+        _ plan: EntryEdit.Plan, edit: EntryEdit, request: EditRequest, on live: LivePlaylist, journalID id: Int64, outcome: EditOutcome
+    ) async throws -> EditOutcome {
+        var outcome = outcome
+        let stoppable = if case .reorder = edit { true } else { false }
+        request.stop?.begin(stoppable: stoppable)
+        defer { request.stop?.end() }
+        let snapshot: String?
+        do {
+            snapshot = try await runWrites(
+                plan, playlist: request.playlist, journalID: id, from: 0, name: live.meta.name,
+                legacy: live.meta.legacyShape, stop: stoppable ? request.stop : nil)
+        } catch let stop as WritesStopped {
+            return try await stopped(stop, plan: plan, on: live, journalID: id, playlist: request.playlist, outcome: outcome)
+        }
+        try journal.finish(id, .done)
+        let stored = try await storeAfter(plan, on: live, snapshot: snapshot, playlist: request.playlist)
+        outcome.warnings += stored.warnings
+        outcome.snapshotID = stored.snapshotID
+        outcome.journalID = id
+        return outcome
+    }
+
     /// After `stop.done` of the plan's moves: the journal entry becomes the edit actually applied
     /// (`.reorder` of the order those moves left, planned from the same list before), finished
     /// `done`, so an undo puts back exactly the old order; the cache gets that order.
