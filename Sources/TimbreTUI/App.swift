@@ -75,6 +75,9 @@ public final class TUIApp: @unchecked Sendable {
     private let interrupted = Locked(false)
     /// The edit waiting for the question on screen (y / r / n), if any.
     private var pendingOrder: OrderAnswer?
+    /// The pace of the running edit's writes, for the time left; whether it is a rewrite (which Esc cannot stop).
+    private var pace = EditPace()
+    private var rewriting = false
     /// Set (under the mailbox's lock) once the interface has quit: a question an edit asks after
     /// that is answered "no" at once, so the edit ends and quitting never waits on it.
     private let closing = Locked(false)
@@ -158,7 +161,10 @@ public final class TUIApp: @unchecked Sendable {
                 askToQuit()
                 dirty = true
             }
-            if let event = terminal.readEvent() {
+            let event = terminal.readEvent()
+            if let event, stopsEdit(event) {
+                dirty = true
+            } else if let event {
                 let orders = state.viewOrders
                 let effects = state.handle(event)
                 if let viewOrdersPath, state.viewOrders != orders, let problem = ViewOrders.save(state.viewOrders, to: viewOrdersPath) {
@@ -216,6 +222,7 @@ public final class TUIApp: @unchecked Sendable {
                     state.reportError(Self.sentence(for: error))
                 }
             case .answerOrder(let choice):
+                rewriting = choice == .rewrite
                 pendingOrder?.resume(choice)
                 pendingOrder = nil
             }
@@ -300,6 +307,21 @@ public final class TUIApp: @unchecked Sendable {
         }
         state.status.editsQueued = waiting
         if state.status.editProgress == nil { state.status.editProgress = edit.label }
+    }
+
+    /// Esc while a shuffle or sort runs (nothing open or marked to take it first): range moves stop
+    /// after the write under way, leaving every entry there with its date and an undo step; a
+    /// rewrite finishes.
+    private func stopsEdit(_ event: Terminal.InputEvent) -> Bool {
+        guard let services, case .key(let key) = event, key.name == "Esc", state.mode == .normal, state.effectiveMarks.isEmpty else { return false }
+        if rewriting, !services.stop.isStoppable {
+            state.setMessage("a rewrite cannot stop part-way: it finishes")
+            return true
+        }
+        guard services.stop.request() == .stopping else { return false }
+        state.status.editStopKey = nil
+        state.setMessage("stopping after the move under way…")
+        return true
     }
 
     /// The playlist whose positions an edit names (moves, positional removals, pastes at a place).
@@ -435,13 +457,17 @@ public final class TUIApp: @unchecked Sendable {
                     loadTracks(opened)
                 }
             case .editStarted(let label, let queued):
+                pace.reset()
                 state.status.editProgress = label
                 state.status.editsQueued = queued
             case .editProgress(let label, let done, let total):
                 // Only worth a number when there are several writes.
-                if total > 1 { state.status.editProgress = "\(label): \(done)/\(total) writes" }
+                guard total > 1 else { break }
+                state.status.editProgress = "\(label): \(done)/\(total) writes" + (pace.left(done: done, total: total).map { ", \($0)" } ?? "")
+                let stoppable = services?.stop.isStoppable == true && services?.stop.isRequested == false
+                state.status.editStopKey = stoppable && done < total ? "Esc" : nil
             case .editFinished(let edit, let report):
-                state.status.editProgress = nil
+                (state.status.editProgress, state.status.editStopKey, rewriting) = (nil, nil, false)
                 state.setMessage(TerminalText.preview(report.message, limit: 300))
                 for warning in report.warnings { state.addMessage(warning) }
                 // More edits to come: the view stays ahead (re-read when the last one ends).
@@ -450,7 +476,7 @@ public final class TUIApp: @unchecked Sendable {
                 if let id = report.createdPlaylistID { state.selectPlaylist(id: id) }
                 if let ask = report.ask { state.ask(ask.question, [.edit(ask.edit)]) }
             case .editFailed(let edit, var message):
-                state.status.editProgress = nil
+                (state.status.editProgress, state.status.editStopKey, rewriting) = (nil, nil, false)
                 // The edits queued after it were planned on the list it would have left: none is
                 // sent (their positions would name other entries now).
                 lastMove = nil

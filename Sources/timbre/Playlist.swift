@@ -71,7 +71,10 @@ extension Root {
             skips the question; without a terminal timbre uses moves (config.toml `reorder = "rewrite"` makes \
             --rewrite the default). --dry-run prints both counts \
             (--json: "moves" and "rewrite_writes"). `timbre undo` restores the old order with moves; after \
-            a rewrite the old dates cannot come back. A playlist with local files is always reordered by moves.
+            a rewrite the old dates cannot come back. A playlist with local files is always reordered by moves. \
+            Ctrl-C while the moves are sent stops them after the one under way (exit 3): every entry is there \
+            with its date, in the order the moves made so far left, and `timbre undo` puts the old order back; \
+            a rewrite cannot stop part-way and finishes.
             """
 
         struct Shuffle: Runnable {

@@ -73,8 +73,17 @@ public struct PlaylistEditCommand: Sendable {
             // gets moves, which keep every date, so cron jobs keep working unchanged.
             choose = { [console = context.console] cost in Self.ask(cost, console: console) }
         }
-        let outcome = try await context.library(editor).perform(change, dryRun: flags.dryRun, choose: choose).edit
+        // Ctrl-C stops a shuffle or sort between two range moves (exit 3); other edits end as before.
+        let stop = what.isOrderChange && !flags.dryRun ? EditStop() : nil
+        let library = context.library(editor)
+        let outcome =
+            if let stop {
+                try await InterruptStop.watching(stop, console: context.console) { try await library.perform(change, choose: choose, stop: stop).edit }
+            } else {
+                try await library.perform(change, dryRun: flags.dryRun, choose: choose).edit
+            }
         if let outcome { EditReport.show(outcome, json: flags.json, console: context.console) }
+        if case .stopped? = outcome?.ending { return .partial }
         return outcome?.cancelled == true ? .failure : .success
     }
 

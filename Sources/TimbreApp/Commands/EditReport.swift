@@ -42,6 +42,7 @@ enum EditReport {
         ]
         if o.dryRun, let cost = o.orderCost { members += [("moves", .int(cost.moves)), ("rewrite_writes", .int(cost.rewriteWrites))] }
         if o.operation == .restore { members += restoreJSON(o) }
+        if case .stopped(let done, let total) = o.ending { members += [("stopped", .bool(true)), ("moves_done", .int(done)), ("moves_planned", .int(total))] }
         if o.operation == .dedupe {
             members.append(
                 (
@@ -61,6 +62,7 @@ enum EditReport {
         switch outcome.ending {
         case .cancelled: return "Cancelled; nothing was sent"
         case .unchanged(let why): return capitalized(why + "; nothing was sent")
+        case .stopped(let done, let total): return stopped(outcome, done: done, total: total, undo: undo)
         case .changed: break
         }
         let count = outcome.writes.count + outcome.libraryWrites
@@ -77,6 +79,16 @@ enum EditReport {
         case (_, let id?): return "\(capitalized(sentence)) · edit \(id), \(undo) reverts it"
         default: return capitalized(sentence)
         }
+    }
+
+    /// "Sort stopped after 12 of 140 moves: the order of “Road” is part-way, every entry is there
+    /// and keeps its date; u puts the old order back (edit 7)".
+    private static func stopped(_ o: EditOutcome, done: Int, total: Int, undo: String) -> String {
+        let what = o.operation == .shuffle ? "Shuffle" : "Sort"
+        let head = "\(what) stopped after \(done) of \(total) \(total == 1 ? "move" : "moves")"
+        let name = "“\(TerminalText.preview(o.playlistName, limit: 60))”"
+        guard let id = o.journalID else { return "\(head): no entry of \(name) had moved; nothing changed" }
+        return "\(head): the order of \(name) is part-way, every entry is there and keeps its date; \(undo) puts the old order back (edit \(id))"
     }
 
     /// `--json`'s members for a restore: how many entries get today's date (the ones added and

@@ -12,6 +12,8 @@ actor InterfaceServices {
     private var editor: PlaylistEditor?
     /// Where the running edit's progress goes (edits run one at a time).
     private let progressSink = Locked<(@Sendable (Int, Int) -> Void)?>(nil)
+    /// Set by the interface (Esc) to stop a shuffle or sort between two of its range moves.
+    private let stop = EditStop()
 
     init(context: AppContext, makeEditor: @escaping @Sendable (_ progress: @escaping @Sendable (Int, Int) -> Void) async throws -> PlaylistEditor) {
         self.context = context
@@ -32,7 +34,7 @@ actor InterfaceServices {
             run: { edit, progress, choose in try await self.run(edit, progress: progress, choose: choose) },
             reread: { id in await self.reread(id) },
             searchCatalogue: { query in try await self.searchCatalogue(query) },
-            statistics: { [context] id in try Self.statistics(id, context: context) })
+            statistics: { [context] id in try Self.statistics(id, context: context) }, stop: stop)
     }
 
     static let undoKey = "u", redoKey = "C-r"
@@ -54,7 +56,7 @@ actor InterfaceServices {
         defer { progressSink.withLock { $0 = nil } }
         guard let change = try edit.change() else { return try await transfer(edit) }
         // `:shuffle` and `:sort` ask (y / r / n) before a long order change, as the CLI does.
-        return try report(try await library.perform(change, choose: choose))
+        return try report(try await library.perform(change, choose: choose, stop: stop))
     }
 
     /// The status line's sentence for a change, with the interface's undo and redo keys.

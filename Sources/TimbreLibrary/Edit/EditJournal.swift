@@ -111,8 +111,9 @@ public final class EditJournal: Sendable {
         try write { db in try db.execute(sql: "UPDATE edit SET step = ? WHERE id = ?", arguments: [step, id]) }
     }
 
-    /// What an edit in flight turned out to be (a created playlist's id, known once Spotify answered).
-    public func update(_ id: Int64, change: Change, playlist: PlaylistRef) throws {
+    /// What an edit in flight turned out to be (a created playlist's id, known once Spotify answered;
+    /// the moves a stopped order change made, with `summary` saying so).
+    public func update(_ id: Int64, change: Change, playlist: PlaylistRef, summary: String? = nil) throws {
         let json: String
         switch change {
         case .entries(let edit, _): json = try Self.encode(edit)
@@ -121,6 +122,7 @@ public final class EditJournal: Sendable {
         }
         try write { db in
             try db.execute(sql: "UPDATE edit SET edit = ?, playlist = ? WHERE id = ?", arguments: [json, playlist.description, id])
+            if let summary { try db.execute(sql: "UPDATE edit SET summary = ? WHERE id = ?", arguments: [summary, id]) }
         }
     }
 

@@ -12,6 +12,10 @@ public struct EditOutcome: Sendable {
         case unchanged(String)
         /// The person asked before an order change said no: nothing was journalled or sent.
         case cancelled
+        /// An order change by range moves was stopped (`EditStop`) after `done` of its `total`
+        /// writes: the playlist holds every entry, dates kept, in the order those moves left; the
+        /// journal holds that order as the edit, so an undo puts the old one back.
+        case stopped(done: Int, total: Int)
     }
 
     /// What became of the entries' added dates (shuffle, sort and their undo).

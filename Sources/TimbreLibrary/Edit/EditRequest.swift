@@ -18,10 +18,12 @@ struct EditRequest: Sendable {
     /// Shuffle and sort: asked, with what both ways cost, before anything is journalled or sent
     /// (the CLI's and the interface's y/r/n question); nil: as `rewrite` says.
     var choose: (@Sendable (OrderCost) async -> OrderChoice)?
+    /// Shuffle and sort by range moves: asked (Esc, Ctrl-C), the moves stop between two writes.
+    var stop: EditStop?
 
     init(
         playlist: SpotifyID, what: LibraryChange.EntryChange, force: Bool = false, dryRun: Bool = false, rewrite: Bool = false, seed: UInt64? = nil,
-        choose: (@Sendable (OrderCost) async -> OrderChoice)? = nil
+        choose: (@Sendable (OrderCost) async -> OrderChoice)? = nil, stop: EditStop? = nil
     ) {
         self.playlist = playlist
         self.what = what
@@ -30,6 +32,7 @@ struct EditRequest: Sendable {
         self.rewrite = rewrite
         self.seed = seed
         self.choose = choose
+        self.stop = stop
     }
 
     /// Shuffle and sort: a new order of the same entries.

@@ -264,10 +264,11 @@ public struct Library: Sendable {
     /// Checks `change` (`LibraryChange.validated`) and runs it: journalled, written through to
     /// the cache. `dryRun`: planned and priced, nothing journalled or sent. `choose`: before a
     /// shuffle or sort saves, what the person asked picks (moves, rewrite, nothing); nil: as the
-    /// change's options say.
+    /// change's options say. `stop`: asked while a shuffle or sort runs by range moves, they stop
+    /// between two writes (`EditOutcome.Ending.stopped`).
     public func perform(
         _ change: LibraryChange, dryRun: Bool = false,
-        choose: (@Sendable (OrderCost) async -> OrderChoice)? = nil
+        choose: (@Sendable (OrderCost) async -> OrderChoice)? = nil, stop: EditStop? = nil
     ) async throws -> LibraryOutcome {
         let change = try change.validated()
         if case .folder(let edit) = change {
@@ -275,19 +276,22 @@ public struct Library: Sendable {
             return .folder(edit)
         }
         let history = dryRun ? nil : try? history()
-        return .edit(try await performRecorded(change, editor: try await editor(), history: history, dryRun: dryRun, choose: choose))
+        return .edit(
+            try await performRecorded(change, editor: try await editor(), history: history, dryRun: dryRun, choose: choose, stop: stop))
     }
 }
 
 extension PlaylistEditor {
     /// Runs a checked change that goes to Spotify (every case but `.folder`).
-    func perform(_ change: LibraryChange, dryRun: Bool, choose: (@Sendable (OrderCost) async -> OrderChoice)?) async throws -> EditOutcome {
+    func perform(
+        _ change: LibraryChange, dryRun: Bool, choose: (@Sendable (OrderCost) async -> OrderChoice)?, stop: EditStop? = nil
+    ) async throws -> EditOutcome {
         switch change {
         case .entries(let playlist, let what, let options):
             return try await apply(
                 EditRequest(
                     playlist: playlist, what: what, force: options.force, dryRun: dryRun, rewrite: options.rewrite,
-                    seed: options.seed, choose: choose))
+                    seed: options.seed, choose: choose, stop: stop))
         case .like(let uris): return try await library(uris, save: true, as: .like, dryRun: dryRun)
         case .unlike(let uris): return try await library(uris, save: false, as: .unlike, dryRun: dryRun)
         case .follow(let ids): return try await library(ids.map(\.playlistURI), save: true, as: .follow, dryRun: dryRun)

@@ -71,15 +71,7 @@ extension PlaylistEditor {
             let id = try journal.begin(
                 op: request.what.operation.rawValue, playlist: .playlist(request.playlist), summary: Self.describe(edit, in: live.meta.name),
                 change: .entries(edit, before: live.uris))
-            let snapshot = try await runWrites(
-                plan, playlist: request.playlist, journalID: id, from: 0, name: live.meta.name,
-                legacy: live.meta.legacyShape)
-            try journal.finish(id, .done)
-            let stored = try await storeAfter(plan, on: live, snapshot: snapshot, playlist: request.playlist)
-            outcome.warnings += stored.warnings
-            outcome.snapshotID = stored.snapshotID
-            outcome.journalID = id
-            return outcome
+            return try await sendEntries(plan, edit: edit, request: request, on: live, journalID: id, outcome: outcome)
         }
     }
 

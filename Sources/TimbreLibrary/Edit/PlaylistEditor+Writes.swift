@@ -21,9 +21,11 @@ extension PlaylistEditor {
     /// `run` without the read after: returns the snapshot Spotify gave the last write's answer,
     /// nil when that is not known (no snapshot in the answer, or the edit's end was found by a read
     /// after a lost answer) — then only a read tells what the playlist holds.
+    /// `stop`: asked between two confirmed writes, it ends them there (`WritesStopped`); only an
+    /// order change by range moves passes one, as every prefix of its writes is a permutation.
     func runWrites(
         _ plan: EntryEdit.Plan, playlist: SpotifyID, journalID: Int64, from start: Int?, name: String, legacy: Bool,
-        nothingApplied: EditJournal.Entry.State = .failed
+        nothingApplied: EditJournal.Entry.State = .failed, stop: EditStop? = nil
     ) async throws -> String? {
         var snapshot: String?
         var step: Int
@@ -40,6 +42,7 @@ extension PlaylistEditor {
                 unknownInARow = 0
                 try journal.confirm(journalID, step: step)
                 progress?(step, plan.writes.count)
+                if let stop, stop.isRequested, step < plan.writes.count { throw WritesStopped(done: step, snapshot: snapshot) }
             } catch let error as SpotifyError where error.isDefinitiveRefusal {
                 throw try await refused(
                     error, write: plan.writes[step], plan: plan, playlist: playlist, journalID: journalID, name: name,

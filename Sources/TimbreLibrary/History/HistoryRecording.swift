@@ -120,7 +120,12 @@ extension PlaylistHistory {
     /// After an edit that changed something: the playlist's cached state as a version of source
     /// `edit` with the journal's id; deleted playlists marked, followed ones no longer.
     func record(_ outcome: EditOutcome, of change: LibraryChange, cache: LibraryCache) -> [String] {
-        guard !outcome.dryRun, case .changed = outcome.ending else { return [] }
+        // Changed, or stopped part-way (the moves made are the edit).
+        switch outcome.ending {
+        case .changed, .stopped: break
+        default: return []
+        }
+        guard !outcome.dryRun else { return [] }
         do {
             switch change {
             case .delete(let ids):
@@ -155,11 +160,11 @@ extension Library {
     /// `perform` of a change that goes to Spotify, with its versions recorded around it.
     func performRecorded(
         _ change: LibraryChange, editor: PlaylistEditor, history: PlaylistHistory?, dryRun: Bool,
-        choose: (@Sendable (OrderCost) async -> OrderChoice)?
+        choose: (@Sendable (OrderCost) async -> OrderChoice)?, stop: EditStop? = nil
     ) async throws -> EditOutcome {
-        guard let history, !dryRun else { return try await editor.perform(change, dryRun: dryRun, choose: choose) }
+        guard let history, !dryRun else { return try await editor.perform(change, dryRun: dryRun, choose: choose, stop: stop) }
         let before = history.prepare(for: change, cache: editor.cache)
-        var outcome = try await editor.perform(change, dryRun: dryRun, choose: choose)
+        var outcome = try await editor.perform(change, dryRun: dryRun, choose: choose, stop: stop)
         outcome.warnings += before + history.record(outcome, of: change, cache: editor.cache)
         return outcome
     }

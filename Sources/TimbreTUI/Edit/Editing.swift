@@ -169,6 +169,9 @@ public struct TUIServices: Sendable {
     public var searchCatalogue: @Sendable (String) async throws -> [CatalogueHit]
     /// The statistics of a cached playlist, as lines (`timbre stats`'s text).
     public var statistics: @Sendable (String) throws -> [String]
+    /// What Esc sets to stop the shuffle or sort under way between two of its range moves (the
+    /// one `run` passes to the editor).
+    public var stop: EditStop
 
     public init(
         run:
@@ -178,11 +181,12 @@ public struct TUIServices: Sendable {
             ) async throws -> TUIEditReport,
         reread: @escaping @Sendable (String) async -> String? = { _ in nil },
         searchCatalogue: @escaping @Sendable (String) async throws -> [CatalogueHit] = { _ in [] },
-        statistics: @escaping @Sendable (String) throws -> [String] = { _ in [] }
+        statistics: @escaping @Sendable (String) throws -> [String] = { _ in [] }, stop: EditStop = EditStop()
     ) {
         self.run = run
         self.reread = reread
         self.searchCatalogue = searchCatalogue
         self.statistics = statistics
+        self.stop = stop
     }
 }

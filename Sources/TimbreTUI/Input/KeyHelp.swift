@@ -42,7 +42,7 @@ public struct KeyHelp: Sendable, Equatable {
         KeyHelp(.select, ["Space"], "mark", "mark the entry and move down (3 Space marks three)"),
         KeyHelp(.select, ["v"], "mark-range", "mark a range: move to extend it, v again ends it"),
         KeyHelp(.select, ["y"], "yank", "copy the marked entries (or the current one)"),
-        KeyHelp(.select, ["Esc"], "clear", "close what is open; clear the marks, else the filter"),
+        KeyHelp(.select, ["Esc"], "clear", "close what is open; clear the marks, else stop a running shuffle or sort, else clear the filter"),
         KeyHelp(.edit, ["d"], "remove", "remove the marked entries (or the current one) after a y/n question; in Liked Songs, unlike"),
         KeyHelp(.edit, ["p"], "paste after", "paste the yanked entries after the cursor"),
         KeyHelp(.edit, ["P"], "paste before", "paste the yanked entries before the cursor"),

@@ -293,7 +293,10 @@ public enum Screen {
         if state.rangeAnchor != nil { parts.append("-- VISUAL --") }
         if let count = state.pendingCount { parts.append("count \(count)") }
         if status.offline { parts.append("OFFLINE") }
-        if let edit = status.editProgress { parts.append("\(edit)…" + (status.editsQueued > 0 ? " (+\(status.editsQueued) waiting)" : "")) }
+        if let edit = status.editProgress {
+            let stops = status.editStopKey.map { " — \($0) stops" } ?? "…"
+            parts.append(edit + stops + (status.editsQueued > 0 ? " (+\(status.editsQueued) waiting)" : ""))
+        }
         let marked = state.effectiveMarks.count
         if marked > 0 { parts.append("\(marked) marked") }
         if !state.register.isEmpty { parts.append("\(state.register.count) yanked") }

@@ -15,6 +15,8 @@ public struct StatusInfo: Sendable, Equatable {
     /// The edit running in the background ("removing 3 entries"), and how many wait after it.
     public var editProgress: String?
     public var editsQueued = 0
+    /// The key that stops the edit under way between two writes ("Esc"), while one can.
+    public var editStopKey: String?
 
     public init(
         user: String? = nil, lastSync: String? = nil, syncProgress: String? = nil, rateLimitWait: Int? = nil,
