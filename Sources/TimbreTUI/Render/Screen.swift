@@ -42,6 +42,7 @@ public enum Screen {
         case .searchResults: rightRows = searchLines(state, width: rightWidth, height: bodyRows)
         case .catalogueResults: rightRows = catalogueLines(state, width: rightWidth, height: bodyRows)
         case .info: rightRows = infoLines(state, width: rightWidth, height: bodyRows)
+        case .picker(let picker): rightRows = pickerLines(picker, width: rightWidth, height: bodyRows)
         default: rightRows = trackLines(state, width: rightWidth, height: bodyRows)
         }
         for index in 0..<bodyRows {
@@ -91,6 +92,7 @@ public enum Screen {
         if state.mode.kind == .messages { return " Messages (\(state.messages.count)), newest first" }
         if state.mode.kind == .catalogueResults { return " Spotify catalogue (\(state.catalogueResults.count)) — Space marks, Enter adds, Esc closes" }
         if state.mode.kind == .info { return " Statistics of “\(state.infoTitle)” — any key closes" }
+        if let picker = state.picker { return pickerHeader(picker) }
         guard let playlist = state.openedPlaylist else { return " Tracks — Enter opens the selected playlist" }
         var text = " \(playlist.name) · \(state.visibleTracks.count)"
         if state.visibleTracks.count != state.tracks.count { text += "/\(state.tracks.count)" }
@@ -235,6 +237,7 @@ public enum Screen {
             }
             return Segment(TextWidth.pad(label + line.beforeCursor + "▏" + line.afterCursor, columns: width))
         case .confirm(let question): return Segment(TextWidth.pad(" " + question.text + " ", columns: width), .warning)
+        case .picker(let picker): return Segment(TextWidth.pad("Add to: " + picker.line.beforeCursor + "▏" + picker.line.afterCursor, columns: width))
         default:
             if let message = state.message {
                 // An error kept in `M` says so when the line cannot show all of it.
