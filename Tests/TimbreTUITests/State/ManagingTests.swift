@@ -368,7 +368,7 @@ import TimbreLibrary
         }
         var s = TUIState()
         s.apply(.help)
-        let screen = Screen.render(s, rows: 60, columns: 140).map { $0.map(\.text).joined() }.joined(separator: "\n")
+        let screen = Screen.render(s, rows: 64, columns: 140).map { $0.map(\.text).joined() }.joined(separator: "\n")
         for text in ["Space", "mark a range", "C-r", ":dedupe", ":filter year:", ":folder add"] { #expect(screen.contains(text), "\(text)") }
     }
 }
