@@ -49,7 +49,9 @@ import TimbreTestSupport
 
             // s adds only the new one; the marks are still there after n.
             try s.tmux.keys("A")
+            _ = try await s.wait("Add 2 entries to")
             try s.tmux.type("empty")
+            _ = try await s.wait("Add to: empty")
             try s.tmux.keys("Enter")
             _ = try await s.wait("(y/n/s=skip them)")
             try s.tmux.keys("s")

@@ -28,7 +28,11 @@ extension TUIState {
     public mutating func resolveAdd(_ add: PendingAdd, existing: Set<String>) -> [Effect] {
         func edit(_ uris: [String]) -> Effect { .edit(.entries(playlistID: add.playlistID, .add(uris: uris, position: add.position))) }
         let fresh = add.uris.filter { !existing.contains($0) }
-        guard fresh.count < add.uris.count else { return [edit(add.uris)] }
+        guard fresh.count < add.uris.count else {
+            marks = []
+            rangeAnchor = nil
+            return [edit(add.uris)]
+        }
         let already = add.uris.count - fresh.count
         let name = TerminalText.preview(add.playlistName, limit: 40)
         mode = .confirm(

@@ -162,9 +162,8 @@ extension TUIState {
             message = "no playlist matches “\(TerminalText.preview(picker.line.text, limit: 30))” — Backspace widens, Esc closes"
             return []
         }
+        // The marks stay until the add goes out (n to the duplicate question keeps them).
         mode = .normal
-        marks = []
-        rangeAnchor = nil
         return [.checkAdd(PendingAdd(playlistID: chosen.id, playlistName: chosen.name, uris: picker.uris, position: nil))]
     }
 }
