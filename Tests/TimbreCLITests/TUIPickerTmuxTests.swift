@@ -61,6 +61,31 @@ import TimbreTestSupport
         }
     }
 
+    /// `d` fills the register: d, y, then p in another playlist moves the entry (two edits; u
+    /// undoes the paste only).
+    @Test func dThenPMovesAnEntryToAnotherPlaylist() async throws {
+        try await TUIEditTmuxTests().withInterface { s in
+            let coffee = try await s.id(of: "Morning Coffee")
+            let empty = try await s.id(of: "Empty Playlist")
+            let original = try await s.sandbox.entries(of: coffee)
+            try #require(!original.isEmpty && original.dropFirst().allSatisfy { $0 != original[0] })
+            try await s.open("Morning Coffee")
+            try s.tmux.keys("g", "d")
+            _ = try await s.wait("(y/n)")
+            try s.tmux.keys("y")
+            _ = try await s.wait("Removed 1 entry")
+            try await entries(s, of: coffee, become: Array(original.dropFirst()))
+            try await s.open("Empty Playlist")
+            try s.tmux.keys("p")
+            _ = try await s.wait("Added 1 entry")
+            try await entries(s, of: empty, become: [original[0]])
+            try s.tmux.keys("u")
+            _ = try await s.wait("Undid edit")
+            try await entries(s, of: empty, become: [])
+            #expect(try await s.sandbox.entries(of: coffee) == Array(original.dropFirst()), "u undid the paste only")
+        }
+    }
+
     /// `x` writes OSC 52; tmux with `set-clipboard on` takes it into its paste buffer, which
     /// `show-buffer` reads back: the link of the entry under the cursor, exactly.
     @Test func xCopiesTheEntrysLinkThroughOSC52() async throws {
