@@ -225,6 +225,8 @@ public final class TUIApp: @unchecked Sendable {
                 rewriting = choice == .rewrite
                 pendingOrder?.resume(choice)
                 pendingOrder = nil
+            case .checkAdd(let add): perform(state.resolveAdd(add, existing: cachedURIs(of: add.playlistID)), terminal)
+            case .copyToClipboard(let text): terminal.copy(text)
             }
         }
     }
@@ -374,6 +376,16 @@ public final class TUIApp: @unchecked Sendable {
         } catch {
             state.status.lastError = TerminalText.preview("\(error)", limit: 80)
             state.addMessage("\(error)")
+        }
+    }
+
+    /// The tracks a playlist holds, as the cache has them (none when it cannot be read: said in `M`).
+    private func cachedURIs(of playlistID: String) -> Set<String> {
+        do {
+            return Set(try source.tracks(of: playlistID).map(\.uri))
+        } catch {
+            state.addMessage("could not read “\(playlistID)” from the cache to look for duplicates: \(error)")
+            return []
         }
     }
 

@@ -98,7 +98,10 @@ import TimbreTestSupport
             try s.tmux.keys("p")
             _ = try await s.wait("Added 3 entries")
             #expect(try await s.sandbox.entries(of: empty) == Array(original.prefix(3)))
+            // They are there already: the duplicate question first, y adds them all the same.
             try s.tmux.keys("g", "P")
+            _ = try await s.wait("3 already in “Empty Playlist” — add anyway? (y/n/s=skip them)")
+            try s.tmux.keys("y")
             _ = try await s.wait("edit 3,")
             #expect(try await s.sandbox.entries(of: empty) == Array(original.prefix(3)) + Array(original.prefix(3)))
             // C-r after u: the paste comes back.

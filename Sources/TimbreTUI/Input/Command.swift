@@ -73,6 +73,11 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
     case redo
     /// `a`: searches Spotify's catalogue (prompt when nil) to add the picked results.
     case add(String?)
+    /// `A`: adds the marked entries (or the current one) to a playlist chosen in a fuzzy picker;
+    /// TEXT starts the picker's query.
+    case addTo(String?)
+    /// `x`: copies the open.spotify.com link of the entry or playlist under the cursor (OSC 52).
+    case copyLink
     /// `i`: the open playlist's statistics.
     case info
     /// `H`: the versions timbre kept of the playlist.
@@ -103,7 +108,10 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
         case clear, order, search, sync, help, messages, redraw, prompt, quit
         case mark
         case markRange = "mark-range"
-        case remove, yank, paste, shift, undo, redo, add, info, versions, toggle
+        case remove, yank, paste, shift, undo, redo, add
+        case addTo = "add-to"
+        case copyLink = "copy-link"
+        case info, versions, toggle
         case new, rename, delete, dedupe, shuffle, sort
         case saveOrder = "save-order"
         case export
@@ -137,6 +145,8 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
         case .undo: return .undo
         case .redo: return .redo
         case .add: return .add
+        case .addTo: return .addTo
+        case .copyLink: return .copyLink
         case .info: return .info
         case .versions: return .versions
         case .toggle: return .toggle
@@ -158,7 +168,7 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .move(let motion, let count): return count == 1 ? motion.rawValue : "\(motion.rawValue) \(count)"
         case .focus(let focus): return focus.rawValue
-        case .filter(let text), .search(let text), .add(let text): return text
+        case .filter(let text), .search(let text), .add(let text), .addTo(let text): return text
         case .order(.set(let field, let order)): return order.map { "\(field.rawValue) \($0.rawValue)" } ?? field.rawValue
         case .order(.nextField): return "next"
         case .order(.reverse): return "reverse"
@@ -176,7 +186,7 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
             case .remove: return "remove"
             }
         case .open, .nextMatch, .previousMatch, .clear, .sync, .help, .messages, .redraw, .prompt, .quit,
-            .mark, .markRange, .remove, .yank, .undo, .redo, .info, .versions, .toggle, .delete, .shuffle, .saveOrder:
+            .mark, .markRange, .remove, .yank, .undo, .redo, .info, .versions, .toggle, .delete, .shuffle, .saveOrder, .copyLink:
             return nil
         }
     }
@@ -242,6 +252,8 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
         case .filter: return .filter(rest.isEmpty ? nil : rest)
         case .search: return .search(rest.isEmpty ? nil : rest)
         case .add: return .add(rest.isEmpty ? nil : rest)
+        case .addTo: return .addTo(rest.isEmpty ? nil : rest)
+        case .copyLink: return try noArguments(.copyLink)
         case .new: return try freeText({ .new($0) }, what: "NAME")
         case .rename: return try freeText({ .rename($0) }, what: "NAME")
         case .export: return try freeText({ .export($0) }, what: "FILE")

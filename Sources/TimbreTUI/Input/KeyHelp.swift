@@ -42,15 +42,17 @@ public struct KeyHelp: Sendable, Equatable {
         KeyHelp(.select, ["Space"], "mark", "mark the entry and move down (3 Space marks three)"),
         KeyHelp(.select, ["v"], "mark-range", "mark a range: move to extend it, v again ends it"),
         KeyHelp(.select, ["y"], "yank", "copy the marked entries (or the current one)"),
+        KeyHelp(.select, ["x"], "copy-link", "copy the entry's or playlist's open.spotify.com link to the clipboard (OSC 52; tmux: set-clipboard on)"),
         KeyHelp(.select, ["Esc"], "clear", "close what is open; clear the marks, else stop a running shuffle or sort, else clear the filter"),
-        KeyHelp(.edit, ["d"], "remove", "remove the marked entries (or the current one) after a y/n question; in Liked Songs, unlike"),
-        KeyHelp(.edit, ["p"], "paste after", "paste the yanked entries after the cursor"),
+        KeyHelp(.edit, ["d"], "remove", "remove the marked entries (or the current one) after y/n, yanked too (d then p moves); in Liked Songs, unlike"),
+        KeyHelp(.edit, ["p"], "paste after", "paste the yanked entries after the cursor (some there already: y adds all, s skips them, n nothing)"),
         KeyHelp(.edit, ["P"], "paste before", "paste the yanked entries before the cursor"),
         KeyHelp(.edit, ["J"], "shift down", "move the marked run (or the entry) down one place; 10J ten places"),
         KeyHelp(.edit, ["K"], "shift up", "move the marked run (or the entry) up one place; 10K ten places"),
         KeyHelp(.edit, ["u"], "undo", "undo the journal's newest edit (wherever it was made)"),
         KeyHelp(.edit, ["C-r"], "redo", "redo the edit undone last"),
         KeyHelp(.edit, ["a"], "add", "search Spotify's catalogue; Space marks results, Enter adds them"),
+        KeyHelp(.edit, ["A"], "add-to", "add the marked entries (or the current one, a search hit, picks) to the end of a playlist picked by name"),
         KeyHelp(.edit, [], ":dedupe [--fuzzy]", "remove duplicate entries, saved on Spotify"),
         KeyHelp(.edit, [], ":shuffle", "shuffle the playlist on Spotify (dates added kept; above 20 moves it asks)"),
         KeyHelp(.edit, [], ":sort! FIELD [reverse]", "sort the playlist on Spotify (title, artist, album, year, duration, added; dates kept)"),
@@ -114,6 +116,11 @@ public struct KeyHelp: Sendable, Equatable {
             for (command, keys) in keysByCommand.sorted(by: { $0.key < $1.key }) {
                 out += line(ordered(keys).joined(separator: " "), ":" + command, width: width)
             }
+        }
+        let sequences = keymap.sequences.map { (keys: $0.key.map(\.name).joined(separator: " "), command: $0.value.description) }
+        if !sequences.isEmpty {
+            out.append("Key sequences in config.toml")
+            for sequence in sequences.sorted(by: { $0.keys < $1.keys }) { out += line(sequence.keys, ":" + sequence.command, width: width) }
         }
         return out
     }

@@ -30,6 +30,9 @@ public struct Key: Hashable, Sendable, CustomStringConvertible, Comparable {
 /// Keys → commands: the defaults, then `[keys]` from config.toml on top.
 public struct Keymap: Sendable {
     public private(set) var bindings: [Key: Command]
+    /// Keys pressed one after the other (`"g p" = "add-to"` in `[keys]`), as vim's: a key that
+    /// starts one waits for the next (KeySequences.swift).
+    public private(set) var sequences: [[Key]: Command] = [:]
 
     /// Key → command text: from the one table of keys (KeyHelp.swift).
     public static var defaults: [(String, String)] { KeyHelp.defaultBindings }
@@ -46,6 +49,10 @@ public struct Keymap: Sendable {
     public mutating func apply(_ table: [String: String]) -> [String] {
         var problems: [String] = []
         for (keyText, commandText) in table.sorted(by: { $0.key < $1.key }) {
+            if keyText.contains(" ") {
+                if let problem = applySequence(keyText, commandText) { problems.append(problem) }
+                continue
+            }
             guard let key = Key(keyText) else {
                 problems.append(
                     "[keys] '\(TerminalText.preview(keyText, limit: 20))' is not a key (use a character, C-x, or one of \(Key.named.joined(separator: ", ")))")
@@ -65,6 +72,30 @@ public struct Keymap: Sendable {
     }
 
     public func command(for key: Key) -> Command? { bindings[key] }
+
+    /// `"g p" = "add-to"`: two or more keys, separated by spaces; nil, or a readable problem.
+    private mutating func applySequence(_ keyText: String, _ commandText: String) -> String? {
+        let parts = keyText.split(separator: " ").map(String.init)
+        let keys = parts.compactMap(Key.init)
+        guard keys.count == parts.count, keys.count >= 2 else {
+            return "[keys] '\(TerminalText.preview(keyText, limit: 20))' is not a key sequence (keys separated by spaces, e.g. \"g p\")"
+        }
+        if commandText.lowercased() == "none" {
+            sequences[keys] = nil
+            return nil
+        }
+        do {
+            sequences[keys] = try Command.parse(commandText)
+            return nil
+        } catch {
+            return "[keys] \(parts.joined(separator: " ")): \(error)"
+        }
+    }
+
+    /// Whether `keys` begin a longer sequence.
+    func startsSequence(_ keys: [Key]) -> Bool {
+        sequences.keys.contains { $0.count > keys.count && Array($0.prefix(keys.count)) == keys }
+    }
 
     /// Lines for the help screen: every binding, grouped by command, in a stable order.
     public var helpLines: [(keys: String, command: String)] {

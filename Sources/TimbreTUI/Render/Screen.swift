@@ -43,6 +43,7 @@ public enum Screen {
         case .catalogueResults: rightRows = catalogueLines(state, width: rightWidth, height: bodyRows)
         case .info: rightRows = infoLines(state, width: rightWidth, height: bodyRows)
         case .versions: rightRows = versionLines(state, width: rightWidth, height: bodyRows)
+        case .picker(let picker): rightRows = pickerLines(picker, width: rightWidth, height: bodyRows)
         default: rightRows = trackLines(state, width: rightWidth, height: bodyRows)
         }
         for index in 0..<bodyRows {
@@ -96,6 +97,7 @@ public enum Screen {
             return " Versions of “\(versions.title)” (\(versions.rows.count)) — "
                 + (versions.diff == nil ? "Enter compares with now, r restores, Esc closes" : "r restores it, Esc goes back")
         }
+        if let picker = state.picker { return pickerHeader(picker) }
         guard let playlist = state.openedPlaylist else { return " Tracks — Enter opens the selected playlist" }
         var text = " \(playlist.name) · \(state.visibleTracks.count)"
         if state.visibleTracks.count != state.tracks.count { text += "/\(state.tracks.count)" }
@@ -263,6 +265,7 @@ public enum Screen {
             }
             return Segment(TextWidth.pad(label + line.beforeCursor + "▏" + line.afterCursor, columns: width))
         case .confirm(let question): return Segment(TextWidth.pad(" " + question.text + " ", columns: width), .warning)
+        case .picker(let picker): return Segment(TextWidth.pad("Add to: " + picker.line.beforeCursor + "▏" + picker.line.afterCursor, columns: width))
         default:
             if let message = state.message {
                 // An error kept in `M` says so when the line cannot show all of it.

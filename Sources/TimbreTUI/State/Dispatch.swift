@@ -30,6 +30,10 @@ extension TUIState {
         case loadVersionChanges(String, version: Int)
         /// The answer to an order change's y / r / n question, to the edit waiting for it.
         case answerOrder(OrderChoice)
+        /// Read the target's tracks from the cache, then `resolveAdd`: the add, or the duplicate question.
+        case checkAdd(PendingAdd)
+        /// Put the text on the system clipboard (OSC 52 through the terminal).
+        case copyToClipboard(String)
     }
 
     /// One event from the terminal. Help and messages scroll (Overlay.swift); in an input mode
@@ -50,6 +54,7 @@ extension TUIState {
             if case .character(let character) = event { return answer(key: character) }
             return answer(key: nil)
         case .filterInput, .promptInput, .searchInput, .catalogueInput: return typingKey(event)
+        case .picker: return pickerKey(event)
         case .normal, .searchResults, .catalogueResults: break
         }
         let key: Key?
@@ -63,10 +68,11 @@ extension TUIState {
             return []
         }
         // A digit not bound in [keys] is a count (vim's `5j`); 0 only after another digit.
-        if keymap.command(for: key) == nil, let digit = Int(key.name), digit > 0 || pendingCount != nil {
+        if pendingKeys.isEmpty, keymap.command(for: key) == nil, let digit = Int(key.name), digit > 0 || pendingCount != nil {
             pendingCount = min(Self.countLimit, (pendingCount ?? 0) * 10 + digit)
             return []
         }
+        if let effects = sequenceKey(key) { return effects }
         let count = pendingCount
         pendingCount = nil
         guard let command = keymap.command(for: key) else { return [] }
@@ -148,6 +154,8 @@ extension TUIState {
             // With text it returned above.
             guard changeablePlaylist("add to") != nil else { return [] }
             mode = .typing(.catalogue, PromptLine())
+        case .addTo(let query): return openPicker(query: query)
+        case .copyLink: return copyLink()
         case .info: return info()
         case .versions: return openVersions()
         case .toggle: return toggle()

@@ -116,6 +116,11 @@ extension TUIState {
                 "Remove \(TUIEdit.count(rows.count)) from “\(name)”? (y/n) " + Self.named(rows),
                 [.edit(.entries(playlistID: playlist.id, .removePositions(rows.map(\.position))))])
         }
+        // As vim's `d`: what goes also fills the register, so `p` elsewhere moves it.
+        if case .confirm(var question) = mode {
+            question.yanks = rows.map(\.uri).filter { !$0.isEmpty }
+            mode = .confirm(question)
+        }
         return []
     }
 
@@ -153,7 +158,7 @@ extension TUIState {
             return []
         }
         let position = selectedTrack.map { $0.position + (place == .after ? 1 : 0) } ?? 0
-        return [.edit(.entries(playlistID: playlist.id, .add(uris: addable, position: position)))]
+        return resolveAdd(PendingAdd(playlistID: playlist.id, playlistName: playlist.name, uris: addable, position: position), existing: Set(tracks.map(\.uri)))
     }
 
     /// The first few entries of a question by number and name ("#5 Title — Artist, … +3 more").
@@ -379,7 +384,7 @@ extension TUIState {
         mode = .normal
         guard !uris.isEmpty, let playlist = changeablePlaylist("add to") else { return [] }
         if playlist.isLiked { return [.edit(.like(uris, save: true))] }
-        return [.edit(.entries(playlistID: playlist.id, .add(uris: uris, position: nil)))]
+        return resolveAdd(PendingAdd(playlistID: playlist.id, playlistName: playlist.name, uris: uris, position: nil), existing: Set(tracks.map(\.uri)))
     }
 
     public mutating func showCatalogueResults(_ hits: [CatalogueHit], query: String) {
@@ -410,14 +415,17 @@ extension TUIState {
         answer(key: yes ? "y" : nil)
     }
 
-    /// y runs what was asked, r the rewrite when the question offers one; any other key cancels.
+    /// y runs what was asked, r the rewrite and s the skip when the question offers them; any other key cancels.
     mutating func answer(key: Character?) -> [Effect] {
         let asked = question
         mode = .normal
-        if key == "y" || key == "Y" || ((key == "r" || key == "R") && asked?.rewrite != nil) {
+        let key = key.map { Character($0.lowercased()) }
+        if key == "y" || (key == "r" && asked?.rewrite != nil) || (key == "s" && asked?.skip != nil) {
             marks = []
             rangeAnchor = nil
-            return (key == "y" || key == "Y" ? asked?.effects : asked?.rewrite) ?? []
+            if key == "s" { return skipAnswer(asked?.skip ?? []) }
+            if key == "y", let yanks = asked?.yanks { fillRegister(yanks) }
+            return (key == "y" ? asked?.effects : asked?.rewrite) ?? []
         }
         message = "cancelled; nothing was sent"
         return asked?.otherwise ?? []

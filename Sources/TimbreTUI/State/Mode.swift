@@ -23,11 +23,13 @@ extension TUIState {
         case info(Info)
         /// `H`: a playlist's versions, and one compared with the current list.
         case versions(Versions)
+        /// `A`: the playlists the entries can be added to, narrowed as the user types (Picker.swift).
+        case picker(Picker)
 
         /// Which mode, without its data (for comparisons and tests).
         public enum Kind: Sendable, Equatable {
             case normal, filterInput, promptInput, searchInput, help, searchResults, messages
-            case confirm, catalogueInput, catalogueResults, info, versions
+            case confirm, catalogueInput, catalogueResults, info, versions, picker
         }
 
         public var kind: Kind {
@@ -44,6 +46,7 @@ extension TUIState {
             case .catalogueResults: .catalogueResults
             case .info: .info
             case .versions: .versions
+            case .picker: .picker
             }
         }
     }
@@ -63,7 +66,7 @@ extension TUIState {
         public init() {}
     }
 
-    /// A question waiting for y or n (or y / r / n), and what `y` does.
+    /// A question waiting for y or n (or y / r / n, y / n / s), and what `y` does.
     public struct Question: Sendable, Equatable {
         public var text: String
         public var effects: [Effect]
@@ -71,6 +74,10 @@ extension TUIState {
         public var rewrite: [Effect]?
         /// What any other key does besides cancelling (answering an edit that waits).
         public var otherwise: [Effect] = []
+        /// What `s` does, when the question offers it (an add whose tracks are partly there: only the new ones).
+        public var skip: [Effect]? = nil
+        /// What `y` puts in the register as well (`d`: the removed entries, so `p` elsewhere moves them).
+        public var yanks: [String]? = nil
     }
 
     public struct SearchHit: Sendable, Equatable {

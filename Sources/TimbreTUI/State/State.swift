@@ -68,6 +68,8 @@ public struct TUIState: Sendable {
     public var columns = 100
     /// The count typed before a key (`5` of `5j`), shown in the status line until the key comes.
     public internal(set) var pendingCount: Int?
+    /// The keys of a sequence from `[keys]` typed so far (`g` of `g p`), waiting for the next.
+    public internal(set) var pendingKeys: [Key] = []
     /// What was typed at each prompt, for Up/Down (this session).
     public internal(set) var promptHistory = PromptHistory()
     public var keymap = Keymap()

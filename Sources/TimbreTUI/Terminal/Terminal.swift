@@ -115,6 +115,20 @@ final class Terminal: @unchecked Sendable {
         return out
     }
 
+    /// OSC 52: puts `text` on the system clipboard through the terminal emulator (xterm, kitty,
+    /// foot, WezTerm, iTerm2…; tmux passes it on with `set -g set-clipboard on`). Written to the
+    /// terminal directly, between two frames: it draws nothing.
+    func copy(_ text: String) {
+        guard window != nil else { return }
+        let bytes = Self.osc52(text)
+        _ = bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+    }
+
+    /// `ESC ] 52 ; c ; BASE64 BEL`: the clipboard ("c") set to `text`.
+    static func osc52(_ text: String) -> [UInt8] {
+        Array("\u{1B}]52;c;\(Data(text.utf8).base64EncodedString())\u{07}".utf8)
+    }
+
     func redrawAll() {
         guard let window else { return }
         clearok(window, true)

@@ -9,7 +9,8 @@ import TimbreLibrary
         "move down", "move pageup 3", "focus tracks", "open", "filter", "filter beyoncé", "next-match",
         "previous-match", "clear", "order title", "order added desc", "order next", "order reverse", "sort title", "sort year reverse", "sort! title",
         "sort! year reverse", "save-order", "mark", "mark-range",
-        "remove", "yank", "paste after", "paste before", "shift down", "shift up", "undo", "redo", "add", "add massive attack", "info", "toggle",
+        "remove", "yank", "paste after", "paste before", "shift down", "shift up", "undo", "redo", "add", "add massive attack", "add-to", "add-to road",
+        "copy-link", "info", "toggle",
         "new Road Trip", "rename Old Name", "delete", "dedupe", "dedupe fuzzy", "shuffle", "export /tmp/a b.csv", "import list.csv", "folder create Mixes",
         "folder add Mixes", "folder remove", "folder rename Other", "folder delete", "search",
         "search hey jude", "sync", "help", "messages", "redraw", "prompt", "quit",
@@ -44,7 +45,7 @@ import TimbreLibrary
 
     @Test func namesComeFromTheEnum() {
         #expect(Command.names == Command.Name.allCases.map(\.rawValue))
-        #expect(Command.names.count == 37)
+        #expect(Command.names.count == 39)
         #expect(Command.names.contains("next-match") && Command.names.contains("quit"))
         #expect(Set(Command.names).count == Command.names.count, "no name twice")
         let listed = CommandError.unknownCommand("jump").description

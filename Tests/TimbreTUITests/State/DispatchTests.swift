@@ -112,6 +112,7 @@ import Testing
             (.sort(.title, reverse: false, save: false), []), (.saveOrder, []), (.versions, []),
             (.export("f.csv"), [.edit(.export(playlistID: "liked", path: "f.csv"))]), (.importFile("f.csv"), []),
             (.folder(.create("F")), [.edit(.folder(.create("F")))]),
+            (.addTo(nil), []), (.copyLink, [.copyToClipboard("https://open.spotify.com/collection/tracks")]),
         ]
         for (command, effects) in expected {
             var state = sampleState()

@@ -176,12 +176,12 @@ let sampleTracks = [
 
     @Test func helpListsTheLiveKeymap() {
         var state = sampleState()
-        _ = state.keymap.apply(["x": "quit"])
+        _ = state.keymap.apply(["Q": "quit"])
         state.apply(.help)
         state.pageSize = 36
         _ = state.handle(.character("G"))
         let text = Screen.render(state, rows: 40, columns: 120).map { $0.map(\.text).joined() }
-        let quit = text.first { $0.hasPrefix("  q x ") }
-        #expect(quit?.trimmingCharacters(in: .whitespaces).hasSuffix(" quit") == true, "the bottom of the help, with x bound to quit: \(text)")
+        let quit = text.first { $0.hasPrefix("  q Q ") }
+        #expect(quit?.trimmingCharacters(in: .whitespaces).hasSuffix(" quit") == true, "the bottom of the help, with Q bound to quit: \(text)")
     }
 }
