@@ -76,6 +76,11 @@ import TimbreTestSupport
         try await withSlowMoves { s, coffee, _ in
             let before = try await s.sandbox.entries(of: coffee)
             try await s.sandbox.clearRequests()
+            // The move's answer takes seconds more: a window wide enough to see the view ahead
+            // even on a loaded machine.
+            var slower = Fault(kind: .latency, pathContains: "/v1/playlists/\(coffee)/items", count: 1, ms: 5_000)
+            slower.method = "PUT"
+            try await s.sandbox.addFaults([slower])
             try s.tmux.keys("g", "J", "J", "J", "J", "J")
             // At once, before Spotify answers: the row is already sixth, marked pending (…).
             let ahead = try await s.wait("…   6 ")

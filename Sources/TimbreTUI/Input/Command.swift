@@ -227,17 +227,7 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
         }
 
         switch known {
-        case .move:
-            guard let first = words.first else { throw .missingArgument(command: name, expected: Motion.allCases.map(\.rawValue)) }
-            guard let motion = Motion(rawValue: first) else { throw .badArgument(command: name, argument: first, expected: Motion.allCases.map(\.rawValue)) }
-            var count = 1
-            if words.count > 1 {
-                guard words.count == 2, let n = Int(words[1]), (1...10_000).contains(n) else {
-                    throw .badArgument(command: name, argument: words.dropFirst().joined(separator: " "), expected: ["a count from 1 to 10000"])
-                }
-                count = n
-            }
-            return .move(motion, count: count)
+        case .move: return try moveCommand(name: name, words: words)
         case .focus: return .focus(try one(Focus.self))
         case .paste: return .paste(try one(Place.self))
         case .shift: return .shift(try one(Direction.self))
@@ -288,6 +278,20 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
         var value = rest.dropFirst("--name".count)
         while value.first == " " || value.first == "=" { value = value.dropFirst() }
         return String(value)
+    }
+
+    /// `:move MOTION [N]`: a motion, N times (1 to 10,000).
+    private static func moveCommand(name: String, words: [String]) throws(CommandError) -> Command {
+        guard let first = words.first else { throw .missingArgument(command: name, expected: Motion.allCases.map(\.rawValue)) }
+        guard let motion = Motion(rawValue: first) else { throw .badArgument(command: name, argument: first, expected: Motion.allCases.map(\.rawValue)) }
+        var count = 1
+        if words.count > 1 {
+            guard words.count == 2, let n = Int(words[1]), (1...10_000).contains(n) else {
+                throw .badArgument(command: name, argument: words.dropFirst().joined(separator: " "), expected: ["a count from 1 to 10000"])
+            }
+            count = n
+        }
+        return .move(motion, count: count)
     }
 
     /// `:sort FIELD [reverse|desc|asc]` orders the view, `:sort!` saves the order; `sort
