@@ -52,6 +52,43 @@ import TimbreTestSupport
         }
     }
 
+    /// Issue #36's fidelity: a track held twice (two entries, two dates), the list reversed from
+    /// outside, then restored: per position the same entry with its own date — the two copies do
+    /// not trade places — and undo puts each copy back where the reversal had it.
+    @Test func copiesOfOneTrackComeBackEachWithItsOwnDateAndUndoPutsThemBack() async throws {
+        let s = try await history.setUp()
+        try await withCleanup({ await s.cleanUp() }) {
+            await history.sync(s)
+            let (id, original) = try await history.ownPlaylist(s)
+            // A second copy of a track already in it: dated now, the first keeps its older date.
+            let twice = original[1]
+            let added = await s.cli.invoke(["playlist", "add", id, twice])
+            #expect(added.status == 0, "\(added.stderr)")
+            await history.sync(s)
+            let version = try #require(try await history.log(s, id).first?["version"] as? Int)
+            let versionDated = try await dated(s, id)
+            let copies = versionDated.filter { $0.hasPrefix(twice + " @ ") }
+            #expect(copies.count == 2 && Set(copies).count == 2, "two copies with different dates: \(copies)")
+            // Reversed from outside, seen by a sync.
+            try await s.sandbox.mutate(playlist: id, action: "reorder")
+            await history.sync(s)
+            let reversedDated = try await dated(s, id)
+            #expect(reversedDated == Array(versionDated.reversed()))
+
+            let restored = await s.cli.invoke(["playlist", "restore", id, "--to", String(version), "--json"])
+            #expect(restored.status == 0, "\(restored.stderr)")
+            let outcome = try #require(history.parse(restored.stdout) as? [String: Any], "\(restored.stdout)")
+            #expect(outcome["added"] as? Int == 0 && outcome["removed"] as? Int == 0, "moves only: \(restored.stdout)")
+            // Per position, on the sandbox: the entry version \(version) had there, with its own date.
+            let after = try await dated(s, id)
+            #expect(after == versionDated, "each copy at its own place with its own date")
+            // Undo: each copy back where the reversal had it, dates and all.
+            let undone = await s.cli.invoke(["undo"])
+            #expect(undone.status == 0, "\(undone.stderr)")
+            #expect(try await dated(s, id) == reversedDated)
+        }
+    }
+
     @Test func aPlaylistDeletedOutsideIsCreatedAnewFromItsLastVersion() async throws {
         let s = try await history.setUp()
         try await withCleanup({ await s.cleanUp() }) {

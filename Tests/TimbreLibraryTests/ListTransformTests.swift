@@ -77,7 +77,9 @@ import TimbreCore
         #expect(filled.writes == [.add(uris: [a, b, a], position: 0)])
         let emptied = try EntryEdit.become(target: []).plan(on: [a, b, a])
         #expect(emptied.writes == [.removeEvery(uris: [a, b])])
-        #expect(EntryEdit.become(target: [a, b, a]).inverse(before: [a, b, a]) == .become(target: [a, b, a]))
+        // The undo pairs each kept copy back to its place; nothing kept, nothing paired.
+        #expect(EntryEdit.become(target: [a, b, a]).inverse(before: [a, b, a]) == .become(target: [a, b, a], pairing: [0, nil, 2]))
+        #expect(EntryEdit.become(target: []).inverse(before: [a, b, a]) == .become(target: [a, b, a]))
     }
 
     /// The length of a longest common subsequence (the most entries that can stay in place).

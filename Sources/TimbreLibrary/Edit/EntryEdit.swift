@@ -22,9 +22,11 @@ public enum EntryEdit: Equatable, Sendable, Codable {
     case reorder(order: [Int])
     /// The list made equal to `target` (a playlist restored to one of its versions): the entries
     /// that stay keep their added dates — only the list's extra copies are removed, the kept ones
-    /// moved by range moves, the missing ones added (`ListTransform`). Its undo is `become` the
-    /// list before.
-    case become(target: [String])
+    /// moved by range moves, the missing ones added (`ListTransform`). `pairing[t]`: the position,
+    /// in the list as it stands, of the entry that must end at `t` (nil: no preference) — how the
+    /// copies of one track keep their own dates; journals written before it hold none. Its undo is
+    /// `become` the list before, each kept entry paired back to where it was.
+    case become(target: [String], pairing: [Int?]? = nil)
 
     public struct PositionedURI: Equatable, Sendable, Codable {
         public var position: Int
@@ -120,9 +122,9 @@ public enum EntryEdit: Equatable, Sendable, Codable {
             writes = Self.runs(of: entries.map(\.position), in: result).flatMap { run in
                 Self.chunkedAdds(Array(result[run]), at: run.lowerBound)
             }
-        case .become(let target):
-            guard target != list else { throw .nothingToDo }
-            writes = try ListTransform(from: list, to: target).writes
+        case .become(let target, let pairing):
+            guard target != list || !ListTransform.keepsPlaces(pairing) else { throw .nothingToDo }
+            writes = try ListTransform(from: list, to: target, pairing: pairing).writes
             expected = target
         case .permute(let order), .reorder(let order):
             guard order.count == list.count, Set(order).count == order.count, order.allSatisfy({ list.indices.contains($0) }) else {
@@ -162,9 +164,10 @@ public enum EntryEdit: Equatable, Sendable, Codable {
         case .reorder(let order):
             // Moves back: the dates stay what they were before the edit.
             return .reorder(order: Self.inverted(order))
-        case .become:
-            // The entries it removed come back (dated today); the ones it added go.
-            return .become(target: list)
+        case .become(let target, let pairing):
+            // The entries it removed come back (dated today); the ones it added go; the ones it
+            // kept go back to where they were, each copy of a track to its own place.
+            return .become(target: list, pairing: ListTransform.inversePairing(list: list, target: target, pairing: pairing))
         }
     }
 

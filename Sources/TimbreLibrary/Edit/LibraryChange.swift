@@ -50,7 +50,9 @@ public enum LibraryChange: Sendable, Equatable {
         case dedupe(fuzzy: Bool)
         /// The playlist made equal to this list of URIs (a version of it): entries that stay keep
         /// their added dates; the missing ones are added (dated today), the extra ones removed.
-        case restore(to: [String])
+        /// `addedAt`: the list's added dates, one per entry (nil: unknown) — copies of one track
+        /// are matched to the playlist's by them, so each keeps its own date and place.
+        case restore(to: [String], addedAt: [String?]? = nil)
     }
 
     /// What `sort` orders by.
@@ -114,8 +116,13 @@ public enum LibraryChange: Sendable, Equatable {
         switch self {
         case .entries(_, .add(let uris, _), _):
             try Self.checkAddable(uris)
-        case .entries(_, .restore(let target), _):
+        case .entries(_, .restore(let target, let dates), _):
             try Self.checkTarget(target)
+            if let dates, dates.count != target.count {
+                throw InvalidEdit(
+                    message: "the list to restore holds \(target.count) entries but \(dates.count) added dates; nothing was written",
+                    hint: "please report this with the command you ran")
+            }
         case .revive(let id, var details, let entries):
             let rule = "a playlist needs a name of 1 to 1,000 characters"
             details.name = try Self.name(details.name ?? "", nameless: rule, tooLong: rule)

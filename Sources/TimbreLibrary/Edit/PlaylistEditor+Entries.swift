@@ -139,8 +139,8 @@ extension PlaylistEditor {
             return .reorder(order: Reordering.shuffled(live.uris.count, seed: request.seed))
         case .sort(let key, let reverse):
             return .reorder(order: Reordering.sorted(Reordering.entries(of: live), by: key, reverse: reverse))
-        case .restore(let target):
-            return try Self.becoming(target, on: live)
+        case .restore(let target, let dates):
+            return try Self.becoming(target, addedAt: dates, on: live)
         case .dedupe:
             guard !duplicates.isEmpty else { throw NothingToChange(message: "“\(TerminalText.preview(live.meta.name, limit: 60))” has no duplicates") }
             return .remove(positions: duplicates.map(\.position))
@@ -210,7 +210,7 @@ extension PlaylistEditor {
         switch edit {
         case .remove(let positions): return Set(positions).sorted().map(label)
         case .move(let start, let length, _): return (start..<start + length).map(label)
-        case .become(let target): return ListTransform.surplus(in: live.uris, target: target).map(label)
+        case .become(let target, _): return ListTransform.surplus(in: live.uris, target: target).map(label)
         case .insert, .restore, .permute, .reorder: return []
         }
     }
@@ -252,7 +252,7 @@ extension PlaylistEditor {
         case .restore(let entries): return "put back \(entries.count) in “\(name)”"
         case .permute(let order): return "rewrote the order of \(order.count) in “\(name)” (every added date reset)"
         case .reorder(let order): return "reordered \(order.count) in “\(name)” (added dates kept)"
-        case .become(let target): return "restored “\(name)” to a list of \(target.count)"
+        case .become(let target, _): return "restored “\(name)” to a list of \(target.count)"
         }
     }
 }

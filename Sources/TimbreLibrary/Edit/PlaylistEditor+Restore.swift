@@ -8,14 +8,23 @@ extension PlaylistEditor {
     /// Spotify cannot name (a null track) kept where they are — they can be neither removed nor
     /// added. A local file can be kept and moved, never added or removed (the API cannot add one,
     /// and its remove takes every copy): asking for that ends here, before anything is written.
-    static func becoming(_ target: [String], on live: LivePlaylist) throws -> EntryEdit {
+    /// `dates`: the target's added dates; copies of one track are paired with the playlist's copies
+    /// added at the same moment (`ListTransform.pairing`), so each keeps its own date and place.
+    static func becoming(_ target: [String], addedAt dates: [String?]? = nil, on live: LivePlaylist) throws -> EntryEdit {
         var target = target
-        for (position, uri) in live.uris.enumerated() where LivePlaylist.isUnusable(uri) { target.insert(uri, at: min(position, target.count)) }
+        var dates = dates.flatMap { $0.count == target.count ? $0 : nil }
+        for (position, uri) in live.uris.enumerated() where LivePlaylist.isUnusable(uri) {
+            target.insert(uri, at: min(position, target.count))
+            dates?.insert(nil, at: min(position, target.count - 1))
+        }
         var have: [String: Int] = [:], want: [String: Int] = [:]
         for uri in live.uris { have[uri, default: 0] += 1 }
         for uri in target { want[uri, default: 0] += 1 }
         let name = TerminalText.preview(live.meta.name, limit: 60)
-        guard target != live.uris else { throw NothingToChange(message: "“\(name)” already holds exactly those entries") }
+        let pairing = dates.flatMap { Self.pairing(target, dates: $0, on: live) }
+        guard target != live.uris || !ListTransform.keepsPlaces(pairing) else {
+            throw NothingToChange(message: "“\(name)” already holds exactly those entries")
+        }
         if let local = target.first(where: { !EntryEdit.isResendable($0) && want[$0, default: 0] > have[$0, default: 0] }) {
             throw InvalidEdit(
                 message:
@@ -28,7 +37,15 @@ extension PlaylistEditor {
                     "“\(name)” holds the local file “\(TerminalText.preview(local, limit: 80))” more times than the list to restore: Spotify's API removes every copy and cannot add one back, so timbre does not remove it; nothing was written",
                 hint: "remove it in the Spotify app, then restore again")
         }
-        return .become(target: target)
+        return .become(target: target, pairing: pairing)
+    }
+
+    /// `ListTransform.pairing` of `target` (dated `dates`) with the live list, dated as Spotify or
+    /// the cache holds its entries.
+    static func pairing(_ target: [String], dates: [String?], on live: LivePlaylist) -> [Int?]? {
+        var listDates = [String?](repeating: nil, count: live.uris.count)
+        for entry in live.items.items where listDates.indices.contains(entry.position) { listDates[entry.position] = entry.addedAt }
+        return ListTransform.pairing(target: target, dates: dates, list: live.uris, listDates: listDates)
     }
 
     /// What `edit` concerns, counted into `outcome`; a `become` from its plan.
@@ -40,7 +57,7 @@ extension PlaylistEditor {
     /// The counts of a `become` plan (entries back, moved, removed, put back): from its plan, as
     /// the edit alone does not know the list it starts from. Nothing for other edits.
     static func count(becoming edit: EntryEdit, plan: EntryEdit.Plan, into outcome: inout EditOutcome) {
-        guard case .become = edit, let transform = try? ListTransform(from: plan.before, to: plan.result) else { return }
+        guard case .become(_, let pairing) = edit, let transform = try? ListTransform(from: plan.before, to: plan.result, pairing: pairing) else { return }
         outcome.counts.added = transform.added
         outcome.counts.removed = transform.removed
         outcome.counts.moved = transform.moved

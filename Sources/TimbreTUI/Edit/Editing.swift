@@ -47,7 +47,7 @@ public enum TUIEdit: Sendable, Equatable {
             case .shuffle: return "shuffling"
             case .sort(let key, _): return "sorting by \(key.rawValue)"
             case .dedupe(let fuzzy): return fuzzy ? "removing duplicates (fuzzy)" : "removing duplicates"
-            case .restore(let uris): return "restoring a list of \(Self.count(uris.count))"
+            case .restore(let uris, _): return "restoring a list of \(Self.count(uris.count))"
             }
         case .like(let uris, let save): return "\(save ? "liking" : "unliking") \(uris.count) \(uris.count == 1 ? "item" : "items")"
         case .undo: return "undoing"
