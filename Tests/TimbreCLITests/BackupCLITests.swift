@@ -278,18 +278,6 @@ import TimbreTestSupport
     /// Runs the real binary and SIGKILLs it once the sandbox has seen `k` more writes (or when it
     /// ends first).
     func runKilled(_ side: Side, afterWrites k: Int, _ arguments: [String]) async throws {
-        let process = Process()
-        process.executableURL = try SandboxProcess.binaryDirectory().appendingPathComponent("timbre")
-        process.arguments = arguments
-        process.environment = side.cli.environment
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        let before = try await side.sandbox.writeRequests().count
-        try process.run()
-        while process.isRunning, try await side.sandbox.writeRequests().count - before < k {
-            try await Task.sleep(for: .milliseconds(3))
-        }
-        kill(process.processIdentifier, SIGKILL)
-        while process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+        try await runTimbreKilled(afterWrites: k, on: side.sandbox, environment: side.cli.environment, arguments)
     }
 }

@@ -6,27 +6,10 @@ import TimbreTestSupport
 /// sandbox's `mutate`, as another app would) seen by syncs, an edit by timbre, a deletion; what
 /// `playlist log`, `playlist diff` and `playlists --deleted` say, checked against the server.
 @Suite(.serialized, .tags(.integration), .integrationTier) struct HistoryCLITests {
-    struct Setup {
-        let sandbox: SandboxProcess
-        let cli: TimbreCLI
-        func cleanUp() async {
-            await sandbox.stop()
-            cli.remove()
-        }
-    }
+    typealias Setup = SyncCLITests.Setup
 
-    func setUp() async throws -> Setup {
-        let sandbox = try await SandboxProcess.start(library: .small, extraArguments: ["--refresh-rotation", "same"])
-        do {
-            let token = try await sandbox.mintRefreshToken()
-            let cli = try TimbreCLI(extraEnvironment: ["TIMBRE_REFRESH_TOKEN": token])
-            try cli.configure(for: sandbox)
-            return Setup(sandbox: sandbox, cli: cli)
-        } catch {
-            await sandbox.stop()
-            throw error
-        }
-    }
+    /// The small library, signed in by refresh token (the sync tests' set-up).
+    func setUp() async throws -> Setup { try await SyncCLITests().setUp("small") }
 
     func parse(_ text: String) -> Any? { try? JSONSerialization.jsonObject(with: Data(text.utf8)) }
 

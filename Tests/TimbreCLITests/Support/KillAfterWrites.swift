@@ -16,20 +16,26 @@ extension SyncCLITests {
     /// writes (at once for 0, or when it ends by itself first). True when the newest journal
     /// entry is left `interrupted`.
     func runKilledAfter(_ s: Setup, writes k: Int, _ arguments: [String]) async throws -> Bool {
-        let process = Process()
-        process.executableURL = try SandboxProcess.binaryDirectory().appendingPathComponent("timbre")
-        process.arguments = arguments
-        process.environment = s.cli.environment
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        let sentBefore = try await s.sandbox.writeRequests().count
-        try process.run()
-        while process.isRunning, try await s.sandbox.writeRequests().count - sentBefore < k {
-            try await Task.sleep(for: .milliseconds(3))
-        }
-        kill(process.processIdentifier, SIGKILL)
-        while process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+        try await runTimbreKilled(afterWrites: k, on: s.sandbox, environment: s.cli.environment, arguments)
         let history = parse(await s.cli.invoke(["history", "--json"]).stdout) as? [[String: Any]] ?? []
         return history.first?["state"] as? String == "interrupted"
     }
+}
+
+/// Runs the real binary with `arguments` in `environment` and SIGKILLs it once `sandbox` has seen
+/// `k` more writes (at once for 0, or when it ends by itself first); returns when it is gone.
+func runTimbreKilled(afterWrites k: Int, on sandbox: SandboxProcess, environment: [String: String], _ arguments: [String]) async throws {
+    let process = Process()
+    process.executableURL = try SandboxProcess.binaryDirectory().appendingPathComponent("timbre")
+    process.arguments = arguments
+    process.environment = environment
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    let sentBefore = try await sandbox.writeRequests().count
+    try process.run()
+    while process.isRunning, try await sandbox.writeRequests().count - sentBefore < k {
+        try await Task.sleep(for: .milliseconds(3))
+    }
+    kill(process.processIdentifier, SIGKILL)
+    while process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
 }
