@@ -43,6 +43,10 @@ def cases(sandbox):
          ["add", unseen], tracks[:499] + [unseen]),
         ("remove 1 of 3 copies (kept in 2 runs), 500 entries", "4 (snapshot + removal + 2 re-adds)", copies,
          ["remove", "--position", "1"], without_first),
+        # A sort: what order is right is the binaries' own rule; both must leave the same list,
+        # every entry still there (checked in main()).
+        ("sort by title (range moves, dates kept), 500 entries", "1 + moves (snapshot + n − LIS moves)", tracks,
+         ["sort", "--by", "title", "--yes"], None),
         (f"dedupe {n:,} entries, {n - len(dedupe_expected)} duplicates", f"≤ 505 writes + ⌈n/50⌉ + 2 = {505 + (n + 49) // 50 + 2}",
          dedupe, ["dedupe"], dedupe_expected),
     ]
@@ -86,7 +90,12 @@ def main():
                 playlist = bench.filled_playlist(session, f"bench edit {client} {name[:20]}", entries)
                 figures[client] = measure(sandbox, timbre, playlist, edit)
                 got = [u for u, _ in bench.sandbox_entries(sandbox, playlist)]
-                if got != expected:
+                if expected is None:
+                    # An order change: the same entries, in the order the other binary left (when it ran).
+                    if sorted(got) != sorted(entries) or got == entries:
+                        raise RuntimeError(f"{client}: {name} did not reorder the same entries")
+                    expected = got
+                elif got != expected:
                     raise RuntimeError(f"{client}: {name} left a list other than the one asked for")
                 f = figures[client]
                 bench.say(f"{name}: {client} {f['reads']} reads + {f['writes']} writes ({f['me']} GET /me), {f['wall']:.2f} s")
