@@ -295,6 +295,12 @@ public final class SandboxProcess: @unchecked Sendable {
         try await playlistInfo(playlistID).items.map { $0.uri ?? "" }
     }
 
+    /// The playlist's entries as `URI @ added_at`: what an order change or a restore must keep
+    /// (every entry with its own date), in order.
+    public func datedEntries(of playlistID: String) async throws -> [String] {
+        try await playlistInfo(playlistID).items.map(\.dated)
+    }
+
     /// Liked Songs, most recent first, as entries (URI, added_at, position).
     public func likedEntries() async throws -> [SandboxEntry] {
         struct Liked: Decodable { var liked: [SandboxEntry] }

@@ -62,6 +62,9 @@ public struct SandboxEntry: Decodable, Sendable, Equatable {
         case position, kind, uri, name
         case addedAt = "added_at"
     }
+
+    /// `URI @ added_at` (`null` when the server sent none).
+    public var dated: String { "\(uri ?? "") @ \(addedAt ?? "null")" }
 }
 
 /// The result of one curl call.

@@ -11,7 +11,7 @@ import TimbreTestSupport
 extension SyncCLITests {
     /// Each entry as (URI, added_at), in the sandbox's order.
     func datedEntries(_ s: Setup, _ id: String) async throws -> [String] {
-        try await s.sandbox.playlistInfo(id).items.map { "\($0.uri ?? "") @ \($0.addedAt ?? "null")" }
+        try await s.sandbox.datedEntries(of: id)
     }
 
     /// The user's own playlist with the most entries that holds no local file (a rewrite can

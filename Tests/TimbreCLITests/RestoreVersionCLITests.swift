@@ -9,16 +9,12 @@ import TimbreTestSupport
 @Suite(.serialized, .tags(.integration), .integrationTier) struct RestoreVersionCLITests {
     let history = HistoryCLITests()
 
-    func dated(_ s: HistoryCLITests.Setup, _ id: String) async throws -> [String] {
-        try await s.sandbox.playlistInfo(id).items.map { "\($0.uri ?? "") @ \($0.addedAt ?? "null")" }
-    }
-
     @Test func aVersionComesBackInOrderWithTheDatesOfWhatStayedAndUndoTakesItBack() async throws {
         let s = try await history.setUp()
         try await withCleanup({ await s.cleanUp() }) {
             await history.sync(s)
             let (id, original) = try await history.ownPlaylist(s)
-            let originalDated = try await dated(s, id)
+            let originalDated = try await s.sandbox.datedEntries(of: id)
             // Changed from outside: reordered, then its first entry removed; seen by a sync.
             try await s.sandbox.mutate(playlist: id, action: "reorder")
             try await s.sandbox.mutate(playlist: id, action: "remove_first")
@@ -39,7 +35,7 @@ import TimbreTestSupport
             #expect(restored.stdout.contains("Restored"), "\(restored.stdout)")
             #expect(try await s.sandbox.entries(of: id) == original, "exactly version 1's entries, in its order")
             // Every entry that stayed keeps its date added; only the one put back is dated today.
-            let after = try await dated(s, id)
+            let after = try await s.sandbox.datedEntries(of: id)
             let kept = Set(changed)
             for (old, new) in zip(originalDated, after) where kept.contains(String(old.split(separator: " ").first ?? "")) {
                 #expect(old == new, "a kept entry's date changed: \(old) → \(new)")
@@ -66,13 +62,13 @@ import TimbreTestSupport
             #expect(added.status == 0, "\(added.stderr)")
             await history.sync(s)
             let version = try #require(try await history.log(s, id).first?["version"] as? Int)
-            let versionDated = try await dated(s, id)
+            let versionDated = try await s.sandbox.datedEntries(of: id)
             let copies = versionDated.filter { $0.hasPrefix(twice + " @ ") }
             #expect(copies.count == 2 && Set(copies).count == 2, "two copies with different dates: \(copies)")
             // Reversed from outside, seen by a sync.
             try await s.sandbox.mutate(playlist: id, action: "reorder")
             await history.sync(s)
-            let reversedDated = try await dated(s, id)
+            let reversedDated = try await s.sandbox.datedEntries(of: id)
             #expect(reversedDated == Array(versionDated.reversed()))
 
             let restored = await s.cli.invoke(["playlist", "restore", id, "--to", String(version), "--json"])
@@ -80,12 +76,12 @@ import TimbreTestSupport
             let outcome = try #require(history.parse(restored.stdout) as? [String: Any], "\(restored.stdout)")
             #expect(outcome["added"] as? Int == 0 && outcome["removed"] as? Int == 0, "moves only: \(restored.stdout)")
             // Per position, on the sandbox: the entry version \(version) had there, with its own date.
-            let after = try await dated(s, id)
+            let after = try await s.sandbox.datedEntries(of: id)
             #expect(after == versionDated, "each copy at its own place with its own date")
             // Undo: each copy back where the reversal had it, dates and all.
             let undone = await s.cli.invoke(["undo"])
             #expect(undone.status == 0, "\(undone.stderr)")
-            #expect(try await dated(s, id) == reversedDated)
+            #expect(try await s.sandbox.datedEntries(of: id) == reversedDated)
         }
     }
 

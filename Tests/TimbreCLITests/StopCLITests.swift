@@ -16,7 +16,7 @@ extension SyncCLITests {
             let extra = (0..<max(0, 60 - original.count)).map { tracks[($0 * 7) % tracks.count] }
             if !extra.isEmpty { #expect(await s.cli.invoke(["playlist", "add", id, "-"], stdin: extra.joined(separator: "\n")).status == 0) }
             let before = try await s.sandbox.playlistInfo(id).items
-            func pairs(_ items: [SandboxEntry]) -> [String] { items.map { "\($0.uri ?? "") @ \($0.addedAt ?? "null")" } }
+            func pairs(_ items: [SandboxEntry]) -> [String] { items.map(\.dated) }
             // Every move answered late, so SIGINT lands while the sort is under way.
             var slow = Fault(kind: .latency, pathContains: "/v1/playlists/\(id)/items", count: 1_000_000, ms: 100)
             slow.method = "PUT"

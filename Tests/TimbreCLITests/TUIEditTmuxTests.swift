@@ -131,7 +131,7 @@ import TimbreTestSupport
                 let added = try await s.cli.run(["playlist", "add", coffee, "-"], stdin: more.joined(separator: "\n"))
                 #expect(added.status == 0, "\(added.stderr)")
             }
-            let before = try await s.sandbox.playlistInfo(coffee).items.map { "\($0.uri ?? "") @ \($0.addedAt ?? "null")" }
+            let before = try await s.sandbox.datedEntries(of: coffee)
             try await s.open("Morning Coffee")
             try await s.sandbox.clearRequests()
             try await s.command("sort! duration reverse")
@@ -145,7 +145,7 @@ import TimbreTestSupport
             _ = try await s.wait("added dates kept (")
             let writes = try await s.sandbox.writeRequests()
             #expect(writes.count > 20 && writes.allSatisfy { $0.method == "PUT" }, "moves only")
-            let after = try await s.sandbox.playlistInfo(coffee).items.map { "\($0.uri ?? "") @ \($0.addedAt ?? "null")" }
+            let after = try await s.sandbox.datedEntries(of: coffee)
             #expect(after.sorted() == before.sorted() && after != before, "a new order, every (entry, date added) kept")
         }
     }

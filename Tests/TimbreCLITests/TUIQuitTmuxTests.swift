@@ -28,16 +28,6 @@ import TimbreTestSupport
         }
     }
 
-    /// The exit status the interface wrote when it ended (nil while it runs).
-    func exitStatus(_ marker: String, within seconds: Int = 30) async throws -> String? {
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while ContinuousClock.now < deadline {
-            if let text = try? String(contentsOfFile: marker, encoding: .utf8) { return text.trimmingCharacters(in: .whitespacesAndNewlines) }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        return nil
-    }
-
     /// `J J J q`: the interface says the edit is still to send, stays, sends it, then quits.
     @Test func qWithEditsQueuedWaitsForThemAndThenQuits() async throws {
         try await withSlowMoves { s, coffee, marker in
@@ -46,7 +36,7 @@ import TimbreTestSupport
             try s.tmux.keys("q")
             let screen = try await s.wait("still to send — q again to drop")
             #expect(!FileManager.default.fileExists(atPath: marker), "quit with edits queued:\n\(screen)")
-            #expect(try await exitStatus(marker) == "0")
+            #expect(try await TUITmuxTests.exitStatus(marker) == "0")
             var expected = before
             expected.insert(expected.removeFirst(), at: 3)
             #expect(try await s.sandbox.entries(of: coffee) == expected, "the moves were sent before quitting")
@@ -65,7 +55,7 @@ import TimbreTestSupport
             try s.tmux.keys("C-c")
             _ = try await s.wait("2 edits still to send — q again to drop them")
             try s.tmux.keys("q")
-            #expect(try await exitStatus(marker) == "0")
+            #expect(try await TUITmuxTests.exitStatus(marker) == "0")
             #expect(try await s.sandbox.entries(of: coffee) == Array(before.dropFirst()), "exactly the removal under way was sent")
         }
     }

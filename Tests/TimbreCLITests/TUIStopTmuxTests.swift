@@ -8,7 +8,7 @@ import TimbreTestSupport
 /// SANDBOX's list is then a permutation of what it was with every date added kept, and `u` puts
 /// back the original order.
 @Suite(.serialized, .tags(.integration), .integrationTier) struct TUIStopTmuxTests {
-    static func pairs(_ items: [SandboxEntry]) -> [String] { items.map { "\($0.uri ?? "") @ \($0.addedAt ?? "null")" } }
+    static func pairs(_ items: [SandboxEntry]) -> [String] { items.map(\.dated) }
 
     @Test func escStopsASortPartWayAndUndoPutsTheOrderBack() async throws {
         try await TUIEditTmuxTests().withInterface { s in

@@ -123,6 +123,17 @@ import TimbreTestSupport
         }
     }
 
+    /// The exit status the interface wrote to `marker` when it ended (`startTimbre`); nil while it
+    /// still runs after `seconds`.
+    static func exitStatus(_ marker: String, within seconds: Int = 30) async throws -> String? {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while ContinuousClock.now < deadline {
+            if let text = try? String(contentsOfFile: marker, encoding: .utf8) { return text.trimmingCharacters(in: .whitespacesAndNewlines) }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return nil
+    }
+
     /// A sandbox, a CLI signed in to it and synced, and a tmux server, all ended after `body`.
     static func withSyncedSandbox(_ library: LibrarySize, _ body: (SandboxProcess, TimbreCLI, Tmux) async throws -> Void) async throws {
         let sandbox = try await SandboxProcess.start(library: library, extraArguments: ["--refresh-rotation", "same"])

@@ -12,7 +12,7 @@ import TimbreTestSupport
         try await TUITmuxTests.withSyncedSandbox(.small) { sandbox, cli, tmux in
             let probe = Session(sandbox: sandbox, cli: cli, tmux: tmux)
             let coffee = try await probe.id(of: "Morning Coffee")
-            let before = try await sandbox.playlistInfo(coffee).items.map { "\($0.uri ?? "") @ \($0.addedAt ?? "null")" }
+            let before = try await sandbox.datedEntries(of: coffee)
             let original = try await sandbox.entries(of: coffee)
             // Changed by another app, seen by a sync: reversed, then the first entry removed.
             _ = try await sandbox.mutate(playlist: coffee, action: "reorder")
@@ -34,7 +34,7 @@ import TimbreTestSupport
             try tmux.keys("y")
             _ = try await s.wait("Restored")
             #expect(try await sandbox.entries(of: coffee) == original, "version 1 again, in its order")
-            let after = try await sandbox.playlistInfo(coffee).items.map { "\($0.uri ?? "") @ \($0.addedAt ?? "null")" }
+            let after = try await sandbox.datedEntries(of: coffee)
             // Every entry that stayed keeps its date added at its own place: only the one put back
             // (the last, which the reversal brought first and the removal took) is new. Copies of
             // one track do not trade places (they are paired by their dates).
@@ -44,7 +44,7 @@ import TimbreTestSupport
             }
             #expect(try await sandbox.writeRequests().allSatisfy { $0.method != "PUT" || $0.path.hasSuffix("/items") })
             try tmux.keys("q")
-            #expect(try await TUIViewOrderTmuxTests.exitStatus(marker) == "0")
+            #expect(try await TUITmuxTests.exitStatus(marker) == "0")
         }
     }
 }

@@ -14,7 +14,7 @@ import TimbreTestSupport
             _ = try await s.wait("synced")
             let coffee = try await s.id(of: "Morning Coffee")
             let before = try await sandbox.entries(of: coffee)
-            let beforeDated = try await sandbox.playlistInfo(coffee).items.map { "\($0.uri ?? "") @ \($0.addedAt ?? "null")" }
+            let beforeDated = try await sandbox.datedEntries(of: coffee)
             try await sandbox.clearRequests()
             try await s.open("Morning Coffee")
             try await s.command("sort title reverse")
@@ -27,7 +27,7 @@ import TimbreTestSupport
             try await s.open("Empty Playlist")
             _ = try await s.wait("sort position ↑")
             try tmux.keys("q")
-            #expect(try await Self.exitStatus(first) == "0")
+            #expect(try await TUITmuxTests.exitStatus(first) == "0")
             tmux.kill()
 
             // A new run: Morning Coffee opens in the order it was left.
@@ -45,21 +45,12 @@ import TimbreTestSupport
                 _ = try await t.wait("dates kept — or r to rewrite")
                 try again.keys("y")
                 _ = try await t.wait("added dates kept")
-                let after = try await sandbox.playlistInfo(coffee).items.map { "\($0.uri ?? "") @ \($0.addedAt ?? "null")" }
+                let after = try await sandbox.datedEntries(of: coffee)
                 #expect(after.sorted() == beforeDated.sorted() && after != beforeDated, "a new order, every (entry, date added) kept")
                 #expect(try await sandbox.writeRequests().allSatisfy { $0.method == "PUT" }, "moves only: dates kept")
                 try again.keys("q")
-                #expect(try await Self.exitStatus(second) == "0")
+                #expect(try await TUITmuxTests.exitStatus(second) == "0")
             }
         }
-    }
-
-    static func exitStatus(_ marker: String) async throws -> String? {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
-            if let text = try? String(contentsOfFile: marker, encoding: .utf8) { return text.trimmingCharacters(in: .whitespacesAndNewlines) }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        return nil
     }
 }

@@ -22,21 +22,9 @@ public struct PlaylistLogCommand: Sendable {
         } else if versions.isEmpty {
             context.console.warning(HistoryReference.noVersions(id))
         } else {
-            context.console.lines(versions.map(Self.line))
+            context.console.lines(versions.map(\.line))
         }
         return .success
-    }
-
-    /// `v3  2026-11-26 12:00  edit 12   148 entries  +0 −2 ~0  renamed “Road”`.
-    static func line(_ version: PlaylistVersion) -> String {
-        let source = version.source == .edit ? "edit \(version.edit.map(String.init) ?? "?")" : "sync"
-        let entries = "\(version.entryCount) " + (version.entryCount == 1 ? "entry" : "entries")
-        var text =
-            "v\(version.version)".padding(toLength: 5, withPad: " ", startingAt: 0) + "  " + ClockText.localDateTime(version.seenAt) + "  "
-            + source.padding(toLength: 10, withPad: " ", startingAt: 0) + "  " + entries.leftPadded(to: 13)
-            + "  +\(version.added) −\(version.removed) ~\(version.moved)"
-        if version.renamed { text += "  renamed “\(TerminalText.sanitize(TerminalText.preview(version.details.name, limit: 80)))”" }
-        return text
     }
 }
 

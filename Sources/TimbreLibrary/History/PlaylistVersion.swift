@@ -44,6 +44,21 @@ public struct PlaylistVersion: Sendable, Equatable {
     }
 }
 
+extension PlaylistVersion {
+    /// One line for a person (`playlist log`, the interface's `H`):
+    /// `v3     2026-11-26 12:00  edit 12       148 entries  +0 −2 ~0  renamed “Road”`.
+    public var line: String {
+        let source = source == .edit ? "edit \(edit.map(String.init) ?? "?")" : "sync"
+        let entries = "\(entryCount) " + (entryCount == 1 ? "entry" : "entries")
+        var text =
+            "v\(version)".padding(toLength: 5, withPad: " ", startingAt: 0) + "  " + ClockText.localDateTime(seenAt) + "  "
+            + source.padding(toLength: 10, withPad: " ", startingAt: 0) + "  " + entries.leftPadded(to: 13)
+            + "  +\(added) −\(removed) ~\(moved)"
+        if renamed { text += "  renamed “\(TerminalText.sanitize(TerminalText.preview(details.name, limit: 80)))”" }
+        return text
+    }
+}
+
 /// A playlist's details as a version keeps them.
 public struct PlaylistDetailsState: Sendable, Equatable {
     public var name: String

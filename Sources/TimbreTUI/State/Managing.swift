@@ -259,14 +259,24 @@ extension TUIState {
 
     /// Removed rows leave the view at once; the rest close up and are numbered again.
     mutating func removeAhead(positions: Set<Int>, uris: Set<String>) {
-        guard tracksInPositionOrder, tracks.enumerated().allSatisfy({ $0.offset == $0.element.position }) else { return }
+        guard rowsAreTheList else { return }
         let keptRows = tracks.filter { !positions.contains($0.position) && !uris.contains($0.uri) }
         guard keptRows.count < tracks.count else { return }
         let newIndex = Dictionary(uniqueKeysWithValues: keptRows.enumerated().map { ($0.element.position, $0.offset) })
         pendingRows = Set(pendingRows.compactMap { newIndex[$0] })
         marks = []
         rangeAnchor = nil
-        tracks = keptRows.enumerated().map { index, row in
+        showAhead(keptRows)
+        clampCursors()
+    }
+
+    /// Every row's position is its index (the whole list in the playlist's own order): the view
+    /// can run ahead of Spotify only then.
+    private var rowsAreTheList: Bool { tracksInPositionOrder && tracks.enumerated().allSatisfy { $0.offset == $0.element.position } }
+
+    /// `rows` shown ahead of Spotify, numbered again from the top.
+    private mutating func showAhead(_ rows: [EntryRow]) {
+        tracks = rows.enumerated().map { index, row in
             var row = row
             row.position = index
             return row
@@ -274,31 +284,24 @@ extension TUIState {
         trackColumns = FoldedColumns(tracks)
         sortedRows = nil
         resort()
-        clampCursors()
     }
 
     /// The view ahead of the server: the rows move at once, marked pending until the list read
     /// after the edit (Spotify's, or on a failure what Spotify holds) replaces them. Only in the
     /// playlist's own order, the one J/K work in, where a row's position is its index.
     mutating func moveAhead(start: Int, length: Int, to: Int) {
-        guard tracksInPositionOrder, tracks.indices.contains(start), start + length <= tracks.count, to >= 0, to + length <= tracks.count,
-            tracks.enumerated().allSatisfy({ $0.offset == $0.element.position })
-        else { return }
+        guard rowsAreTheList, tracks.indices.contains(start), start + length <= tracks.count, to >= 0, to + length <= tracks.count else { return }
         var rows = tracks
         let moved = Array(rows[start..<(start + length)])
         rows.removeSubrange(start..<(start + length))
         rows.insert(contentsOf: moved, at: to)
-        for index in rows.indices { rows[index].position = index }
         // Rows pending before keep being pending where they went.
         let wasPending = pendingRows.map { old -> Int in
             if (start..<(start + length)).contains(old) { return old - start + to }
             let shifted = old > start ? old - length : old
             return shifted >= to ? shifted + length : shifted
         }
-        tracks = rows
-        trackColumns = FoldedColumns(rows)
-        sortedRows = nil
-        resort()
+        showAhead(rows)
         pendingRows = Set(wasPending).union(to..<(to + length))
     }
 

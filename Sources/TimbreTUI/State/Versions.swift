@@ -136,14 +136,6 @@ extension TUIState {
             let head = "Version \(diff.version) → now: restoring it puts \(diff.back) back, takes \(diff.out) out, moves \(diff.moved) — r restores, Esc back"
             return [(head, false), ("", false)] + diff.lines.dropFirst(diff.top).map { ($0, false) }
         }
-        return versions.rows.enumerated().map { index, version in
-            let source = version.source == .edit ? "edit \(version.edit.map(String.init) ?? "?")" : "sync"
-            var text =
-                "v\(version.version)".padding(toLength: 5, withPad: " ", startingAt: 0) + ClockText.localDateTime(version.seenAt) + "  "
-                + source.padding(toLength: 9, withPad: " ", startingAt: 0)
-                + "\(version.entryCount) entries  +\(version.added) −\(version.removed) ~\(version.moved)"
-            if version.renamed { text += "  renamed “\(version.details.name)”" }
-            return (text, index == versions.cursor)
-        }
+        return versions.rows.enumerated().map { index, version in (version.line, index == versions.cursor) }
     }
 }
