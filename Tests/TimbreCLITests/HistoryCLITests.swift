@@ -133,6 +133,14 @@ import TimbreTestSupport
             let text = await s.cli.invoke(["playlists", "--deleted"])
             #expect(text.stdout.contains(id) && text.stdout.contains("v1"), "\(text.stdout)")
             #expect(await s.cli.invoke(["undo"]).status == 0)
+            // Followed again by the undo: no longer listed, before any sync.
+            let undone = await s.cli.invoke(["playlists", "--deleted", "--json"])
+            #expect((parse(undone.stdout) as? [[String: Any]])?.isEmpty == true, "\(undone.stdout)")
+            // The redo deletes it again; its undo brings it back, and a sync agrees.
+            #expect(await s.cli.invoke(["redo"]).status == 0)
+            let redone = await s.cli.invoke(["playlists", "--deleted", "--json"])
+            #expect((parse(redone.stdout) as? [[String: Any]])?.map { $0["id"] as? String } == [id], "\(redone.stdout)")
+            #expect(await s.cli.invoke(["undo"]).status == 0)
             await sync(s)
             let after = await s.cli.invoke(["playlists", "--deleted", "--json"])
             #expect((parse(after.stdout) as? [[String: Any]])?.isEmpty == true, "\(after.stdout)")

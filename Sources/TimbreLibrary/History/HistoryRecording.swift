@@ -140,6 +140,12 @@ extension PlaylistHistory {
                 if outcome.revival == .followed { try markPresent([id.rawValue]) }
                 guard let created = outcome.playlist?.id else { return [] }
                 try recordCached([created.rawValue], from: cache, source: .edit, edit: outcome.journalID)
+            case .undo,
+                .redo where (outcome.library?.playlists ?? 0) > 0:
+                // An undone delete follows the playlist again (no longer deleted); a redone one
+                // unfollows it again.
+                guard let id = outcome.playlist?.id else { return [] }
+                if outcome.library?.save == true { try markPresent([id.rawValue]) } else { try markDeleted(id.rawValue) }
             case .entries, .details, .create, .undo, .redo:
                 guard let id = outcome.playlist?.id else { return [] }
                 try recordCached([id.rawValue], from: cache, source: .edit, edit: outcome.journalID)
