@@ -19,7 +19,7 @@ import TimbreTestSupport
             let coffee = try await session.id(of: "Morning Coffee")
             try await session.open("Morning Coffee")
             // Writes (moves and removals) of it answer slowly; reads do not.
-            var moves = Fault(kind: .latency, pathContains: "/v1/playlists/\(coffee)/items", count: 1_000, ms: 700)
+            var moves = Fault(kind: .latency, pathContains: "/v1/playlists/\(coffee)/items", count: 1_000, ms: 2_000)
             moves.method = "PUT"
             var removals = moves
             removals.method = "DELETE"
@@ -32,8 +32,8 @@ import TimbreTestSupport
     @Test func qWithEditsQueuedWaitsForThemAndThenQuits() async throws {
         try await withSlowMoves { s, coffee, marker in
             let before = try await s.sandbox.entries(of: coffee)
-            try s.tmux.keys("g", "J", "J", "J")
-            try s.tmux.keys("q")
+            // One batch: q arrives while the move is surely still to send, however slow tmux is.
+            try s.tmux.keys("g", "J", "J", "J", "q")
             let screen = try await s.wait("still to send — q again to drop")
             #expect(!FileManager.default.fileExists(atPath: marker), "quit with edits queued:\n\(screen)")
             #expect(try await TUITmuxTests.exitStatus(marker) == "0")
