@@ -65,7 +65,9 @@ public struct AppContext: Sendable {
         CurlTransport(settings: transportSettings(), observer: trustJournal)
     }
 
-    /// The cache, if a sync has created it; read-only commands never create one.
+    /// The cache, if a sync has created it; read-only commands never create one. Every call in a
+    /// process gets the process's one pool of the file (`LibraryCache.open` shares it): the
+    /// interface's first frame, its sync, its editor and these reads use the same connections.
     public func existingCache() throws -> LibraryCache? {
         guard FileManager.default.fileExists(atPath: paths.cache) else { return nil }
         // Read-only: no whole-file check before answering; `timbre sync` verifies before writing.

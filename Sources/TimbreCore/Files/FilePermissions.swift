@@ -78,15 +78,29 @@ public enum FilePermissions {
         }
     }
 
-    /// `chmod 0600` without following a link: the file is opened with `O_NOFOLLOW` and changed
-    /// through its descriptor, only when it is a regular file of this user's.
+    /// `chmod 0600` by path, when `path` is a regular file of this user's (`lstat`: a link is left
+    /// alone). It opens no descriptor: on Linux closing *any* descriptor of a file drops every POSIX
+    /// lock the process holds on it, so a descriptor opened and closed beside an SQLite connection
+    /// would drop that connection's locks, and another process would then delete the `-wal` under
+    /// it. (The folders these files live in are this user's 0700 ones: no one else can swap the
+    /// file for a link between the `lstat` and the `chmod`.)
     public static func makePrivate(_ path: String) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
-        guard fd >= 0 else { return }
-        defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == geteuid() else { return }
-        if info.st_mode & 0o777 != 0o600 { _ = fchmod(fd, 0o600) }
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == geteuid() else { return }
+        if info.st_mode & 0o777 != 0o600 { _ = chmod(path, 0o600) }
+    }
+
+    /// Creates `path` empty with mode 0600 when nothing is there (`O_EXCL`, not following a link);
+    /// an existing file is left as it is. The descriptor opened is that of a file that did not
+    /// exist a moment before, so no connection of this process can hold it: this is how a
+    /// database is made private before SQLite's first connection (SQLite then creates its `-wal`,
+    /// `-shm` and `-journal` with the database's own mode, whatever the umask).
+    public static func createPrivate(_ path: String) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0o600)
+        guard fd >= 0 else { return }
+        // The umask cannot widen 0600; this only narrows a stray mode (fchmod on a fresh file).
+        _ = fchmod(fd, 0o600)
+        close(fd)
     }
 
     /// A folder timbre writes files into that others could use to swap them (the recording

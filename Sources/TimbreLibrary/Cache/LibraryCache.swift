@@ -27,6 +27,10 @@ public final class LibraryCache: Sendable {
     /// (or, with `verify`, fails `PRAGMA integrity_check`) is moved aside
     /// (`<path>.corrupt-<timestamp>`) and rebuilt; `warn` is told so in a sentence.
     ///
+    /// One pool per file per process (`pools`): a second open while the first is still in use
+    /// gets the same pool (with its own `warn`), so the interface, its background sync, its editor
+    /// and every read share one set of connections.
+    ///
     /// `verify` reads the whole file (~0.2 s for a 200,000-item cache): writers (`timbre sync`)
     /// verify before they write; readers that must answer at once (the interface's first frame,
     /// `playlists`, `tracks`) skip it, and a damaged page they meet is reported as an error that
@@ -35,25 +39,53 @@ public final class LibraryCache: Sendable {
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty { try CacheError.createFolder(directory) }
         try requireOwnFiles(path, sideFiles: ["-wal", "-shm"])
-        do {
-            let pool = try openPool(path)
-            if try !verify || integrityOK(pool) { return LibraryCache(path: path, pool: pool, warn: warn) }
-            try? pool.close()
-        } catch let error as CacheError {
-            throw error
-        } catch {
-            // Falls through: the file is not a usable database.
+        var aside: String?
+        let pool = try pools.connection(
+            for: path,
+            reuse: { live in
+                // Damaged under a pool this process shares: closed, and the file moved aside below.
+                guard try !verify || integrityOK(live) else {
+                    try? live.close()
+                    aside = try moveAside(path)
+                    return false
+                }
+                return true
+            },
+            open: { path in
+                if aside != nil { return try reopenPool(path) }
+                do {
+                    let pool = try openPool(path)
+                    if try !verify || integrityOK(pool) { return pool }
+                    try? pool.close()
+                } catch let error as CacheError {
+                    throw error
+                } catch {
+                    // Falls through: the file is not a usable database.
+                }
+                aside = try moveAside(path)
+                return try reopenPool(path)
+            })
+        if let aside {
+            warn("the cache at \(path) was damaged; it was moved to \(aside) and a new one was created — run `timbre sync` to refill it")
         }
-        let aside = try moveAside(path)
-        warn("the cache at \(path) was damaged; it was moved to \(aside) and a new one was created — run `timbre sync` to refill it")
-        do {
-            return LibraryCache(path: path, pool: try openPool(path), warn: warn)
-        } catch {
-            throw CacheError.cannotOpen(path: path, detail: "\(error)")
-        }
+        return LibraryCache(path: path, pool: pool, warn: warn)
     }
 
+    /// Every live pool of this process, by file.
+    static let pools = DatabaseRegistry<DatabasePool>()
+
+    private static func reopenPool(_ path: String) throws -> DatabasePool {
+        do { return try openPool(path) } catch { throw CacheError.cannotOpen(path: path, detail: "\(error)") }
+    }
+
+    /// Called only when this process holds no connection to `path` (under the registry's lock):
+    /// the files are made private *before* the first connection — a missing database created empty
+    /// with mode 0600 (SQLite then gives its `-wal` and `-shm` the database's mode), existing ones
+    /// `chmod`ed by path. Nothing here opens a descriptor of a file a connection may hold: closing
+    /// one would drop this process's POSIX locks on it, and another process would take itself for
+    /// the last connection and delete the `-wal` under this one.
     private static func openPool(_ path: String) throws -> DatabasePool {
+        preparePrivate(path, sideFiles: ["-wal", "-shm"])
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
         // Another process (sync or the TUI) may hold the write lock for a while.
@@ -67,10 +99,14 @@ public final class LibraryCache: Sendable {
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA cell_size_check = ON; PRAGMA page_size = 8192") }
         let pool = try DatabasePool(path: path, configuration: configuration)
         try CacheSchema.migrate(pool)
-        // SQLite made -wal and -shm with the umask's mode before this chmod; later opens copy the
-        // main file's mode, but this process keeps using the ones it has.
-        for file in [path, path + "-wal", path + "-shm"] { FilePermissions.makePrivate(file) }
         return pool
+    }
+
+    /// The database made private before any connection of this process opens it: created empty
+    /// (0600) when missing, it and its side files `chmod`ed by path when they exist.
+    static func preparePrivate(_ path: String, sideFiles: [String]) {
+        FilePermissions.createPrivate(path)
+        for file in [path] + sideFiles.map({ path + $0 }) { FilePermissions.makePrivate(file) }
     }
 
     /// The database and its side files are this user's own regular files or absent: SQLite would

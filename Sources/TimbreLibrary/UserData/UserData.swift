@@ -13,22 +13,32 @@ public final class UserData: Sendable {
     let queue: DatabaseQueue
 
     /// Opens the file, creating it and its folder when missing (the first edit or folder does).
+    /// One queue per file per process (`queues`): every `UserData` of the same file opened while
+    /// another is in use shares its queue, so this process's journal, folder and history writes
+    /// are serialized by one queue and never by two connections racing each other.
     public init(path: String) throws {
         self.path = path
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty { try CacheError.createFolder(directory) }
         try LibraryCache.requireOwnFiles(path, sideFiles: Self.sideFiles)
         do {
-            var configuration = Configuration()
-            configuration.busyMode = .timeout(10)
-            configuration.label = "timbre.userdata"
-            queue = try DatabaseQueue(path: path, configuration: configuration)
-            try UserDataSchema.migrator.migrate(queue)
-            for file in [path] + Self.sideFiles.map({ path + $0 }) { FilePermissions.makePrivate(file) }
+            queue = try Self.queues.connection(for: path) { path in
+                // Made private before the first connection: see `LibraryCache.openPool`.
+                LibraryCache.preparePrivate(path, sideFiles: Self.sideFiles)
+                var configuration = Configuration()
+                configuration.busyMode = .timeout(10)
+                configuration.label = "timbre.userdata"
+                let queue = try DatabaseQueue(path: path, configuration: configuration)
+                try UserDataSchema.migrator.migrate(queue)
+                return queue
+            }
         } catch {
             throw CacheError.cannotOpen(path: path, detail: "\(error)")
         }
     }
+
+    /// Every live queue of this process, by file.
+    static let queues = DatabaseRegistry<DatabaseQueue>()
 
     /// The user data if a file exists already; what only reads never creates one.
     public static func existing(path: String) throws -> UserData? {
