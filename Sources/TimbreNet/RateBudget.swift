@@ -69,7 +69,7 @@ public final class RateBudget: Sendable {
     /// What "now" is for pauses (tests move it by hand; a pause still in force sleeps on the real clock).
     private let now: @Sendable () -> ContinuousClock.Instant
 
-    public init(maxConcurrent: Int = RateBudget.defaultMaxConcurrent, waitBudget: Duration = RateBudget.defaultWaitBudget) {
+    public convenience init(maxConcurrent: Int = RateBudget.defaultMaxConcurrent, waitBudget: Duration = RateBudget.defaultWaitBudget) {
         self.init(maxConcurrent: maxConcurrent, waitBudget: waitBudget, now: { ContinuousClock.now })
     }
 
@@ -84,7 +84,7 @@ public final class RateBudget: Sendable {
     @discardableResult
     public func acquire() async throws -> Ticket {
         while true {
-            let now = now()
+            let now = self.now()
             let step = state.withLock { state -> Step in
                 if let until = state.pausedUntil, until > now { return .sleep(until: until) }
                 if state.inFlight < state.cap {
@@ -137,7 +137,7 @@ public final class RateBudget: Sendable {
     /// A 429 for the request sent with `ticket`, asking to wait `duration`. Only the part of the
     /// pause that goes past the one already in force is added to the stall and the total waited.
     public func rateLimited(_ ticket: Ticket, wait duration: Duration) -> PauseOutcome {
-        let now = now()
+        let now = self.now()
         return state.withLock { state -> PauseOutcome in
             if ticket.episode < state.episode { return .sameEpisode }
             let until = now + duration
@@ -163,7 +163,7 @@ public final class RateBudget: Sendable {
     /// How long new requests still have to wait (for status displays).
     public var remainingPause: Duration? {
         guard let until = state.withLock({ $0.pausedUntil }) else { return nil }
-        let left = until - now()
+        let left = until - self.now()
         return left > .zero ? left : nil
     }
 

@@ -41,7 +41,7 @@ public final class FileLock: Sendable {
             }
         }
         // O_NOFOLLOW: a symlink planted here must not make timbre create or lock another file.
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        let fd = Foundation.open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { throw .cannotOpen(path: path, detail: String(cString: strerror(errno))) }
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
