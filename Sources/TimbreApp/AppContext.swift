@@ -9,10 +9,14 @@ import TimbreNet
 public struct Invocation: Sendable {
     public let console: Console
     public let environment: [String: String]
+    /// The executor and token manager this process shares (`ProcessServices`); an invocation
+    /// derived from another (global options, replay, the demo's profile) passes its own on.
+    public let services: ProcessServices
 
-    public init(console: Console, environment: [String: String]) {
+    public init(console: Console, environment: [String: String], services: ProcessServices = ProcessServices()) {
         self.console = console
         self.environment = environment
+        self.services = services
     }
 
     public var paths: Paths { Paths.resolve(environment: environment) }
@@ -50,11 +54,20 @@ public struct AppContext: Sendable {
     /// the name): the same one `paths` was resolved for, and the secrets' `profile` attribute.
     public var profile: String { ProfileName.text(in: environment) }
 
-    /// Every request goes through one of these: the pinned libcurl transport (recorded or
-    /// replayed with TIMBRE_RECORD / TIMBRE_REPLAY: `exchangeTransport()`), the retry policy and
-    /// the shared rate budget.
+    /// Every request goes through this one: the pinned libcurl transport (recorded or replayed
+    /// with TIMBRE_RECORD / TIMBRE_REPLAY: `exchangeTransport()`), the retry policy and the rate
+    /// budget, one per process and profile (`ProcessServices`).
     public func executor() -> RequestExecutor {
-        RequestExecutor(transport: exchangeTransport(), budget: RateBudget(waitBudget: .seconds(config.rateLimitBudget)))
+        invocation.services.executor(key: servicesKey) {
+            RequestExecutor(transport: exchangeTransport(), budget: RateBudget(waitBudget: .seconds(config.rateLimitBudget)))
+        }
+    }
+
+    /// What the shared executor and token manager depend on: the profile's files and the
+    /// services config.toml names.
+    var servicesKey: String {
+        [paths.cache, paths.config, paths.credentials, config.apiURL.absoluteString, config.accountsURL.absoluteString, "\(config.rateLimitBudget)"]
+            .joined(separator: "\n")
     }
 
     /// The pinned libcurl transport alone, for what is not a Web API call (doctor's connection
@@ -115,12 +128,22 @@ public struct AppContext: Sendable {
         AccountsClient(executor: executor, accountsURL: config.accountsURL, clientID: clientID)
     }
 
-    /// Token handling for commands that call the Web API.
+    /// Token handling for commands that call the Web API: one manager per process and profile,
+    /// refreshing under the profile's session lock (one refresh at a time across processes).
     func tokens(executor: RequestExecutor, vault: CredentialVault) throws -> TokenManager {
-        TokenManager(accounts: accounts(executor: executor, clientID: try clientID(redirectPort: config.redirectPort)), vault: vault)
+        let make = {
+            TokenManager(
+                accounts: accounts(executor: executor, clientID: try clientID(redirectPort: config.redirectPort)), vault: vault,
+                lockPath: paths.sessionLock)
+        }
+        // Only the shared executor's manager is shared: one made for another executor is that caller's.
+        guard executor === self.executor() else { return try make() }
+        let key = [servicesKey, vault.profile, "\(vault.insecureStorage)", "\(vault.refreshTier)"].joined(separator: "\n")
+        return try invocation.services.tokens(key: key, make: make)
     }
 
-    /// The live Web API: the one place an authorized client is put together.
+    /// The live Web API: the one place an authorized client is put together, over the process's
+    /// shared executor and token manager.
     public func spotify(vault: CredentialVault, executor: RequestExecutor? = nil) throws -> AuthorizedClient {
         let executor = executor ?? self.executor()
         return AuthorizedClient(executor: executor, tokens: try tokens(executor: executor, vault: vault), apiURL: config.apiURL)

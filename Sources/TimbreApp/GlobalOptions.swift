@@ -21,7 +21,7 @@ public enum GlobalOptions {
         shape: @Sendable () -> CommandShape? = { nil }
     ) throws -> ([String], Invocation) {
         let (rest, environment) = try apply(arguments, environment: invocation.environment, shape: shape)
-        return (rest, Invocation(console: invocation.console, environment: environment))
+        return (rest, Invocation(console: invocation.console, environment: environment, services: invocation.services))
     }
 
     /// `shape` tells which options of which command take a value (asked only when `--profile`

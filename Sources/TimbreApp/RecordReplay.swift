@@ -82,7 +82,7 @@ public final class ReplayState: Sendable {
         invocation.console.warning(
             "replaying \(replay.path): this run works on a throwaway copy of the profile's cache and journal, "
                 + "removed when it ends — nothing it does changes the profile's own files")
-        return (Invocation(console: invocation.console, environment: environment), state)
+        return (Invocation(console: invocation.console, environment: environment, services: invocation.services), state)
     }
 
     private func copy(_ source: String, to target: String, sideFiles: [String]) throws {

@@ -7,8 +7,10 @@ import TimbreCore
 ///   by one after a run of successes, never above `maxConcurrent` nor below one;
 /// - a pause that a 429 imposes on every request not yet sent. 429s collected by requests that
 ///   were already in flight when the pause began belong to the same episode and count once;
-/// - a total time the process accepts to spend paused (`waitBudget`, config `rate_limit_budget`):
-///   a pause that would take the total past it is refused, and the caller gives up.
+/// - the longest the process accepts to stall (`waitBudget`, config `rate_limit_budget`): the
+///   pauses since the last successful answer add up, every success sets them back to zero, and a
+///   pause that would take them past the budget is refused (the caller gives up). Short pauses
+///   while the run advances never end it; one `Retry-After` longer than the budget ends it at once.
 ///
 /// A lock, not an actor: every request takes and returns a slot, and as an actor each of those was
 /// a hop onto the actor's executor and back, often a hand-over between the task pool's threads.
@@ -19,7 +21,8 @@ public final class RateBudget: Sendable {
     /// had to come from the task pool connections sat idle in between (full sync −3 to −8 % wall
     /// time with 32, A/B medians of 10–16).
     public static let defaultMaxConcurrent = 2 * CurlTransport.connectionsPerHost
-    /// Seconds of rate-limit pauses a command accepts by default (config `rate_limit_budget`).
+    /// Seconds of rate-limit pauses without a successful answer a command accepts by default
+    /// (config `rate_limit_budget`).
     public static let defaultWaitBudget: Duration = .seconds(120)
     /// Successes in a row that grow the cap by one after an episode halved it.
     public static let successesToGrow = 8
@@ -35,7 +38,8 @@ public final class RateBudget: Sendable {
         case paused
         /// The request was sent before the current episode began: its 429 is that episode's.
         case sameEpisode
-        /// The pause would take the total past the budget: give up.
+        /// The pause would take the stall (pauses since the last success) past the budget: give up.
+        /// `waited`: the stall so far.
         case overBudget(waited: Duration)
     }
 
@@ -48,6 +52,8 @@ public final class RateBudget: Sendable {
         var episode = 0
         var episodes = 0
         var waited: Duration = .zero
+        /// Pauses since the last successful answer: what `waitBudget` bounds.
+        var stalled: Duration = .zero
     }
 
     private enum Step {
@@ -60,10 +66,17 @@ public final class RateBudget: Sendable {
     public let waitBudget: Duration
     private let state: Locked<State>
     private let clock = ContinuousClock()
+    /// What "now" is for pauses (tests move it by hand; a pause still in force sleeps on the real clock).
+    private let now: @Sendable () -> ContinuousClock.Instant
 
-    public init(maxConcurrent: Int = RateBudget.defaultMaxConcurrent, waitBudget: Duration = RateBudget.defaultWaitBudget) {
+    public convenience init(maxConcurrent: Int = RateBudget.defaultMaxConcurrent, waitBudget: Duration = RateBudget.defaultWaitBudget) {
+        self.init(maxConcurrent: maxConcurrent, waitBudget: waitBudget, now: { ContinuousClock.now })
+    }
+
+    init(maxConcurrent: Int, waitBudget: Duration, now: @escaping @Sendable () -> ContinuousClock.Instant) {
         self.maxConcurrent = max(1, maxConcurrent)
         self.waitBudget = max(.zero, waitBudget)
+        self.now = now
         state = Locked(State(cap: max(1, maxConcurrent)))
     }
 
@@ -71,7 +84,7 @@ public final class RateBudget: Sendable {
     @discardableResult
     public func acquire() async throws -> Ticket {
         while true {
-            let now = clock.now
+            let now = self.now()
             let step = state.withLock { state -> Step in
                 if let until = state.pausedUntil, until > now { return .sleep(until: until) }
                 if state.inFlight < state.cap {
@@ -99,10 +112,11 @@ public final class RateBudget: Sendable {
         }
     }
 
-    /// Returns a slot. A success counts toward growing the cap back.
+    /// Returns a slot. A success ends any stall and counts toward growing the cap back.
     public func release(succeeded: Bool = false) {
         let woken = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.inFlight = max(0, state.inFlight - 1)
+            if succeeded { state.stalled = .zero }
             if succeeded, state.cap < maxConcurrent {
                 state.successes += 1
                 if state.successes >= Self.successesToGrow {
@@ -121,15 +135,16 @@ public final class RateBudget: Sendable {
     }
 
     /// A 429 for the request sent with `ticket`, asking to wait `duration`. Only the part of the
-    /// pause that goes past the one already in force is added to the total waited.
+    /// pause that goes past the one already in force is added to the stall and the total waited.
     public func rateLimited(_ ticket: Ticket, wait duration: Duration) -> PauseOutcome {
-        let now = clock.now
+        let now = self.now()
         return state.withLock { state -> PauseOutcome in
             if ticket.episode < state.episode { return .sameEpisode }
             let until = now + duration
             let from = max(now, state.pausedUntil ?? now)
             let added = until > from ? until - from : .zero
-            if state.waited + added > waitBudget { return .overBudget(waited: state.waited) }
+            if state.stalled + added > waitBudget { return .overBudget(waited: state.stalled) }
+            state.stalled += added
             state.waited += added
             if added > .zero { state.pausedUntil = until }
             state.episode += 1
@@ -148,12 +163,15 @@ public final class RateBudget: Sendable {
     /// How long new requests still have to wait (for status displays).
     public var remainingPause: Duration? {
         guard let until = state.withLock({ $0.pausedUntil }) else { return nil }
-        let left = until - clock.now
+        let left = until - self.now()
         return left > .zero ? left : nil
     }
 
-    /// Time spent (or being spent) in rate-limit pauses so far.
+    /// Time spent (or being spent) in rate-limit pauses so far, in all.
     public var waited: Duration { state.withLock { $0.waited } }
+
+    /// Pauses since the last successful answer (what `waitBudget` bounds).
+    public var stalled: Duration { state.withLock { $0.stalled } }
 
     /// Rate-limit episodes so far.
     public var episodes: Int { state.withLock { $0.episodes } }

@@ -29,8 +29,8 @@ public final class RequestExecutor: Sendable {
 
     /// Returns a 2xx response, or throws `SpotifyError`, `TransportError` or `CancellationError`.
     ///
-    /// 429s wait under the shared budget (one pause for everyone, bounded by its total wait
-    /// budget, not by a count per request); 5xx and dropped connections back off with jitter up
+    /// 429s wait under the shared budget (one pause for everyone, bounded by the longest stall
+    /// it accepts without a successful answer, not by a count per request); 5xx and dropped connections back off with jitter up
     /// to `policy.maxRetries` times; a non-idempotent request is resent only when it cannot have
     /// reached the server.
     ///

@@ -9,8 +9,8 @@ public enum SpotifyError: UserFacingError, Equatable {
     case accounts(status: Int, code: String, description: String?)
     /// A body in neither shape (an HTML error page, a proxy's answer).
     case unexpected(status: Int, bodyPreview: String, path: String)
-    /// 429 whose wait would take the command's rate-limit pauses past `rate_limit_budget`:
-    /// `retryAfterSeconds` asked for, `waitedSeconds` already spent paused.
+    /// 429 whose wait would take the stall (pauses since the last successful answer) past
+    /// `rate_limit_budget`: `retryAfterSeconds` asked for, `waitedSeconds` already stalled.
     case rateLimited(retryAfterSeconds: Int, waitedSeconds: Int, budgetSeconds: Int, path: String)
     /// 429 whose body names `QUOTA_EXCEEDED`: the app's quota is spent, waiting seconds won't help.
     case quotaExceeded(path: String)
@@ -62,7 +62,7 @@ public enum SpotifyError: UserFacingError, Equatable {
                     "Spotify is rate-limiting timbre (\(TerminalText.sanitize(path))) and asks to wait \(Self.duration(seconds)), longer than rate_limit_budget (\(budget) s)"
             }
             return
-                "Spotify is rate-limiting timbre (\(TerminalText.sanitize(path))): after \(waited) s of waiting it asks for \(Self.duration(seconds)) more, past rate_limit_budget (\(budget) s)"
+                "Spotify is rate-limiting timbre (\(TerminalText.sanitize(path))): after \(waited) s of waiting without a successful answer it asks for \(Self.duration(seconds)) more, past rate_limit_budget (\(budget) s)"
         case .quotaExceeded(let path):
             return "Spotify says this app's request quota is used up (QUOTA_EXCEEDED, \(TerminalText.sanitize(path)))"
         case .serverUnavailable(let status, let attempts, let path):

@@ -34,6 +34,27 @@ extension SyncCLITests {
         }
     }
 
+    /// `rate_limit_budget` bounds a stall, not a sum (issue #40, item 5): 8 s is more than a
+    /// few windows back to back but far less than the 24 s of pauses the storm imposes in all —
+    /// the run keeps advancing between windows, so it never stalls for 8 s and must end `ok`.
+    @Test func aStormLongerInAllThanTheBudgetEndsOkWhenTheRunKeepsAdvancing() async throws {
+        let s = try await setUp()
+        try await withCleanup({ await s.cleanUp() }) {
+            try s.cli.writeConfig(
+                s.sandbox.info.configTOML(
+                    top: """
+                        client_id = "\(s.sandbox.info.clientID)"
+                        redirect_port = 0
+                        rate_limit_budget = 8
+                        """))
+            try await s.sandbox.addFaults([Fault(kind: .status, pathContains: "/v1/", count: 12, status: 429, every: 5, windowMS: 2_000)])
+            let report = try await syncThrough(s)
+            let waited = report["rate_limited_ms"] as? Int ?? 0
+            #expect(waited > 8_000, "the pauses add up past the budget (else this test proves nothing): \(waited) ms")
+            try await expectCacheEqualsSandbox(s)
+        }
+    }
+
     @Test func everyEleventhAnswerGarbledEndsInACompleteSync() async throws {
         let s = try await setUp()
         try await withCleanup({ await s.cleanUp() }) {

@@ -78,7 +78,7 @@ import TimbreCore
     }
 }
 
-/// Rate limits as one budget: episodes, the adaptive cap, the total wait.
+/// Rate limits as one budget: episodes, the adaptive cap, the stall it accepts.
 @Suite struct RateBudgetEpisodeTests {
     @Test func fourHundredTwentyNinesFromRequestsAlreadyInFlightCountOnce() async throws {
         let budget = RateBudget(maxConcurrent: 16, waitBudget: .seconds(10))
@@ -157,5 +157,60 @@ import TimbreCore
         ticket = RateBudget.Ticket(episode: 1)
         #expect(budget.rateLimited(ticket, wait: .seconds(4)) == .paused)
         #expect(budget.waited == .seconds(10))
+    }
+
+    /// A clock moved by hand: each step of a storm is a known instant, not a wall-clock bet.
+    private final class HandClock: Sendable {
+        private let instant = Locked(ContinuousClock.now)
+        var now: ContinuousClock.Instant { instant.current }
+        func advance(_ duration: Duration) { instant.withLock { $0 += duration } }
+    }
+
+    /// "Every 5th request opens a 2 s window": twelve pauses of 2 s, 24 s in all, with a 5 s
+    /// budget — each pause is followed by successes, so the run never stalls and never ends.
+    @Test func shortPausesWhileTheRunAdvancesNeverEndIt() async throws {
+        let clock = HandClock()
+        let budget = RateBudget(maxConcurrent: 4, waitBudget: .seconds(5), now: { clock.now })
+        for _ in 0..<12 {
+            let limited = try await budget.acquire()
+            budget.release()
+            #expect(budget.rateLimited(limited, wait: .seconds(2)) == .paused)
+            #expect(budget.stalled == .seconds(2))
+            clock.advance(.seconds(2))
+            for _ in 0..<4 {
+                try await budget.acquire()
+                budget.release(succeeded: true)
+            }
+            #expect(budget.stalled == .zero, "a successful answer ends the stall")
+        }
+        #expect(budget.waited == .seconds(24), "the total is still reported")
+        #expect(budget.episodes == 12)
+    }
+
+    @Test func pausesWithoutASuccessBetweenThemAddUpToTheBudget() async throws {
+        let clock = HandClock()
+        let budget = RateBudget(maxConcurrent: 4, waitBudget: .seconds(5), now: { clock.now })
+        for _ in 0..<2 {
+            let ticket = try await budget.acquire()
+            // Answers that are not successes (a 429, a 5xx) do not end the stall.
+            budget.release(succeeded: false)
+            #expect(budget.rateLimited(ticket, wait: .seconds(2)) == .paused)
+            clock.advance(.seconds(2))
+        }
+        let ticket = try await budget.acquire()
+        budget.release()
+        #expect(budget.rateLimited(ticket, wait: .seconds(2)) == .overBudget(waited: .seconds(4)))
+        #expect(budget.stalled == .seconds(4))
+    }
+
+    @Test func aRetryAfterLongerThanTheBudgetEndsTheRunEvenRightAfterASuccess() async throws {
+        let clock = HandClock()
+        let budget = RateBudget(maxConcurrent: 4, waitBudget: .seconds(5), now: { clock.now })
+        try await budget.acquire()
+        budget.release(succeeded: true)
+        let ticket = try await budget.acquire()
+        budget.release()
+        #expect(budget.rateLimited(ticket, wait: .seconds(6)) == .overBudget(waited: .zero))
+        #expect(budget.remainingPause == nil, "nothing was paused")
     }
 }

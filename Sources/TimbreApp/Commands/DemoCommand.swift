@@ -26,7 +26,7 @@ public struct DemoCommand: Sendable {
         if !noInterface, !console.stdinIsTTY || !console.stdoutIsTTY {
             throw UsageError(message: "`timbre demo` opens the interface and needs a terminal", hint: "run it in a terminal, or add --no-interface")
         }
-        let profile = Invocation(console: console, environment: Self.environment(base: invocation.environment))
+        let profile = Invocation(console: console, environment: Self.environment(base: invocation.environment), services: invocation.services)
         let paths = profile.paths
         // A real setup named "demo" is refused before anything starts or goes.
         try Self.checkOwnership(paths)

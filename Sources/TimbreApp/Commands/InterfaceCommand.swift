@@ -56,7 +56,8 @@ public struct InterfaceCommand: Sendable {
         // here (no second pool, no whole-file check on the first edit), the folder list, folder
         // edits and the journal share one queue.
         let quiet = AppContext(
-            invocation: Invocation(console: quietConsole, environment: context.environment), paths: context.paths,
+            invocation: Invocation(console: quietConsole, environment: context.environment, services: context.invocation.services),
+            paths: context.paths,
             config: context.config, userData: context.userData)
         let services = InterfaceServices(context: quiet, makeEditor: { progress in try await quiet.editor(vault: vault, cache: cache, progress: progress) })
             .services()

@@ -12,6 +12,11 @@ import Glibc
 /// same folder, fsync'd, then renamed over the target); the folder is created 0700. A file other
 /// users could read is refused. Every write warns on stderr (the sink is injectable). Deleting the
 /// last secret removes the file.
+///
+/// Writes and deletes read, change and rewrite the whole file holding an `flock` on
+/// `<path>.lock`, across processes: two timbre processes storing at once (a rotated refresh
+/// token in one, a session in the other) must not write back what they read before the other's
+/// write — a stale copy would put a dead refresh token back.
 public struct FileSecretStore: SecretStore {
     public var source: SecretSource { .file }
     public let path: String
@@ -40,7 +45,7 @@ public struct FileSecretStore: SecretStore {
     }
 
     public func write(_ secret: SecretBytes, kind: SecretKind, tier: SecretTier, profile: String) async throws(SecretStoreError) {
-        try Self.serialised { () throws(SecretStoreError) in
+        try await lockedForWriting { () throws(SecretStoreError) in
             var profiles = try load(allowUnsafe: false)
             profiles[profile, default: [:]][kind.rawValue] = secret.withString { $0 }
             warn(Self.warning(path: path))
@@ -49,7 +54,7 @@ public struct FileSecretStore: SecretStore {
     }
 
     public func delete(_ kind: SecretKind, profile: String) async throws(SecretStoreError) {
-        try Self.serialised { () throws(SecretStoreError) in
+        try await lockedForWriting { () throws(SecretStoreError) in
             // Logout must be able to clean up a file with loose permissions too.
             var profiles = try load(allowUnsafe: true)
             guard profiles[profile]?.removeValue(forKey: kind.rawValue) != nil else { return }
@@ -64,6 +69,25 @@ public struct FileSecretStore: SecretStore {
 
     // Serialises read-modify-write cycles within the process.
     private static let guardFile = NSLock()
+
+    /// How long a write waits for another process's write (each holds it for a read and a rename).
+    static let lockWait: Duration = .seconds(10)
+
+    /// The lock file beside the credentials file: the file itself is replaced by each write, so
+    /// a lock on it would be a lock on a file that is no longer there.
+    public var lockPath: String { path + ".lock" }
+
+    /// `body` (a read-modify-write) under the cross-process lock, then the in-process one.
+    private func lockedForWriting(_ body: () throws(SecretStoreError) -> Void) async throws(SecretStoreError) {
+        let lock: FileLock
+        do {
+            lock = try await FileLock.acquire(path: lockPath, wait: Self.lockWait)
+        } catch {
+            throw .fileIO(path: lockPath, detail: error.message)
+        }
+        defer { lock.release() }
+        try Self.serialised(body)
+    }
 
     private static func serialised<T>(_ body: () throws(SecretStoreError) -> T) throws(SecretStoreError) -> T {
         guardFile.lock()

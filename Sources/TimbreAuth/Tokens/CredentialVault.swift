@@ -17,7 +17,8 @@ public final class CredentialVault: Sendable {
     private let environment: (any SecretStore)?
     private let keyring: any SecretStore
     private let file: any SecretStore
-    private let insecureStorage: Bool
+    /// `--insecure-storage` (or the demo profile): new secrets go to the file.
+    public let insecureStorage: Bool
     private let memory = Locked<Session?>(nil)
     private let warnings: @Sendable (String) -> Void
     private let logger = Logger(label: "timbre.auth")
@@ -83,6 +84,18 @@ public final class CredentialVault: Sendable {
 
     public func loadSession() async -> Session? {
         if let session = memory.current { return session }
+        for store in [keyring, file] {
+            if let secret = try? await store.read(.session, profile: profile), let session = secret.withString(Session.decode) {
+                memory.withLock { $0 = session }
+                return session
+            }
+        }
+        return nil
+    }
+
+    /// The session as stored now, past this run's memory (another process may have renewed it),
+    /// remembered when found; nil when no store holds one.
+    public func storedSession() async -> Session? {
         for store in [keyring, file] {
             if let secret = try? await store.read(.session, profile: profile), let session = secret.withString(Session.decode) {
                 memory.withLock { $0 = session }

@@ -10,24 +10,46 @@ import TimbreNet
 /// - single-flight: any number of concurrent callers share one refresh;
 /// - a rotated refresh token is stored before the new access token is handed out;
 /// - a response without `refresh_token` keeps the old one;
-/// - `invalid_grant` surfaces as "your Spotify session has expired … run `timbre login`" (exit 4).
+/// - one refresh at a time per profile across processes (`lockPath`: an `flock` on the profile's
+///   `session.lock`): after taking the lock the stored session is read again, and a session
+///   another process renewed meanwhile is adopted instead of spending the refresh token again
+///   (Spotify rotates it: the loser of a race would get `invalid_grant`);
+/// - `invalid_grant` re-reads the stored refresh token once (a process without the lock may have
+///   rotated it) and tries the newer one; only then does it surface as "your Spotify session has
+///   expired … run `timbre login`" (exit 4).
 public actor TokenManager {
     public static let refreshMargin: TimeInterval = 300
+    /// A session another process stored is adopted when it is valid at least this much longer:
+    /// sending a request with it is worth more than one more refresh (a 401 still refreshes).
+    public static let adoptionMargin: TimeInterval = 1
+    /// How long a refresh waits for another process's refresh (one request to the accounts service).
+    public static let lockWait: Duration = .seconds(30)
 
     private let accounts: AccountsClient
     private let vault: CredentialVault
+    private let lockPath: String?
+    private let lockWait: Duration
     private let logger = Logger(label: "timbre.auth")
     private var session: Session?
     private var loaded = false
     private var inFlight: Task<Session, any Error>?
     /// Refreshes performed by this manager (tests and `sync --json` read it).
     public private(set) var refreshCount = 0
+    /// Sessions taken over from the store, renewed by another process (tests read it).
+    public private(set) var adoptedCount = 0
 
-    public init(accounts: AccountsClient, vault: CredentialVault, session: Session? = nil) {
+    /// `lockPath`: the profile's session lock (`Paths.sessionLock`); nil when nothing else can
+    /// share the credentials (tests with an in-memory store).
+    public init(
+        accounts: AccountsClient, vault: CredentialVault, session: Session? = nil, lockPath: String? = nil,
+        lockWait: Duration = TokenManager.lockWait
+    ) {
         self.accounts = accounts
         self.vault = vault
         self.session = session
         self.loaded = session != nil
+        self.lockPath = lockPath
+        self.lockWait = lockWait
     }
 
     /// The current session, loading it from the store the first time.
@@ -74,7 +96,52 @@ public actor TokenManager {
     }
 
     private func performRefresh() async throws -> Session {
+        // The session this refresh replaces: a stored one that differs was renewed by another process.
+        let replacing = await currentSession()?.accessToken
+        guard let lockPath else { return try await refreshStored(replacing: replacing) }
+        let lock: FileLock
+        do {
+            lock = try await FileLock.acquire(path: lockPath, wait: lockWait)
+        } catch {
+            throw SessionLockError(underlying: error)
+        }
+        defer { lock.release() }
+        return try await refreshStored(replacing: replacing)
+    }
+
+    /// Under the lock: adopt what another process stored, else refresh with the stored refresh
+    /// token (always the newest one: every refresh stores its rotation before letting go).
+    private func refreshStored(replacing: String?) async throws -> Session {
+        if let adopted = await adoptable(replacing: replacing) { return adopted }
         guard let (refreshToken, source) = try await vault.refreshToken() else { throw AuthError.notSignedIn }
+        do {
+            return try await exchange(refreshToken, from: source)
+        } catch let error as SpotifyError where error.isInvalidGrant {
+            // Once: a process of an older timbre, or one whose lock file was elsewhere, may have
+            // rotated the token after it was read here.
+            if let adopted = await adoptable(replacing: replacing) { return adopted }
+            guard let (newer, newerSource) = try await vault.refreshToken(), !newer.withString({ n in refreshToken.withString { $0 == n } })
+            else { throw error }
+            logger.info("refresh token rotated by another process; trying the newer one")
+            return try await exchange(newer, from: newerSource)
+        }
+    }
+
+    /// The stored session, when it is not the one being replaced and still valid.
+    private func adoptable(replacing: String?) async -> Session? {
+        guard var stored = await vault.storedSession(), stored.accessToken != replacing,
+            stored.isValid(for: Self.adoptionMargin)
+        else { return nil }
+        if stored.userID == nil {
+            stored.userID = session?.userID
+            stored.displayName = session?.displayName
+        }
+        adoptedCount += 1
+        logger.info("access token renewed by another timbre process; using it")
+        return stored
+    }
+
+    private func exchange(_ refreshToken: SecretBytes, from source: SecretSource) async throws -> Session {
         let response = try await accounts.refresh(refreshToken)
         refreshCount += 1
         if let rotated = response.refreshToken, !rotated.isEmpty, !refreshToken.withString({ $0 == rotated }) {
@@ -110,4 +177,27 @@ public actor TokenManager {
         session = current
         await vault.saveSession(current)
     }
+}
+
+/// Another process held the profile's session lock for longer than a refresh takes.
+public struct SessionLockError: UserFacingError {
+    public var underlying: FileLockError
+
+    public var message: String {
+        switch underlying {
+        case .busy(_, let pid, let waited):
+            let holder = pid.map { "timbre process \($0)" } ?? "another timbre process"
+            return "\(holder) has been renewing the Spotify session for more than \(waited.components.seconds) s"
+        default: return "cannot take the session lock: \(underlying.message)"
+        }
+    }
+
+    public var hint: String? {
+        switch underlying {
+        case .busy: return "check your network connection, or stop that process, then try again; you are still signed in"
+        default: return underlying.hint
+        }
+    }
+
+    public var exitStatus: ExitStatus { .failure }
 }

@@ -71,7 +71,8 @@ public struct Config: Sendable, Equatable {
     public var accountsURL: URL
     public var apiURL: URL
     public var refreshTokenTier: SecretTier
-    /// `rate_limit_budget`: seconds of 429 pauses one command accepts in all.
+    /// `rate_limit_budget`: seconds of 429 pauses one command accepts without a successful answer
+    /// in between (a stall, not the sum of every pause of the run).
     public var rateLimitBudget: Int = Config.defaultRateLimitBudget
     /// `reorder = "rewrite"`: shuffle and sort rewrite the list (⌈n/100⌉ writes, every date added
     /// reset) unless told otherwise; the default, `"moves"`, keeps every date added.

@@ -66,6 +66,9 @@ extension Paths {
     /// The interface's order of each playlist's view (`s`, `:sort`), kept across restarts.
     public var viewOrders: String { stateDirectory + "/view-orders.json" }
 
+    /// The lock one refresh of the profile's Spotify session holds across processes (`flock`).
+    public var sessionLock: String { stateDirectory + "/session.lock" }
+
     /// The trust events, JSON lines (`$XDG_STATE_HOME/timbre/trust.jsonl`, beside the log).
     public var trustEvents: String { stateDirectory + "/trust.jsonl" }
 
