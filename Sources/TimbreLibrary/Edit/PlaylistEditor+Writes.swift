@@ -35,25 +35,34 @@ extension PlaylistEditor {
             step = try await locate(plan, playlist: playlist, journalID: journalID, name: name)
         }
         var unknownInARow = 0
-        while step < plan.writes.count {
-            do {
-                snapshot = try await send(plan.writes[step], to: playlist, legacy: legacy)
-                step += 1
-                unknownInARow = 0
-                try journal.confirm(journalID, step: step)
-                progress?(step, plan.writes.count)
-                if let stop, stop.isRequested, step < plan.writes.count { throw WritesStopped(done: step, snapshot: snapshot) }
-            } catch let error as SpotifyError where error.isDefinitiveRefusal {
-                throw try await refused(
-                    error, write: plan.writes[step], plan: plan, playlist: playlist, journalID: journalID, name: name,
-                    nothingApplied: nothingApplied)
-            } catch let error as WriteOutcomeUnknown {
-                unknownInARow += 1
-                // Left running: the next command that opens the journal finishes it.
-                if unknownInARow > 3 { throw error }
-                step = try await locate(plan, playlist: playlist, journalID: journalID, name: name)
-                snapshot = nil
+        do {
+            while step < plan.writes.count {
+                do {
+                    // Before it leaves: a process finishing this edit after a crash waits it out.
+                    try journal.sending(journalID, at: clock.now(), deadline: api.pacing.requestDeadline)
+                    snapshot = try await send(plan.writes[step], to: playlist, legacy: legacy)
+                    step += 1
+                    unknownInARow = 0
+                    try journal.confirm(journalID, step: step)
+                    progress?(step, plan.writes.count)
+                    if let stop, stop.isRequested, step < plan.writes.count { throw WritesStopped(done: step, snapshot: snapshot) }
+                } catch let error as SpotifyError where error.isDefinitiveRefusal {
+                    throw try await refused(
+                        error, write: plan.writes[step], plan: plan, playlist: playlist, journalID: journalID, name: name,
+                        nothingApplied: nothingApplied)
+                } catch let error as WriteOutcomeUnknown {
+                    unknownInARow += 1
+                    if unknownInARow > 3 { throw error }
+                    // The playlist tells what the lost write did; the plan goes on from there.
+                    try await api.pacing.backOff(unknownInARow - 1)
+                    step = try await locate(plan, playlist: playlist, journalID: journalID, name: name)
+                    snapshot = nil
+                }
             }
+        } catch where Self.settles(error) {
+            // Failed in front of the user: settled now, not left for an unrelated command to push.
+            try await settle(after: error, plan: plan, playlist: playlist, journalID: journalID, name: name, nothingApplied: nothingApplied)
+            return nil
         }
         return snapshot
     }
