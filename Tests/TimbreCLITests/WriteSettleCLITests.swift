@@ -76,11 +76,16 @@ extension SyncCLITests {
         try await withCleanup({ await s.cleanUp() }) {
             #expect(await s.cli.invoke(["sync", "--quiet"]).status == 0)
             let (id, original) = try await ownPlaylist(s)
-            // The move answered 503 (not applied), and every read of the playlist refused for an hour.
+            // The move answered 503 (not applied) 3 s late; once the sandbox has it, every read of
+            // the playlist is refused for an hour.
+            try await s.sandbox.addFaults([itemsFault(.status, "PUT", id, status: 503), itemsFault(.latency, "PUT", id, ms: 3_000)])
+            try await s.sandbox.clearRequests()
+            async let moving = s.cli.invoke(["playlist", "move", id, "--position", "1", "--to", "2"])
+            while try await writes(s, to: id).isEmpty { try await Task.sleep(for: .milliseconds(5)) }
             var unreadable = Fault(kind: .status, pathContains: "/v1/playlists/\(id)", count: 50, status: 429, retryAfter: 3_600)
             unreadable.method = "GET"
-            try await s.sandbox.addFaults([itemsFault(.status, "PUT", id, status: 503), unreadable])
-            let move = await s.cli.invoke(["playlist", "move", id, "--position", "1", "--to", "2"])
+            try await s.sandbox.addFaults([unreadable])
+            let move = await moving
             #expect(move.status != 0, "\(move.stderr)")
             #expect(move.stderr.contains("could not be read to check whether it was applied"), "\(move.stderr)")
             let told = await newestEdit(s)

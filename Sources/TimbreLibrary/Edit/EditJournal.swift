@@ -139,9 +139,13 @@ public final class EditJournal: Sendable {
     }
 
     /// A write of the running edit failed in front of the user, who was told `message`; the edit
-    /// stays running (its outcome could not be settled), marked so.
-    public func tell(_ id: Int64, _ message: String) throws {
-        try write { db in try db.execute(sql: "UPDATE edit SET told = ? WHERE id = ?", arguments: [message, id]) }
+    /// stays running (its outcome could not be settled), marked so. `answered`: the server
+    /// answered the last write (a 5xx), so nothing of it is in flight any more.
+    public func tell(_ id: Int64, _ message: String, answered: Bool = true) throws {
+        try write { db in
+            try db.execute(sql: "UPDATE edit SET told = ? WHERE id = ?", arguments: [message, id])
+            if answered { try db.execute(sql: "UPDATE edit SET sent_at = NULL WHERE id = ?", arguments: [id]) }
+        }
     }
 
     /// What an edit in flight turned out to be (a created playlist's id, known once Spotify answered;

@@ -41,13 +41,15 @@ extension PlaylistEditor {
     /// answer was lost but the edit applied); otherwise throws what to tell the user.
     func settle(
         after error: any Error, plan: EntryEdit.Plan, playlist: SpotifyID, journalID: Int64, name: String,
-        nothingApplied: EditJournal.Entry.State
+        nothingApplied: EditJournal.Entry.State, resumable: Bool = false
     ) async throws {
         let cause = Self.cause(of: error)
         let what = Self.what(plan)
         guard let live = try? await LivePlaylist.read(playlist, api: api, state: fetchState) else {
             let unsettled = WriteUnsettled(journalID: journalID, playlist: name, what: what, cause: cause)
-            try journal.tell(journalID, unsettled.told)
+            // A lost answer (not a 5xx) may still land: the next command waits it out first.
+            let answered = (error as? WriteOutcomeUnknown).map { $0.reason.hasPrefix("HTTP ") } ?? true
+            try journal.tell(journalID, unsettled.told, answered: answered)
             throw unsettled
         }
         let shown = live.meta.name.isEmpty ? name : live.meta.name
@@ -59,12 +61,10 @@ extension PlaylistEditor {
         }
         if reached == plan.writes.count {
             try journal.confirm(journalID, step: reached)
-            settledNotes.withLock {
-                $0.append("Spotify's answer to \(what) on “\(TerminalText.preview(shown, limit: 60))” was lost (\(cause)), but Spotify applied it")
-            }
+            noteApplied(plan, cause: cause, playlist: shown)
             return
         }
-        if reached == 0 {
+        if reached == 0 && !resumable {
             let notApplied = WriteNotApplied(journalID: journalID, playlist: shown, what: what, cause: cause, leftAs: nothingApplied)
             try journal.finish(journalID, nothingApplied, reason: nothingApplied == .failed ? notApplied.message : nil)
             throw notApplied
@@ -101,7 +101,8 @@ extension PlaylistEditor {
         if reached == 0 {
             let state: EditJournal.Entry.State = backward ? .done : .failed
             try journal.finish(
-                entry.id, state, reason: state == .failed ? "it did not reach Spotify (found when it was checked after the failure); nothing was sent again" : nil)
+                entry.id, state,
+                reason: state == .failed ? "it did not reach Spotify (found when it was checked after the failure); nothing was sent again" : nil)
             _ = try await store(live, expected: live.uris)
             return .settled("edit \(entry.id) (\(entry.summary)) did not reach Spotify, as you were told; “\(name)” is unchanged and nothing was sent again")
         }
@@ -117,6 +118,13 @@ extension PlaylistEditor {
         if let deadline { left = min(left, Double(deadline.components.seconds) + 1) }
         clock.say("waiting \(Int(left.rounded(.up))) s for a write the stopped process may still have in flight")
         try await clock.sleep(.milliseconds(Int((left * 1000).rounded(.up))))
+    }
+
+    /// Says (with the operation's warnings) that a write whose answer was lost was applied.
+    func noteApplied(_ plan: EntryEdit.Plan, cause: String, playlist: String) {
+        settledNotes.withLock {
+            $0.append("Spotify's answer to \(Self.what(plan)) on “\(TerminalText.preview(playlist, limit: 60))” was lost (\(cause)), but Spotify applied it")
+        }
     }
 
     /// The notes of writes settled since the last call (each said once).
@@ -176,7 +184,9 @@ public struct WritePartlyApplied: UserFacingError, Equatable {
     public var applied: Int
     public var total: Int
     public var message: String {
-        "edit \(journalID) on “\(TerminalText.preview(playlist, limit: 60))”: Spotify stopped answering (\(cause)) after \(applied) of its \(total) writes, which stay applied"
+        let shown = TerminalText.preview(playlist, limit: 60)
+        if applied == 0 { return "edit \(journalID) on “\(shown)”: Spotify stopped answering (\(cause)) before any of its \(total) writes" }
+        return "edit \(journalID) on “\(shown)”: Spotify stopped answering (\(cause)) after \(applied) of its \(total) writes, which stay applied"
     }
     public var hint: String? {
         "the next timbre command sends the other \(total - applied) (none twice); `timbre history --abandon \(journalID)` leaves the playlist as it is"

@@ -9,12 +9,15 @@ extension PlaylistEditor {
     /// against the list after each step, and the plan goes on from the step it shows.
     /// A write Spotify refuses for good ends the edit (see `refused`): `nothingApplied` is what the
     /// journal says of it when none of the plan had been applied.
+    /// `resumable`: the edit began before this plan (a re-created playlist's entries), so a plan
+    /// that failed with nothing of it applied stays for the next command to finish, as one partly applied does.
     func run(
         _ plan: EntryEdit.Plan, playlist: SpotifyID, journalID: Int64, from start: Int?, name: String, legacy: Bool,
-        nothingApplied: EditJournal.Entry.State = .failed
+        nothingApplied: EditJournal.Entry.State = .failed, resumable: Bool = false
     ) async throws -> LivePlaylist {
         _ = try await runWrites(
-            plan, playlist: playlist, journalID: journalID, from: start, name: name, legacy: legacy, nothingApplied: nothingApplied)
+            plan, playlist: playlist, journalID: journalID, from: start, name: name, legacy: legacy, nothingApplied: nothingApplied,
+            resumable: resumable)
         return try await LivePlaylist.read(playlist, api: api, state: fetchState)
     }
 
@@ -25,7 +28,7 @@ extension PlaylistEditor {
     /// order change by range moves passes one, as every prefix of its writes is a permutation.
     func runWrites(
         _ plan: EntryEdit.Plan, playlist: SpotifyID, journalID: Int64, from start: Int?, name: String, legacy: Bool,
-        nothingApplied: EditJournal.Entry.State = .failed, stop: EditStop? = nil
+        nothingApplied: EditJournal.Entry.State = .failed, stop: EditStop? = nil, resumable: Bool = false
     ) async throws -> String? {
         var snapshot: String?
         var step: Int
@@ -55,13 +58,16 @@ extension PlaylistEditor {
                     if unknownInARow > 3 { throw error }
                     // The playlist tells what the lost write did; the plan goes on from there.
                     try await api.pacing.backOff(unknownInARow - 1)
+                    let sent = step
                     step = try await locate(plan, playlist: playlist, journalID: journalID, name: name)
+                    if step > sent { noteApplied(plan, cause: Self.cause(of: error), playlist: name) }
                     snapshot = nil
                 }
             }
-        } catch where Self.settles(error) {
+        } catch  where Self.settles(error) {
             // Failed in front of the user: settled now, not left for an unrelated command to push.
-            try await settle(after: error, plan: plan, playlist: playlist, journalID: journalID, name: name, nothingApplied: nothingApplied)
+            try await settle(
+                after: error, plan: plan, playlist: playlist, journalID: journalID, name: name, nothingApplied: nothingApplied, resumable: resumable)
             return nil
         }
         return snapshot
