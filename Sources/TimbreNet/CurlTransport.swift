@@ -14,6 +14,7 @@ public final class CurlTransport: HTTPTransport {
     public static let connectionsPerHost = 16
 
     public let settings: TransportSettings
+    public var requestDeadline: Duration? { settings.totalTimeout }
     private let loop: CurlMultiLoop
     private let observer: any TrustObserver
     /// `settings.pins` with the remote rules filled in, once they are loaded.

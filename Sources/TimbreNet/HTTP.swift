@@ -71,4 +71,11 @@ public protocol HTTPTransport: Sendable {
     /// Throws `TransportError` when no HTTP response was received, and `CancellationError` when
     /// the calling task was cancelled.
     func send(_ request: HTTPRequest) async throws -> HTTPResponse
+
+    /// How long a request may take in all before the transport gives up on it (nil: unknown).
+    var requestDeadline: Duration? { get }
+}
+
+extension HTTPTransport {
+    public var requestDeadline: Duration? { nil }
 }

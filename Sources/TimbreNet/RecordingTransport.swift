@@ -7,6 +7,7 @@ import TimbreCore
 /// Numbering continues after the files already there, so several commands can share one folder.
 public final class RecordingTransport: HTTPTransport {
     public let inner: any HTTPTransport
+    public var requestDeadline: Duration? { inner.requestDeadline }
     public let directory: URL
     /// The next file's number; nil until the folder is prepared (on the first request).
     private let next = Locked<Int?>(nil)

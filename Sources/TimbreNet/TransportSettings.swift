@@ -45,7 +45,8 @@ public struct TransportSettings: Sendable {
     public init(config: Config, remotePins: (@Sendable () async -> [PinRule])? = nil) {
         self.init(
             pins: PinPolicySet(configured: config.tls.pins, defaults: DefaultPins.rules),
-            caFile: config.tls.caFile, minimumTLS: config.tls.minVersion, remotePins: remotePins)
+            caFile: config.tls.caFile, minimumTLS: config.tls.minVersion, totalTimeout: .seconds(config.requestTimeout),
+            remotePins: remotePins)
     }
 }
 

@@ -33,7 +33,18 @@ struct SandboxResponder: HTTPResponder {
             headers: headers,
             body: Array(buffer: body)
         )
-        let answer = service.handle(sandboxRequest)
+        let answer: SandboxResponse
+        let hold = service.holdBeforeHandling(sandboxRequest)
+        if hold > 0 {
+            // Not in this handler's task: a client that hangs up during the hold must not cancel
+            // the write (the server received it; it lands when the hold ends).
+            answer = await Task.detached { [service] in
+                try? await Task.sleep(for: .milliseconds(hold))
+                return service.handle(sandboxRequest)
+            }.value
+        } else {
+            answer = service.handle(sandboxRequest)
+        }
         if answer.delayMilliseconds > 0 {
             try await Task.sleep(for: .milliseconds(answer.delayMilliseconds))
         }

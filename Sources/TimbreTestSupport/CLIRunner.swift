@@ -57,14 +57,16 @@ public struct TimbreCLI: Sendable {
         try text.write(to: configFile, atomically: true, encoding: .utf8)
     }
 
-    /// config.toml that points timbre at a sandbox and pins its root.
-    public func configure(for sandbox: SandboxProcess, pin: String? = nil, redirectPort: Int = 0) throws {
+    /// config.toml that points timbre at a sandbox and pins its root; `extra`: more top-level keys
+    /// (`request_timeout = 3`).
+    public func configure(for sandbox: SandboxProcess, pin: String? = nil, redirectPort: Int = 0, extra: String = "") throws {
         try writeConfig(
             sandbox.info.configTOML(
                 pins: pin.map { [$0] },
                 top: """
                     client_id = "\(sandbox.info.clientID)"
                     redirect_port = \(redirectPort)
+                    \(extra)
                     """))
     }
 

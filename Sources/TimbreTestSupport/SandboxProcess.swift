@@ -244,6 +244,12 @@ public final class SandboxProcess: @unchecked Sendable {
 
     public func clearFaults() async throws { try await control("DELETE", "faults") }
 
+    /// The faults not consumed yet (a `hold` leaves this list when its request starts being held).
+    public func pendingFaults() async throws -> [Fault] {
+        struct Body: Decodable { var faults: [Fault] }
+        return try JSONDecoder().decode(Body.self, from: try await control("GET", "faults")).faults
+    }
+
     /// `action`: append, remove_first, reorder (reverse), last_to_front, rename, set_description (`name` is the text), clear,
     /// delete, create. Returns the new playlist summary JSON.
     @discardableResult

@@ -26,14 +26,18 @@ extension SyncCLITests {
         try await s.sandbox.addFaults([fault])
     }
 
-    /// An add left `interrupted`: its POST is answered 503 four times in a row (which does not say
-    /// whether it was applied; here it never is), so the editor stops and leaves the journal entry running.
+    /// An add left `interrupted`: the process is killed (SIGKILL) while its POST waits for an
+    /// answer — a 503, applying nothing, answered 10 s late. (A write that fails in front of a live
+    /// process is settled there and then; only a process that died leaves an edit interrupted.)
+    /// Requests time out after 2 s, so the next command waits at most that for it.
     func interruptedAdd(_ s: Setup, playlist id: String, track: String) async throws -> Int {
-        var lost = Fault(kind: .status, pathContains: "/v1/playlists/\(id)/items", count: 4, status: 503)
-        lost.method = "POST"
-        try await s.sandbox.addFaults([lost])
-        let add = await s.cli.invoke(["playlist", "add", id, track])
-        #expect(add.status != 0, "the add should have been interrupted: \(add.stderr)")
+        try s.cli.configure(for: s.sandbox, extra: "request_timeout = 2")
+        var refused = Fault(kind: .status, pathContains: "/v1/playlists/\(id)/items", count: 1, status: 503)
+        refused.method = "POST"
+        var late = Fault(kind: .latency, pathContains: "/v1/playlists/\(id)/items", count: 1, ms: 10_000)
+        late.method = "POST"
+        try await s.sandbox.addFaults([refused, late])
+        try await runTimbreKilled(afterWrites: 1, on: s.sandbox, environment: s.cli.environment, ["playlist", "add", id, track])
         try await s.sandbox.clearFaults()
         let newest = try #require(await history(s).first)
         #expect(newest["state"] as? String == "interrupted")

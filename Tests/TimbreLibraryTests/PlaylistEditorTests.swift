@@ -241,11 +241,22 @@ import TimbreNet
             defer { try? FileManager.default.removeItem(at: s.dir) }
             s.server.state.withLock { $0.downAfter = diesAfter }
             await #expect(throws: (any Error).self) { try await s.editor.apply(EditRequest(playlist: Self.id, what: .removePositions(positions))) }
+            if diesAfter == 0 {
+                // Settled in front of the user: nothing applied, so it ends failed and is never sent.
+                #expect(try s.journal.history().first?.state == .failed)
+                s.server.state.withLock { $0.downAfter = nil }
+                #expect(try await s.editor.finishInterrupted().isEmpty)
+                #expect(s.server.entries == original && s.server.writes == 0)
+                continue
+            }
+            // Part of it applied: it stays interrupted, told, and the next command sends the rest.
             #expect(try s.journal.running().count == 1, "after \(diesAfter) writes the edit is interrupted")
+            #expect(try s.journal.running().first?.told != nil)
             s.server.state.withLock { $0.downAfter = nil }
             let notes = try await s.editor.finishInterrupted()
             #expect(notes.count == 1)
             #expect(s.server.entries == expected, "died after \(diesAfter) of \(writes) writes")
+            #expect(s.server.writes == writes, "no write sent twice")
             #expect(try s.journal.history().first?.state == .done)
             #expect(try cached(s) == expected)
         }

@@ -20,6 +20,15 @@ public struct Fault: Codable, Sendable, Equatable {
         /// request is handled: a playlist that vanishes in the middle of a sync. Stacks with
         /// other faults, like `latency`.
         case deletePlaylist = "delete_playlist"
+        /// Hold the request `ms` (default 1,000) BEFORE handling it: a write is applied only when
+        /// the hold ends, whether or not its client is still there — Spotify applies a write it
+        /// received asynchronously to the connection, so a client that died meanwhile (or a
+        /// recovery that read the playlist meanwhile) does not see it yet. Unlike `latency`, which
+        /// delays the answer of a write already applied. Stacks with other faults.
+        case hold
+        /// Handle the request (a write is applied), then answer `status` (default 503) with an
+        /// error body: a 5xx that does not mean "not applied".
+        case applyThenStatus = "apply_then_status"
     }
 
     public var kind: Kind
@@ -108,6 +117,8 @@ public struct Fault: Codable, Sendable, Equatable {
 /// What the faults chose for one request.
 struct FaultDecision {
     var delayMilliseconds = 0
+    /// `hold`: how long the request waits before it is handled.
+    var holdMilliseconds = 0
     /// Playlists `delete_playlist` faults remove before the request is handled.
     var deletions: [String] = []
     var fault: Fault?
@@ -144,6 +155,11 @@ struct FaultQueue {
         var index = 0
         while index < pending.count {
             let fault = pending[index]
+            // Holds are taken before the request is handled (`takeHolds`), not here.
+            if fault.kind == .hold {
+                index += 1
+                continue
+            }
             let stacks = fault.kind == .latency || fault.kind == .deletePlaylist
             var applies = fault.matches(target: target, path: path, method: method) && (stacks || decision.fault == nil)
             if applies, let every = fault.every {
@@ -185,5 +201,33 @@ struct FaultQueue {
             }
         }
         return decision
+    }
+
+    /// Consumes the `hold` faults that match: the milliseconds to hold the request before it is
+    /// handled (they add up).
+    mutating func takeHolds(target: String, path: String, method: String) -> Int {
+        var total = 0
+        var index = 0
+        while index < pending.count {
+            let fault = pending[index]
+            var applies = fault.kind == .hold && fault.matches(target: target, path: path, method: method)
+            if applies, let every = fault.every {
+                pending[index].seen += 1
+                applies = pending[index].seen % every == 0
+            }
+            guard applies else {
+                index += 1
+                continue
+            }
+            total += fault.ms ?? 1_000
+            let remaining = (fault.count ?? 1) - 1
+            if remaining <= 0 {
+                pending.remove(at: index)
+            } else {
+                pending[index].count = remaining
+                index += 1
+            }
+        }
+        return total
     }
 }

@@ -116,6 +116,14 @@ public final class SandboxService: Sendable {
 
     // MARK: Dispatch
 
+    /// How long to hold `request` before handling it (`hold` faults, consumed here): the caller
+    /// waits that long, then calls `handle` — even if the client went away meanwhile.
+    public func holdBeforeHandling(_ request: SandboxRequest) -> Int {
+        guard !(request.path.hasPrefix("/__sandbox/") || request.path == "/__sandbox") else { return 0 }
+        let target = request.query.isEmpty ? request.path : request.path + "?" + request.query
+        return withState { $0.faults.takeHolds(target: target, path: request.path, method: request.method) }
+    }
+
     public func handle(_ request: SandboxRequest, now: Date = Date()) -> SandboxResponse {
         if request.path.hasPrefix("/__sandbox/") || request.path == "/__sandbox" {
             return handleControl(request)
@@ -145,6 +153,11 @@ public final class SandboxService: Sendable {
             var headers: [(String, String)] = []
             if status == 429 { headers.append(("Retry-After", String(decision.fault?.retryAfter ?? 1))) }
             response = .apiError(status, Fault.statusMessage(status), headers: headers, reason: decision.fault?.reason)
+        case .applyThenStatus?:
+            // The write is applied; the answer says it failed.
+            _ = route(request, now: now, emptyItems: nil)
+            let status = decision.fault?.status ?? 503
+            response = .apiError(status, Fault.statusMessage(status), reason: decision.fault?.reason)
         case .emptyItems?:
             response = route(request, now: now, emptyItems: decision.fault)
         default:

@@ -188,7 +188,8 @@ extension AppContext {
             throw MissingEditScopes()
         }
         let cache = try cache ?? LibraryCache.open(path: paths.cache, warn: console.warnings)
-        return PlaylistEditor(api: api, cache: cache, journal: try userData.open().journal, progress: progress)
+        return PlaylistEditor(
+            api: api, cache: cache, journal: try userData.open().journal, progress: progress, clock: EditClock(say: console.warnings))
     }
 }
 

@@ -66,7 +66,7 @@ public struct HistoryCommand: Sendable {
                             ("id", .int(Int(entry.id))), ("at", .string(ClockText.iso(entry.at))), ("op", .string(entry.op)),
                             ("playlist", .string(entry.playlist?.description ?? "")), ("summary", .string(entry.summary)),
                             ("state", .string(Self.state(entry))),
-                            ("reason", .optional(entry.reason)),
+                            ("reason", .optional(entry.reason ?? entry.told)),
                         ])
                     }))
         } else {
@@ -74,7 +74,9 @@ public struct HistoryCommand: Sendable {
                 entries.map { entry in
                     var line =
                         "\(String(entry.id).leftPadded(to: 5))  \(ClockText.localDateTime(entry.at))  \(Self.state(entry).padding(toLength: 11, withPad: " ", startingAt: 0)) \(TerminalText.sanitize(entry.summary))"
-                    if entry.state == .running {
+                    if entry.state == .running, let told = entry.told {
+                        line += " — \(TerminalText.sanitize(told)) (`timbre history --abandon \(entry.id)` drops it)"
+                    } else if entry.state == .running {
                         line += " — finished by the next sync or edit (`timbre history --abandon \(entry.id)` drops it)"
                     } else if entry.state == .failed, let reason = entry.reason {
                         line += " — \(TerminalText.sanitize(reason))"

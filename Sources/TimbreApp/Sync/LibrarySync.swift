@@ -54,7 +54,7 @@ public struct LibrarySync: Sendable {
     private func finishInterruptedEdits(cache: LibraryCache) async throws {
         guard let journal = try userData?.existing()?.journal else { return }
         guard try !journal.running().isEmpty else { return }
-        let editor = PlaylistEditor(api: api, cache: cache, journal: journal)
+        let editor = PlaylistEditor(api: api, cache: cache, journal: journal, clock: EditClock(say: warn))
         do {
             for note in try await editor.finishInterruptedHoldingLock() { warn(note) }
         } catch {

@@ -74,6 +74,11 @@ public struct Config: Sendable, Equatable {
     /// `rate_limit_budget`: seconds of 429 pauses one command accepts without a successful answer
     /// in between (a stall, not the sum of every pause of the run).
     public var rateLimitBudget: Int = Config.defaultRateLimitBudget
+    /// `request_timeout`: seconds one request may take in all before the transport gives up on it
+    /// (also how long an edit finished after a crash waits for a write the stopped process may
+    /// still have had in flight).
+    public var requestTimeout: Int = Config.defaultRequestTimeout
+    public static let defaultRequestTimeout = 60
     /// `reorder = "rewrite"`: shuffle and sort rewrite the list (⌈n/100⌉ writes, every date added
     /// reset) unless told otherwise; the default, `"moves"`, keeps every date added.
     public var reorderByRewrite = false
@@ -182,6 +187,7 @@ private struct RawConfig: Decodable {
     var api_url: String?
     var secret_tier_refresh_token: String?
     var rate_limit_budget: Int?
+    var request_timeout: Int?
     var reorder: String?
     var history_keep: String?
     var tls: RawTLS?
@@ -242,6 +248,12 @@ private struct RawConfig: Decodable {
                 throw fail("rate_limit_budget = \(budget) must be a number of seconds from 0 to 86400 (default \(Config.defaultRateLimitBudget))")
             }
             config.rateLimitBudget = budget
+        }
+        if let timeout = request_timeout {
+            guard (1...600).contains(timeout) else {
+                throw fail("request_timeout = \(timeout) must be a number of seconds from 1 to 600 (default \(Config.defaultRequestTimeout))")
+            }
+            config.requestTimeout = timeout
         }
         if let reorder {
             guard reorder == "moves" || reorder == "rewrite" else {

@@ -40,6 +40,9 @@ public struct RequestPacing: Sendable {
     public var maxRetries: Int
     /// Waits before attempt `attempt + 1` (0-based) at something that failed transiently.
     public var backOff: @Sendable (_ attempt: Int) async throws -> Void
+    /// How long one request may take before the transport gives up on it: past that, a write
+    /// this process sent cannot be in flight on its side any more.
+    public var requestDeadline: Duration = .seconds(60)
 
     public init(
         requestsSent: @escaping @Sendable () -> Int, rateLimitWaited: @escaping @Sendable () -> Duration,
@@ -60,6 +63,7 @@ public struct RequestPacing: Sendable {
             requestsSent: { executor.requestsSent }, rateLimitWaited: { executor.budget.waited },
             remainingPause: { executor.budget.remainingPause }, maxConcurrent: executor.budget.maxConcurrent,
             maxRetries: executor.policy.maxRetries, backOff: { attempt in try await executor.backOff(attempt: attempt) })
+        if let deadline = executor.transport.requestDeadline { requestDeadline = deadline }
     }
 
     /// Nothing counted, no waits, the executor's default limits: a fake's.

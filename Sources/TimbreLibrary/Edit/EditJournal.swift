@@ -45,6 +45,20 @@ public final class EditJournal: Sendable {
         public var redoable: Bool
         /// Why a `failed` edit ended (nil for the others, and for edits of older versions).
         public var reason: String? = nil
+        /// A running edit's newest write that Spotify has not confirmed: when it was sent, and the
+        /// transport's deadline for it. Until `sentAt + sentDeadline` the server may still apply it.
+        public var sentAt: Date? = nil
+        public var sentDeadline: Duration? = nil
+        /// What the user was told when a write of this edit failed in front of them (nil: not
+        /// told — the process stopped). The next command reconciles such an edit and reports; it
+        /// never sends again a write that did not reach Spotify.
+        public var told: String? = nil
+
+        /// Until when a write the edit's process sent may still land (nil: none is in flight).
+        public var inFlightUntil: Date? {
+            guard let sentAt, let sentDeadline else { return nil }
+            return sentAt.addingTimeInterval(Double(sentDeadline.components.seconds) + Double(sentDeadline.components.attoseconds) / 1e18)
+        }
     }
 
     /// What an edit changed, by kind.
@@ -102,13 +116,36 @@ public final class EditJournal: Sendable {
     /// Starts undoing (`backward`) or redoing (`forward`) a finished edit.
     public func start(_ id: Int64, _ direction: Entry.Direction) throws {
         try write { db in
-            try db.execute(sql: "UPDATE edit SET state = 'running', direction = ?, step = 0 WHERE id = ?", arguments: [direction.rawValue, id])
+            try db.execute(
+                sql: "UPDATE edit SET state = 'running', direction = ?, step = 0, sent_at = NULL, told = NULL WHERE id = ?",
+                arguments: [direction.rawValue, id])
         }
     }
 
-    /// Spotify confirmed `step` writes of the plan in flight.
+    /// Spotify confirmed `step` writes of the plan in flight (nothing of it is in flight now).
     public func confirm(_ id: Int64, step: Int) throws {
-        try write { db in try db.execute(sql: "UPDATE edit SET step = ? WHERE id = ?", arguments: [step, id]) }
+        try write { db in try db.execute(sql: "UPDATE edit SET step = ?, sent_at = NULL WHERE id = ?", arguments: [step, id]) }
+    }
+
+    /// A write of the edit is about to go out, at `date`, with the transport's `deadline`:
+    /// recorded before the request leaves, so that a process finishing the edit after a crash
+    /// knows how long that write may still land.
+    public func sending(_ id: Int64, at date: Date, deadline: Duration) throws {
+        try write { db in
+            try db.execute(
+                sql: "UPDATE edit SET sent_at = ?, sent_deadline_ms = ? WHERE id = ?",
+                arguments: [ClockText.sqlite(date), Int(deadline.components.seconds) * 1000 + Int(deadline.components.attoseconds / 1_000_000_000_000_000), id])
+        }
+    }
+
+    /// A write of the running edit failed in front of the user, who was told `message`; the edit
+    /// stays running (its outcome could not be settled), marked so. `answered`: the server
+    /// answered the last write (a 5xx), so nothing of it is in flight any more.
+    public func tell(_ id: Int64, _ message: String, answered: Bool = true) throws {
+        try write { db in
+            try db.execute(sql: "UPDATE edit SET told = ? WHERE id = ?", arguments: [message, id])
+            if answered { try db.execute(sql: "UPDATE edit SET sent_at = NULL WHERE id = ?", arguments: [id]) }
+        }
     }
 
     /// What an edit in flight turned out to be (a created playlist's id, known once Spotify answered;
@@ -130,7 +167,7 @@ public final class EditJournal: Sendable {
     public func finish(_ id: Int64, _ state: Entry.State, reason: String? = nil) throws {
         try write { db in
             try db.execute(
-                sql: "UPDATE edit SET state = ?, direction = NULL, step = 0, reason = ? WHERE id = ?",
+                sql: "UPDATE edit SET state = ?, direction = NULL, step = 0, reason = ?, sent_at = NULL, told = NULL WHERE id = ?",
                 arguments: [state.rawValue, reason, id])
         }
     }
@@ -184,10 +221,13 @@ public final class EditJournal: Sendable {
         let state: String = row["state"]
         let direction: String? = row["direction"]
         let playlist: String = row["playlist"]
+        let sentAt: String? = row["sent_at"]
+        let deadline: Int? = row["sent_deadline_ms"]
         return Entry(
             id: row["id"], at: ClockText.parseSQLite(at) ?? Date(timeIntervalSince1970: 0), op: row["op"], playlist: PlaylistRef(stored: playlist),
             summary: row["summary"], state: Entry.State(rawValue: state) ?? .failed, direction: direction.flatMap(Entry.Direction.init),
-            step: row["step"], change: change, redoable: (row["redoable"] as Int) != 0, reason: row["reason"])
+            step: row["step"], change: change, redoable: (row["redoable"] as Int) != 0, reason: row["reason"],
+            sentAt: sentAt.flatMap(ClockText.parseSQLite), sentDeadline: deadline.map { .milliseconds($0) }, told: row["told"])
     }
 
     private static func encode<T: Encodable>(_ value: T) throws -> String {

@@ -127,6 +127,7 @@ extension PlaylistEditor {
         for entry in try journal.running() {
             do {
                 if let note = try await finish(entry) { notes.append(note) }
+                notes += takeSettledNotes()
             } catch  where Self.endsEdit(error) {
                 // Spotify said no for good, or the playlist went its own way: the edit ends here
                 // (never resent) and the command that found it goes on.
@@ -178,9 +179,18 @@ extension PlaylistEditor {
             }
             let forward = try Self.plan(edit, on: before)
             let plan = backward ? try Self.plan(edit.inverse(before: before), on: forward.result) : forward
+            // A write the stopped process sent may still land: nothing is read before it cannot.
+            if let until = entry.inFlightUntil { try await waitOut(until, deadline: entry.sentDeadline) }
+            var start: Int?
+            if entry.told != nil {
+                switch try await reconcileTold(entry, plan: plan, playlist: id, backward: backward) {
+                case .settled(let note): return note
+                case .resume(let step): start = step
+                }
+            }
             let meta = try await LivePlaylist.meta(id, api: api)
             let final = try await run(
-                plan, playlist: id, journalID: entry.id, from: nil, name: meta.name.isEmpty ? id.rawValue : meta.name,
+                plan, playlist: id, journalID: entry.id, from: start, name: meta.name.isEmpty ? id.rawValue : meta.name,
                 legacy: meta.legacyShape, nothingApplied: backward ? .done : .failed)
             try journal.finish(entry.id, backward ? .undone : .done)
             _ = try await store(final, expected: plan.result)

@@ -136,7 +136,7 @@ extension PlaylistEditor {
             journalID, change: .library(LibraryEdit(uris: [created.playlistURI], save: true, fill: entries)), playlist: .playlist(created))
         if let plan {
             let meta = try await LivePlaylist.meta(created, api: api)
-            let final = try await run(plan, playlist: created, journalID: journalID, from: 0, name: name, legacy: meta.legacyShape)
+            let final = try await run(plan, playlist: created, journalID: journalID, from: 0, name: name, legacy: meta.legacyShape, resumable: true)
             outcome.snapshotID = final.meta.snapshotID
         }
         try journal.finish(journalID, .done)
@@ -176,9 +176,10 @@ extension PlaylistEditor {
             return
         }
         if let fill = edit.fill, !fill.isEmpty {
+            if let until = entry.inFlightUntil { try await waitOut(until, deadline: entry.sentDeadline) }
             let plan = try Self.plan(.insert(uris: fill, position: 0), on: [])
             let meta = try await LivePlaylist.meta(created, api: api)
-            _ = try await run(plan, playlist: created, journalID: entry.id, from: nil, name: meta.name, legacy: meta.legacyShape)
+            _ = try await run(plan, playlist: created, journalID: entry.id, from: nil, name: meta.name, legacy: meta.legacyShape, resumable: true)
         }
         try journal.finish(entry.id, .done)
         _ = try await SyncEngine(api: api, cache: cache, options: SyncOptions(playlists: [created])).run()

@@ -9,12 +9,15 @@ extension PlaylistEditor {
     /// against the list after each step, and the plan goes on from the step it shows.
     /// A write Spotify refuses for good ends the edit (see `refused`): `nothingApplied` is what the
     /// journal says of it when none of the plan had been applied.
+    /// `resumable`: the edit began before this plan (a re-created playlist's entries), so a plan
+    /// that failed with nothing of it applied stays for the next command to finish, as one partly applied does.
     func run(
         _ plan: EntryEdit.Plan, playlist: SpotifyID, journalID: Int64, from start: Int?, name: String, legacy: Bool,
-        nothingApplied: EditJournal.Entry.State = .failed
+        nothingApplied: EditJournal.Entry.State = .failed, resumable: Bool = false
     ) async throws -> LivePlaylist {
         _ = try await runWrites(
-            plan, playlist: playlist, journalID: journalID, from: start, name: name, legacy: legacy, nothingApplied: nothingApplied)
+            plan, playlist: playlist, journalID: journalID, from: start, name: name, legacy: legacy, nothingApplied: nothingApplied,
+            resumable: resumable)
         return try await LivePlaylist.read(playlist, api: api, state: fetchState)
     }
 
@@ -25,7 +28,7 @@ extension PlaylistEditor {
     /// order change by range moves passes one, as every prefix of its writes is a permutation.
     func runWrites(
         _ plan: EntryEdit.Plan, playlist: SpotifyID, journalID: Int64, from start: Int?, name: String, legacy: Bool,
-        nothingApplied: EditJournal.Entry.State = .failed, stop: EditStop? = nil
+        nothingApplied: EditJournal.Entry.State = .failed, stop: EditStop? = nil, resumable: Bool = false
     ) async throws -> String? {
         var snapshot: String?
         var step: Int
@@ -35,25 +38,37 @@ extension PlaylistEditor {
             step = try await locate(plan, playlist: playlist, journalID: journalID, name: name)
         }
         var unknownInARow = 0
-        while step < plan.writes.count {
-            do {
-                snapshot = try await send(plan.writes[step], to: playlist, legacy: legacy)
-                step += 1
-                unknownInARow = 0
-                try journal.confirm(journalID, step: step)
-                progress?(step, plan.writes.count)
-                if let stop, stop.isRequested, step < plan.writes.count { throw WritesStopped(done: step, snapshot: snapshot) }
-            } catch let error as SpotifyError where error.isDefinitiveRefusal {
-                throw try await refused(
-                    error, write: plan.writes[step], plan: plan, playlist: playlist, journalID: journalID, name: name,
-                    nothingApplied: nothingApplied)
-            } catch let error as WriteOutcomeUnknown {
-                unknownInARow += 1
-                // Left running: the next command that opens the journal finishes it.
-                if unknownInARow > 3 { throw error }
-                step = try await locate(plan, playlist: playlist, journalID: journalID, name: name)
-                snapshot = nil
+        do {
+            while step < plan.writes.count {
+                do {
+                    // Before it leaves: a process finishing this edit after a crash waits it out.
+                    try journal.sending(journalID, at: clock.now(), deadline: api.pacing.requestDeadline)
+                    snapshot = try await send(plan.writes[step], to: playlist, legacy: legacy)
+                    step += 1
+                    unknownInARow = 0
+                    try journal.confirm(journalID, step: step)
+                    progress?(step, plan.writes.count)
+                    if let stop, stop.isRequested, step < plan.writes.count { throw WritesStopped(done: step, snapshot: snapshot) }
+                } catch let error as SpotifyError where error.isDefinitiveRefusal {
+                    throw try await refused(
+                        error, write: plan.writes[step], plan: plan, playlist: playlist, journalID: journalID, name: name,
+                        nothingApplied: nothingApplied)
+                } catch let error as WriteOutcomeUnknown {
+                    unknownInARow += 1
+                    if unknownInARow > 3 { throw error }
+                    // The playlist tells what the lost write did; the plan goes on from there.
+                    try await api.pacing.backOff(unknownInARow - 1)
+                    let sent = step
+                    step = try await locate(plan, playlist: playlist, journalID: journalID, name: name)
+                    if step > sent { noteApplied(plan, cause: Self.cause(of: error), playlist: name) }
+                    snapshot = nil
+                }
             }
+        } catch  where Self.settles(error) {
+            // Failed in front of the user: settled now, not left for an unrelated command to push.
+            try await settle(
+                after: error, plan: plan, playlist: playlist, journalID: journalID, name: name, nothingApplied: nothingApplied, resumable: resumable)
+            return nil
         }
         return snapshot
     }

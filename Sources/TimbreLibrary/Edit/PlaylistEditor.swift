@@ -20,16 +20,21 @@ public final class PlaylistEditor: Sendable {
     let fetchState = Locked(ReaderState())
     /// The signed-in user's id, once known (from the cache, else one `GET /me` for the session).
     let knownUser = Locked<String?>(nil)
+    /// The time, and waits for a write a stopped process may still have in flight.
+    let clock: EditClock
+    /// Writes whose answer was lost but which Spotify applied, said with the operation's warnings.
+    let settledNotes = Locked<[String]>([])
 
     public init(
         api: any SpotifyAPI, cache: LibraryCache, journal: EditJournal, lockWait: Duration = .seconds(10),
-        progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil
+        progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil, clock: EditClock = .live
     ) {
         self.api = api
         self.cache = cache
         self.journal = journal
         self.lockWait = lockWait
         self.progress = progress
+        self.clock = clock
     }
 
     /// Spotify's limit on a playlist's entries.
@@ -48,7 +53,7 @@ public final class PlaylistEditor: Sendable {
         let notes = try await finishInterruptedLocked()
         var outcome = try await body()
         outcome.requests = api.pacing.requestsSent() - sentBefore
-        outcome.warnings = notes + outcome.warnings
+        outcome.warnings = notes + takeSettledNotes() + outcome.warnings
         return outcome
     }
 

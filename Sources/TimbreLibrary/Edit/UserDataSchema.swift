@@ -104,6 +104,17 @@ enum UserDataSchema {
                     last_version INTEGER NOT NULL
                 );
                 """),
+        // When the newest write of an edit in flight was sent, and the deadline its transport gave
+        // it: a process that finishes the edit after a crash waits until that write cannot land
+        // any more. `told`: what the user was told when a write failed in front of them — the
+        // edit is then reconciled and reported by the next command, never pushed blindly.
+        CacheSchema.Migration(
+            identifier: "journal v5: writes in flight, failures told",
+            sql: """
+                ALTER TABLE edit ADD COLUMN sent_at TEXT;
+                ALTER TABLE edit ADD COLUMN sent_deadline_ms INTEGER;
+                ALTER TABLE edit ADD COLUMN told TEXT;
+                """),
     ]
 
     static var migrator: DatabaseMigrator {

@@ -19,6 +19,8 @@ final class FakeSpotify: SpotifyAPI, @unchecked Sendable {
         var loseAnswerOf: Set<Int> = []
         /// Writes after this many fail before reaching the server.
         var downAfter: Int?
+        /// The next this many writes are answered 503 and not applied.
+        var unavailable = 0
         /// Every write is answered 403 (the owner changed the playlist's sharing, say).
         var forbidden = false
         /// Liked Songs, newest first.
@@ -89,6 +91,12 @@ final class FakeSpotify: SpotifyAPI, @unchecked Sendable {
             return Self.ok("")
         }
         let object = (try? JSONSerialization.jsonObject(with: body ?? Data())) as? [String: Any] ?? [:]
+        let unavailable: Bool = state.withLock { s in
+            guard s.unavailable > 0 else { return false }
+            s.unavailable -= 1
+            return true
+        }
+        if unavailable { throw WriteOutcomeUnknown(path: path, reason: "HTTP 503") }
         let (lost, down): (Bool, Bool) = state.withLock { s in
             if let after = s.downAfter, s.writes >= after { return (false, true) }
             s.writes += 1
