@@ -55,7 +55,7 @@ enum CompletionScripts {
         let lines = generated.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
             guard let range = line.range(of: call), line.hasSuffix(")\"") else { return String(line) }
             let arguments = line[range.upperBound..<line.index(line.endIndex, offsetBy: -2)]
-            return line[..<range.lowerBound] + "__timbre_add_literal_completions " + arguments
+            return String(line[..<range.lowerBound]) + "__timbre_add_literal_completions " + String(arguments)
         }
         let reader = """
             # timbre: each line timbre prints is one literal candidate, never expanded.

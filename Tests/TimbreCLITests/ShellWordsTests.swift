@@ -67,7 +67,7 @@ import TimbreCore
             try named("0000000000000000000007", "ana's crate digging"),
         ]
         let byName = PlaylistRef.resolvableByName(playlists)
-        #expect(byName == Set(["0000000000000000000003", "0000000000000000000007"].compactMap(SpotifyID.init)))
+        #expect(byName == Set(["0000000000000000000003", "0000000000000000000007"].compactMap { SpotifyID($0) }))
         for playlist in playlists where byName.contains(playlist.id) {
             #expect(try PlaylistRef.resolve(playlist.name, among: playlists) == .playlist(playlist.id))
         }
