@@ -99,6 +99,11 @@ fi
 grep -q '^#compdef timbre' /usr/share/zsh/vendor-completions/_timbre || fail "no zsh completion"
 grep -q "complete -c 'timbre'" /usr/share/fish/vendor_completions.d/timbre.fish || fail "no fish completion"
 echo "zsh: /usr/share/zsh/vendor-completions/_timbre  fish: /usr/share/fish/vendor_completions.d/timbre.fish"
+# The shipped scripts are the ones `timbre completion SHELL` prints (bash's reads names as literal words).
+cmp -s <(timbre completion bash) /usr/share/bash-completion/completions/timbre || fail "the bash completion is not \`timbre completion bash\`"
+cmp -s <(timbre completion zsh) /usr/share/zsh/vendor-completions/_timbre || fail "the zsh completion is not \`timbre completion zsh\`"
+cmp -s <(timbre completion fish) /usr/share/fish/vendor_completions.d/timbre.fish || fail "the fish completion is not \`timbre completion fish\`"
+grep -q '__timbre_add_literal_completions' /usr/share/bash-completion/completions/timbre || fail "the bash completion gives names to compgen -W"
 
 echo "--- timbre demo --no-interface (the packaged sandbox), as a new user would"
 [[ -x /usr/lib/timbre/timbre-sandbox ]] || fail "the package has no /usr/lib/timbre/timbre-sandbox"

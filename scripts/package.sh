@@ -23,7 +23,8 @@
 # VERSION has one source, TimbreVersion.current in Sources/TimbreCore/Version.swift, which is what
 # `timbre --version` prints; the script refuses a binary that prints anything else.
 # Nothing here is written by hand that swift-argument-parser generates from the command
-# definitions: the completions come from `timbre --generate-completion-script`, and the man pages
+# definitions: the completions come from `timbre completion SHELL` (argument-parser's scripts, bash's
+# made to read playlist names as literal words — the script a user gets from the same command), and the man pages
 # (one per command: timbre.1, timbre.sync.1, timbre.auth.status.1, …) from argument-parser's own
 # `generate-manual` tool — the tool its GenerateManual plugin runs — at the version Package.resolved
 # pins. The plugin itself (`swift package plugin generate-manual`) works offline here and writes
@@ -97,7 +98,7 @@ mkdir -p "$generated/man" "$generated/completions"
 [[ -f "$generated/man/timbre.1" ]] || { echo "package.sh: generate-manual wrote no timbre.1" >&2; exit 1; }
 gzip -9n "$generated/man/"*.1
 for shell in bash zsh fish; do
-  "$binary" --generate-completion-script "$shell" >"$generated/completions/$shell"
+  "$binary" completion "$shell" >"$generated/completions/$shell"
   [[ -s "$generated/completions/$shell" ]] || { echo "package.sh: empty $shell completion script" >&2; exit 1; }
 done
 

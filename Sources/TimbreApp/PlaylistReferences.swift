@@ -36,31 +36,75 @@ public enum ShellCompletion {
     /// `playlist sort --by`'s fields.
     public static let sortFields = LibraryChange.SortKey.allCases.map(\.rawValue)
 
-    /// Cached playlist names and ids, and `liked`, that start with `prefix` (case-insensitively).
-    public static func playlists(words: [String], prefix: String, environment: [String: String]) -> [String] {
-        guard let environment = profiled(environment, words: words) else { return [] }
-        let invocation = Invocation(console: Console.buffered().0, environment: environment)
+    /// Cached playlist names and ids, and `liked`, that start with `prefix` (case-insensitively),
+    /// each written for `shell` (`ShellWords.written`). A name `timbre` would not read back as that
+    /// playlist — one with a control character or a newline, one another name folds to, one read
+    /// as an ID, URI or option — is offered as its id; a name longer than `ShellWords.longest` as
+    /// the start of it that still names only it, else as its id.
+    public static func playlists(words: [String], prefix: String, shell: CompletingShell?, environment: [String: String])
+        -> [String]
+    {
+        guard let profiled = profiled(environment, words: words) else { return [] }
+        let invocation = Invocation(console: Console.buffered().0, environment: profiled)
         let named = (try? invocation.cachedPlaylistNames()) ?? []
-        let candidates = ["liked"] + named.map(\.name) + named.map(\.id.rawValue)
-        return matching(candidates, prefix)
+        let byName = PlaylistRef.resolvableByName(named)
+        let typed = typedForms(prefix)
+        let literal = environment[ShellWords.literalMarker] == ShellWords.literalValue
+        var names: [String] = []
+        var byID: [String] = []
+        for playlist in named {
+            let word = byName.contains(playlist.id) ? (playlist.name.count <= ShellWords.longest ? playlist.name : shortened(playlist, among: named)) : nil
+            if let word, ShellWords.written(word, for: shell, literal: literal) != nil {
+                names.append(word)
+            } else if typed.contains(where: { !$0.isEmpty && playlist.name.lowercased().hasPrefix($0) }) {
+                // Its name cannot be offered: its id is, when the name starts with what was typed.
+                byID.append(playlist.id.rawValue)
+            }
+        }
+        let offered = matching(["liked"] + names + named.map(\.id.rawValue), prefix) + byID
+        return written(offered, shell: shell, environment: environment)
     }
 
-    /// The local folders' names that start with `prefix`.
-    public static func folders(words: [String], prefix: String, environment: [String: String]) -> [String] {
-        guard let environment = profiled(environment, words: words) else { return [] }
-        let paths = Paths.resolve(environment: environment)
+    /// The local folders' names that start with `prefix`, written for `shell`.
+    public static func folders(words: [String], prefix: String, shell: CompletingShell?, environment: [String: String])
+        -> [String]
+    {
+        guard let profiled = profiled(environment, words: words) else { return [] }
+        let paths = Paths.resolve(environment: profiled)
         guard let folders = (try? UserData.existing(path: paths.data))??.folders else { return [] }
-        return matching(((try? folders.list()) ?? []).map(\.name), prefix)
+        return written(matching(((try? folders.list()) ?? []).map(\.name), prefix), shell: shell, environment: environment)
+    }
+
+    /// What the user typed, lowercased: as the shell passed it, and without its quoting (bash,
+    /// zsh and fish 4 pass the word as typed; fish 3 passes it unquoted already).
+    static func typedForms(_ prefix: String) -> Set<String> {
+        [prefix.lowercased(), ShellWords.unquoted(prefix).lowercased()]
     }
 
     static func matching(_ candidates: [String], _ prefix: String) -> [String] {
-        let wanted = prefix.lowercased()
+        let typed = typedForms(prefix)
         var seen = Set<String>()
         return candidates.filter { candidate in
-            // A name the shell would show as two words or with escapes is offered as it is; bash
-            // and zsh quote it when they insert it.
-            !candidate.contains("\n") && candidate.lowercased().hasPrefix(wanted) && seen.insert(candidate).inserted
+            let folded = candidate.lowercased()
+            return typed.contains { folded.hasPrefix($0) } && seen.insert(candidate).inserted
         }
+    }
+
+    /// The candidates as the asking shell must get them; those it cannot get safely left out.
+    static func written(_ candidates: [String], shell: CompletingShell?, environment: [String: String]) -> [String] {
+        let literal = environment[ShellWords.literalMarker] == ShellWords.literalValue
+        var seen = Set<String>()
+        return candidates.compactMap { ShellWords.written($0, for: shell, literal: literal) }.filter { seen.insert($0).inserted }
+    }
+
+    /// The first `ShellWords.longest` characters of a long name, when they still name only this
+    /// playlist (no other name is exactly them or starts with them).
+    static func shortened(_ playlist: NamedPlaylist, among playlists: [NamedPlaylist]) -> String? {
+        let start = String(playlist.name.prefix(ShellWords.longest))
+        let others = playlists.filter { $0.id != playlist.id }
+        let key = start.trimmingCharacters(in: .whitespaces).lowercased()
+        let named = others.contains { $0.name.trimmingCharacters(in: .whitespaces).lowercased().hasPrefix(key) }
+        return named || (try? PlaylistRef.resolve(start, among: [playlist])) != .playlist(playlist.id) ? nil : start
     }
 
     /// The environment with the `--profile` the command line being completed names, if any; nil

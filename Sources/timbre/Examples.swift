@@ -65,6 +65,11 @@ enum Examples {
         "pins update": ["timbre pins update", "timbre pins update --file pins.json --signature pins.json.sig"],
         "pins status": ["timbre pins status", "timbre pins status --json"],
         "paths": ["timbre paths", "timbre --profile work paths --json"],
+        "completion": [
+            "timbre completion bash > ~/.local/share/bash-completion/completions/timbre",
+            "timbre completion zsh > ~/.zfunc/_timbre     # with fpath=(~/.zfunc $fpath) before compinit",
+            "timbre completion fish > ~/.config/fish/completions/timbre.fish",
+        ],
     ]
 
     /// The EXAMPLES section of a command's help; nil for a command without examples (a group).

@@ -31,7 +31,7 @@ struct Root: Runnable {
         subcommands: [
             Demo.self, Doctor.self, Login.self, Logout.self, Auth.self, Sync.self, Playlists.self, Tracks.self, Playlist.self,
             Folder.self, Stats.self, Export.self, Import.self, Duplicates.self, Search.self, Like.self, Unlike.self, Undo.self, Redo.self, History.self,
-            API.self, Pins.self, PathsCommand.self, Backup.self, Restore.self,
+            API.self, Pins.self, PathsCommand.self, Backup.self, Restore.self, Completion.self,
         ]
     )
 
@@ -94,6 +94,11 @@ struct Root: Runnable {
 
     private static func run(parsing arguments: [String], _ invocation: Invocation) async -> Int32 {
         let console = invocation.console
+        // ArgumentParser's own `--generate-completion-script SHELL` prints timbre's scripts too.
+        if let shell = Self.generatedCompletion(arguments) {
+            console.write(CompletionScripts.script(for: shell))
+            return ExitStatus.success.rawValue
+        }
         let command: any ParsableCommand
         do {
             command = try parseAsRoot(arguments)
@@ -124,6 +129,17 @@ struct Root: Runnable {
         } catch {
             console.writeError(Redactor.redact("timbre: \(error)\n"))
             return ExitStatus.failure.rawValue
+        }
+    }
+
+    /// The shell `--generate-completion-script SHELL` (or `=SHELL`) asks for, when that is the
+    /// whole command line and a shell timbre has a script for.
+    static func generatedCompletion(_ arguments: [String]) -> CompletingShell? {
+        let option = "--generate-completion-script"
+        switch arguments.count {
+        case 2 where arguments[0] == option: return CompletingShell(rawValue: arguments[1])
+        case 1 where arguments[0].hasPrefix(option + "="): return CompletingShell(rawValue: String(arguments[0].dropFirst(option.count + 1)))
+        default: return nil
         }
     }
 

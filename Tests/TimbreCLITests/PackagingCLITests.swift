@@ -30,12 +30,30 @@ import TimbreTestSupport
         }
     }
 
+    /// `timbre completion SHELL` prints what `--generate-completion-script SHELL` prints (what
+    /// scripts/package.sh ships), bash's reading names as literal words.
+    @Test(arguments: ["bash", "zsh", "fish"])
+    func theCompletionCommandPrintsTheSameScript(shell: String) async throws {
+        try await withCLI { cli in
+            let script = await cli.invoke(["completion", shell])
+            #expect(script.status == 0)
+            #expect(script.stderr.isEmpty)
+            #expect(script.stdout == (await cli.invoke(["--generate-completion-script", shell])).stdout)
+            #expect(script.stdout.contains("__timbre_add_literal_completions") == (shell == "bash"))
+            #expect(script.stdout.hasSuffix("\n"))
+        }
+    }
+
     @Test func anUnknownShellIsAUsageError() async throws {
         try await withCLI { cli in
             let script = await cli.invoke(["--generate-completion-script", "tcsh"])
             #expect(script.status == 2)
             #expect(script.stdout.isEmpty)
             #expect(script.stderr.contains("tcsh"))
+            let command = await cli.invoke(["completion", "tcsh"])
+            #expect(command.status == 2)
+            #expect(command.stdout.isEmpty)
+            #expect(command.stderr.contains("'tcsh'") && command.stderr.contains("bash, zsh or fish"), "\(command.stderr)")
         }
     }
 

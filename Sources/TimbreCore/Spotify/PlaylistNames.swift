@@ -34,6 +34,19 @@ extension PlaylistRef {
         }
     }
 
+    /// The playlists that `resolve` finds by their whole name as it is: it is not read as an ID,
+    /// URI, link or `liked`, is not blank or `Liked Songs`, and no other cached name folds to it.
+    /// The rest can only be given by id (shell completion offers those by id).
+    public static func resolvableByName(_ playlists: [NamedPlaylist]) -> Set<SpotifyID> {
+        var counts: [String: Int] = [:]
+        for playlist in playlists { counts[fold(playlist.name), default: 0] += 1 }
+        return Set(
+            playlists.filter { playlist in
+                let folded = fold(playlist.name)
+                return !folded.isEmpty && folded != "liked songs" && counts[folded] == 1 && (try? parse(playlist.name)) == nil
+            }.map(\.id))
+    }
+
     /// Names compare case-insensitively, with surrounding spaces ignored.
     static func fold(_ text: String) -> String {
         text.trimmingCharacters(in: .whitespaces).lowercased()
