@@ -107,7 +107,7 @@ import TimbreTestSupport
             moved.insert(moved.removeFirst(), at: 1)
             #expect(try await sandboxReaches(sandbox, coffee, moved) == moved)
             #expect(try await cachedURIs(cli, coffee) == moved.filter { !$0.isEmpty }, "the CLI reads the interface's edit")
-            let back = try await cli.run(["playlist", "move", coffee, "--position", "1", "--to", "0"])
+            let back = try await cli.run(["playlist", "move", coffee, "--position", "2", "--to", "1"])
             #expect(back.status == 0, "\(back.stderr)")
             #expect(try await sandbox.entries(of: coffee) == before)
             // The edit opened the user data (its journal) in both processes.
@@ -172,7 +172,7 @@ import TimbreTestSupport
                 let add = try await cli.run(["playlist", "add", others[index].id, uri])
                 #expect(add.status == 0, "round \(round): add: \(add.stderr)")
                 others[index].expected.append(uri)
-                let move = try await cli.run(["playlist", "move", others[index].id, "--position", "0", "--to", "2"])
+                let move = try await cli.run(["playlist", "move", others[index].id, "--position", "1", "--to", "3"])
                 #expect(move.status == 0, "round \(round): move: \(move.stderr)")
                 others[index].expected.insert(others[index].expected.removeFirst(), at: 2)
                 edits += 2

@@ -44,7 +44,8 @@ public final class LibraryCache: Sendable {
             for: path,
             reuse: { live in
                 // Damaged under a pool this process shares: closed, and the file moved aside below.
-                guard try !verify || integrityOK(live) else {
+                // (A check that fails with an error — "database disk image is malformed" — is damage too.)
+                guard !verify || (try? integrityOK(live)) == true else {
                     try? live.close()
                     aside = try moveAside(path)
                     return false
