@@ -111,7 +111,7 @@ extension SyncCLITests {
         let id = created.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(created.status == 0 && id.count == 22, "\(created.stderr)")
         let added = await s.cli.invoke(["playlist", "add", id, "-"], stdin: uris.joined(separator: "\n"))
-        #expect(added.status == 0, "\(added.stderr)")
+        #expect(added.status == 0, "\(added.stderr.prefix(500))")
         return id
     }
 
@@ -120,7 +120,12 @@ extension SyncCLITests {
         var seen = Set<String>(), tracks: [String] = []
         for playlist in try await s.sandbox.library(includeItems: false)["playlists"] as? [[String: Any]] ?? [] {
             guard let id = playlist["id"] as? String else { continue }
-            for uri in try await s.sandbox.entries(of: id) where uri.hasPrefix("spotify:track:") && seen.insert(uri).inserted {
+            // Well-formed ids only (the library holds malformed ones on purpose).
+            for uri in try await s.sandbox.entries(of: id)
+            where uri.hasPrefix("spotify:track:") && uri.dropFirst(14).count == 22
+                && uri.dropFirst(14).allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) })
+                && seen.insert(uri).inserted
+            {
                 tracks.append(uri)
             }
             if tracks.count >= count { break }
