@@ -241,7 +241,7 @@ import TimbreTestSupport
                 #expect(h.madeMarks.isEmpty, "Tab ran a playlist name in \(shell): \(h.madeMarks)")
                 try terminal.keys("C-c")
                 _ = try await terminal.settled("a fresh prompt") {
-                    commandLine($0).hasSuffix(Self.prompt + (shell == "bash" ? "$" : shell == "zsh" ? "%" : ">"))
+                    Self.commandLine($0).hasSuffix(Self.prompt + (shell == "bash" ? "$" : shell == "zsh" ? "%" : ">"))
                 }
 
                 // The apostrophe: bare, inside an open double quote, inside an open single quote.
