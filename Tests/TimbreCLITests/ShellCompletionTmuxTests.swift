@@ -21,13 +21,14 @@ import TimbreTestSupport
         var dollar: String { "$(touch \(marks.path)/dollar)" }
         var backtick: String { "`touch \(marks.path)/backtick`" }
         static let home = "$HOME and away"
+        /// The small library's own playlist of that name (LibraryGenerator): not made again.
         static let apostrophe = "ana's crate digging"
         static let quotes = "say \"hi\" & run; exit"
         static let colon = "sets: one"
         static let newline = "first line\nsecond line"
         static let long = "Longest " + String(repeating: "very ", count: 2_000) + "name"
 
-        var names: [String] { [dollar, backtick, Self.home, Self.apostrophe, Self.quotes, Self.colon, Self.newline, Self.long] }
+        var names: [String] { [dollar, backtick, Self.home, Self.quotes, Self.colon, Self.newline, Self.long] }
 
         /// The files the names' code would have made.
         var madeMarks: [String] { (try? FileManager.default.contentsOfDirectory(atPath: marks.path)) ?? [] }
@@ -106,7 +107,8 @@ import TimbreTestSupport
             let old = try await Self.candidates(h, shell: "bash", typed: "", literal: false)
             #expect(!old.contains { $0.contains("$") || $0.contains("`") || $0.contains("'") || $0.contains("\"") }, "\(old)")
             #expect(old.contains(Hostile.colon))
-            #expect(try await Self.candidates(h, shell: "bash", typed: "ana", literal: false) == [try #require(h.ids[Hostile.apostrophe])])
+            let byID = try await Self.candidates(h, shell: "bash", typed: "ana", literal: false)
+            #expect(byID.count == 1 && byID.allSatisfy { $0.count == 22 && !$0.contains("'") }, "\(byID)")
         }
     }
 
@@ -233,15 +235,18 @@ import TimbreTestSupport
 
                 // Every candidate listed (Tab twice lists them in each shell): none runs, the
                 // shell survives the 10,000-character name.
+                // (bash lists on the second Tab; zsh and fish on the first, where a second would
+                // start cycling through them.)
                 try terminal.type("timbre tracks ")
-                try terminal.keys("Tab")
-                try terminal.keys("Tab")
+                if shell == "bash" { try terminal.keys("Tab", "Tab") } else { try terminal.keys("Tab") }
                 let listed = try await terminal.settled("the candidates listed") { $0.contains("crate digging") }
                 #expect(listed.contains("crate digging"), "\(listed)")
                 #expect(h.madeMarks.isEmpty, "Tab ran a playlist name in \(shell): \(h.madeMarks)")
-                try terminal.keys("C-c")
-                _ = try await terminal.settled("a fresh prompt") {
-                    Self.commandLine($0).hasSuffix(Self.prompt + (shell == "bash" ? "$" : shell == "zsh" ? "%" : ">"))
+                // Leave the line empty (Ctrl-E Ctrl-U clears it in all three).
+                try terminal.keys("C-e", "C-u")
+                _ = try await terminal.settled("an empty command line") { screen in
+                    let line = Self.commandLine(screen).trimmingCharacters(in: .whitespaces)
+                    return line.hasSuffix(Self.prompt + (shell == "bash" ? "$" : shell == "zsh" ? "%" : ">"))
                 }
 
                 // The apostrophe: bare, inside an open double quote, inside an open single quote.
