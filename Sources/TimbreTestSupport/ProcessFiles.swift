@@ -11,11 +11,15 @@ public enum ProcessFiles {
         var info = stat()
         guard stat(path, &info) == 0, let text = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else { return [] }
         let inode = String(info.st_ino)
+        // The leading ordinal ("12:") is /proc/locks' row number, which moves as other locks come and
+        // go: it is dropped, so two readings of the same locks compare equal.
         return text.split(separator: "\n").map(String.init).filter { line in
             // "12: POSIX  ADVISORY  READ 4242 08:01:1234567 1073741826 1073742335"; waiters start with "->".
             let fields = line.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
             guard let kind = fields.firstIndex(of: "POSIX"), fields.count > kind + 4, !fields.contains("->") else { return false }
             return fields[kind + 3] == String(pid) && fields[kind + 4].split(separator: ":").last.map(String.init) == inode
+        }.map { line in
+            line.split(separator: " ", omittingEmptySubsequences: true).drop { !$0.hasPrefix("POSIX") }.joined(separator: " ")
         }
     }
 
