@@ -40,8 +40,12 @@ import TimbreCore
 
         #expect(try mode(path) == 0o600)
         #expect(try mode((path as NSString).deletingLastPathComponent) == 0o700)
+        // Beside the file only its lock (kept: deleting a lock file another process may hold is a
+        // race), private and empty: no temporary file left, no secret outside credentials.json.
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: (path as NSString).deletingLastPathComponent)
-        #expect(leftovers == ["credentials.json"])
+        #expect(leftovers.sorted() == ["credentials.json", "credentials.json.lock"])
+        #expect(try mode(path + ".lock") == 0o600)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path + ".lock")).isEmpty)
 
         let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any]
         let profiles = json?["profiles"] as? [String: [String: String]]
@@ -68,7 +72,7 @@ import TimbreCore
         #expect(try inode(path) != before)
         #expect(try mode(path) == 0o600)
         #expect(try await store.read(.refreshToken, profile: "default")?.string == "second ✓ 日本")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/timbre") == ["credentials.json"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/timbre").sorted() == ["credentials.json", "credentials.json.lock"])
     }
 
     @Test func refusesAFileOthersCanRead() async throws {
