@@ -51,9 +51,12 @@ struct Root: Runnable {
         let started = Invocation(console: .standard(environment: environment), environment: environment)
         // The global options, applied once: the log of the profile they name, then the run. A bad
         // name gets no log: `run` refuses it before anything could write one.
-        let applied = Result { try GlobalOptions.apply(Array(CommandLine.arguments.dropFirst()), to: started, shape: shape) }
-        if case .success((_, let profiled)) = applied {
-            TimbreLogging.bootstrap(paths: profiled.paths, environment: profiled.environment)
+        var applied = Result { try GlobalOptions.apply(Array(CommandLine.arguments.dropFirst()), to: started, shape: shape) }
+        if case .success((_, let profiled)) = applied,
+            let refusal = TimbreLogging.bootstrap(paths: profiled.paths, environment: profiled.environment)
+        {
+            // A link (or another user's file) where timbre.log goes: refused with the fix, exit 1.
+            applied = .failure(refusal)
         }
         Foundation.exit(await run(applied: applied, console: started.console))
     }

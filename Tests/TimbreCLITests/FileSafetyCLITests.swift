@@ -134,6 +134,38 @@ struct FileSafetyCLITests {
         }
     }
 
+    /// README: nothing timbre writes is opened through a link — the log included. A linked
+    /// timbre.log was once skipped in silence (exit 0, nothing logged): now the run says so and stops.
+    @Test(arguments: [["playlists"], ["paths"], ["sync"]])
+    func aLinkedLogIsRefusedNamingTheFileAndTheFix(_ arguments: [String]) async throws {
+        let cli = try TimbreCLI()
+        let other = try scratch()
+        try await withCleanup({
+            cli.remove()
+            try? FileManager.default.removeItem(atPath: other)
+        }) {
+            try cli.writeConfig(Self.offlineConfig)
+            let target = other + "/elsewhere.txt"
+            #expect(FileManager.default.createFile(atPath: target, contents: Data("theirs\n".utf8)))
+            chmod(target, 0o644)
+            let log = cli.home.appendingPathComponent("state/timbre/timbre.log").path
+            try FileManager.default.createDirectory(atPath: (log as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try FileManager.default.createSymbolicLink(atPath: log, withDestinationPath: target)
+            let result = try await cli.run(arguments, environment: ["TIMBRE_REFRESH_TOKEN": "not-a-real-token"])
+            #expect(result.status == 1, "\(result.stderr)")
+            #expect(result.stderr.contains("timbre will not open \(log): it is a symbolic link"), "\(result.stderr)")
+            #expect(result.stderr.contains("rm \(log)"), "\(result.stderr)")
+            #expect(result.stdout.isEmpty, "the command did not run")
+            #expect(try String(contentsOfFile: target, encoding: .utf8) == "theirs\n", "timbre wrote through the link")
+            #expect(mode(target) == 0o644)
+            // Once the link is gone, the run makes its own log.
+            try FileManager.default.removeItem(atPath: log)
+            let again = try await cli.run(["paths"])
+            #expect(again.status == 0, "\(again.stderr)")
+            #expect(mode(log) == 0o600)
+        }
+    }
+
     @Test func aJournalLinkedToAnotherDatabaseIsRefusedAndThatFileLeftAlone() async throws {
         let cli = try TimbreCLI()
         let other = try scratch()
