@@ -86,7 +86,11 @@ public enum TimbreLogging {
     public static func bootstrap(paths: Paths, environment: [String: String]) -> UnsafeFileError? {
         let level = level(from: environment["TIMBRE_LOG"])
         var refusal: UnsafeFileError?
-        do { try FilePermissions.requireOwnFile(paths.log) } catch { refusal = error }
+        do {
+            try FilePermissions.requireOwnFile(paths.log)
+        } catch {
+            refusal = (error as any Error) as? UnsafeFileError
+        }
         let sink = refusal == nil ? try? LogSink(path: paths.log) : nil
         LoggingSystem.bootstrap { label in
             guard let sink else { return SwiftLogNoOpLogHandler() }

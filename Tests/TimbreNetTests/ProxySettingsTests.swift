@@ -76,7 +76,7 @@ import TimbreCore
             for part in parts where part.count >= 3 { #expect(!masked.contains(part), "\(masked)") }
             #expect(masked.contains(shown), "\(masked)")
             // The log's last line of defence, for any text that quotes such a URL.
-            if url.contains("user:") { #expect(!Redactor.redact("failed: \(url) (x)").contains(password)) }
+            if url.contains("://user:") { #expect(!Redactor.redact("failed: \(url) (x)").contains(password)) }
         }
     }
 

@@ -38,16 +38,51 @@ extension Backup {
             message: "the file is not valid JSON (damaged or cut short?): not a timbre backup; nothing was sent",
             hint: "give the file `timbre backup` wrote")
         // RFC 8259 text is UTF-8; the reader would put U+FFFD for a bad byte, the file is refused instead.
-        let invalidUTF8 = data.withUnsafeBytes { raw in
-            transcode(raw.bindMemory(to: UInt8.self).makeIterator(), from: UTF8.self, to: UTF32.self, stoppingOnError: true) { _ in }
-        }
-        guard !invalidUTF8 else { throw notJSON }
+        guard data.withUnsafeBytes({ isUTF8($0.bindMemory(to: UInt8.self)) }) else { throw notJSON }
         do {
             _ = try JSONReader.read(data) { reader in try parse(&reader, keep: false) }
             return try JSONReader.read(data) { reader in try parse(&reader, keep: true) }
         } catch is JSONReader.SyntaxError {
             throw notJSON
         }
+    }
+
+    /// Whether `bytes` are well-formed UTF-8 (RFC 3629: no overlong forms, no surrogates, nothing
+    /// past U+10FFFF), in one pass that allocates nothing.
+    static func isUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var i = 0
+        let n = bytes.count
+        while i < n {
+            let lead = bytes[i]
+            if lead < 0x80 {
+                i += 1
+                continue
+            }
+            let length: Int
+            var low: UInt8 = 0x80, high: UInt8 = 0xBF
+            switch lead {
+            case 0xC2...0xDF: length = 2
+            case 0xE0:
+                length = 3
+                low = 0xA0
+            case 0xE1...0xEC, 0xEE...0xEF: length = 3
+            case 0xED:
+                length = 3
+                high = 0x9F
+            case 0xF0:
+                length = 4
+                low = 0x90
+            case 0xF1...0xF3: length = 4
+            case 0xF4:
+                length = 4
+                high = 0x8F
+            default: return false
+            }
+            guard i + length <= n, (low...high).contains(bytes[i + 1]) else { return false }
+            for k in 2..<max(2, length) where bytes[i + k] & 0xC0 != 0x80 { return false }
+            i += length
+        }
+        return true
     }
 
     /// One member's value when it is not an object or a list (those are read where they are).
