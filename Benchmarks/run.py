@@ -77,6 +77,12 @@ def timed(argv, env=None, timeout=900, cwd=None):
         return wall, usage.ru_maxrss, out.read(), err.read(), proc.returncode
 
 
+def read_secret(path):
+    """The sandbox's owner secret from its `control-secret` file."""
+    with open(path) as f:
+        return f.read().strip()
+
+
 class Sandbox:
     def __init__(self, binary, library, state_dir, extra=()):
         self.proc = subprocess.Popen([binary, "serve", "--state-dir", state_dir, "--library", library,
@@ -88,11 +94,13 @@ class Sandbox:
             raise RuntimeError("the sandbox did not start (see sandbox.log)")
         self.info = json.loads(line)
         self.ctx = ssl.create_default_context(cafile=self.info["ca_file"])
+        # The owner's secret (0600 in the state folder): every control call sends it.
+        self.secret = read_secret(self.info["secret_file"])
 
     def call(self, method, path, body=None):
         data = json.dumps(body).encode() if body is not None else (b"" if method == "POST" else None)
         req = urllib.request.Request(self.info["base_url"] + path, data=data, method=method,
-                                     headers={"Content-Type": "application/json"})
+                                     headers={"Content-Type": "application/json", "X-Sandbox-Secret": self.secret})
         with urllib.request.urlopen(req, context=self.ctx, timeout=120) as r:
             return json.load(r)
 
@@ -116,6 +124,7 @@ def sign_in(sandbox, work):
     info = sandbox.info
     token = sandbox.call("POST", "/__sandbox/mint-refresh-token")["refresh_token"]
     session = dict(api_url=info["api_url"], accounts_url=info["accounts_url"], ca_file=info["ca_file"],
+                   secret_file=info["secret_file"],
                    access_token=common.access_token(info["accounts_url"], info["client_id"], token, info["ca_file"]))
     session_file = os.path.join(work, "session.json")
     with open(session_file, "w") as f:

@@ -20,7 +20,7 @@ LIMIT = 50  # the sandbox (like Spotify's spec) rejects limit=100 on /items
 
 
 def load_session(path):
-    """bench session file: {"api_url", "accounts_url", "ca_file", "access_token"}."""
+    """bench session file: {"api_url", "accounts_url", "ca_file", "secret_file", "access_token"}."""
     with open(path) as f:
         return json.load(f)
 

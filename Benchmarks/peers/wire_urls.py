@@ -19,7 +19,10 @@ def main():
     session = common.load_session(sys.argv[1])
     base = sys.argv[2].rstrip("/")
     context = ssl.create_default_context(cafile=session["ca_file"])
-    with urllib.request.urlopen(base + "/__sandbox/library?include_items=false", context=context, timeout=60) as r:
+    with open(session["secret_file"]) as f:
+        secret = f.read().strip()
+    request = urllib.request.Request(base + "/__sandbox/library?include_items=false", headers={"X-Sandbox-Secret": secret})
+    with urllib.request.urlopen(request, context=context, timeout=60) as r:
         model = json.load(r)
     api = session["api_url"].rstrip("/")
     urls = []

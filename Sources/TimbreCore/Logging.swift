@@ -78,13 +78,24 @@ public enum TimbreLogging {
     }
 
     /// Sends every logger of the process to the log file. Call once, early, from the executable.
-    /// When the file cannot be opened, logging goes nowhere rather than to the terminal.
-    public static func bootstrap(paths: Paths, environment: [String: String]) {
+    /// When the file cannot be opened, logging goes nowhere rather than to the terminal. Returns
+    /// why the file is refused when something other than the user's own file stands where the log
+    /// goes — a symbolic link, another user's file, a FIFO —: the run must say so and stop (exit 1,
+    /// README), not run on with its log silently unwritten.
+    @discardableResult
+    public static func bootstrap(paths: Paths, environment: [String: String]) -> UnsafeFileError? {
         let level = level(from: environment["TIMBRE_LOG"])
-        let sink = try? LogSink(path: paths.log)
+        var refusal: UnsafeFileError?
+        do {
+            try FilePermissions.requireOwnFile(paths.log)
+        } catch {
+            refusal = (error as any Error) as? UnsafeFileError
+        }
+        let sink = refusal == nil ? try? LogSink(path: paths.log) : nil
         LoggingSystem.bootstrap { label in
             guard let sink else { return SwiftLogNoOpLogHandler() }
             return FileLogHandler(label: label, sink: sink, level: level)
         }
+        return refusal
     }
 }

@@ -10,7 +10,7 @@ import TimbreCore
 struct ExchangeRedaction {
     static let placeholder = "REDACTED"
     /// Headers whose whole value is a credential.
-    static let secretHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie"]
+    static let secretHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie", "x-sandbox-secret"]
 
     private(set) var removed: Set<String> = []
 

@@ -51,18 +51,26 @@ public struct ProxySettings: Sendable, Equatable {
 
     /// Why this proxy cannot be used, or nil.
     public var refusal: String? {
-        guard isTLSToProxy else { return nil }
-        return
-            "\(variable) names an https:// proxy (\(TerminalText.preview(redacted))), which timbre does not support: use its http:// address — the connection to the server is still TLS end to end through the proxy's tunnel, with the pins checked on the server's certificate"
+        if isTLSToProxy {
+            return
+                "\(variable) names an https:// proxy (\(TerminalText.preview(redacted))), which timbre does not support: use its http:// address — the connection to the server is still TLS end to end through the proxy's tunnel, with the pins checked on the server's certificate"
+        }
+        if let credentials, credentials.contains(where: { $0 == "/" || $0 == "?" || $0 == "#" }) {
+            // libcurl would end the address there and take part of the password for the proxy's
+            // host name (looking it up in DNS): refused before anything is sent.
+            return
+                "\(variable) names a proxy whose user name or password holds a bare `/`, `?` or `#` (\(TerminalText.preview(redacted))): write them percent-encoded (%2F, %3F, %23) in \(variable)"
+        }
+        return nil
     }
 
     /// The proxy without its credentials, for doctor and messages (`http://***@host:port`): the
-    /// whole userinfo goes, the user name too — `http://TOKEN@proxy` carries its secret there.
+    /// whole userinfo goes, the user name too — `http://TOKEN@proxy` carries its secret there —
+    /// up to the address's last `@`, even past a bare `/`, `?` or `#` in a password.
     public var redacted: String {
-        if url.range(of: "://") != nil { return Redactor.maskUserinfo(url) }
-        // `user:password@host:port` (http:// implied): everything before the last `@`.
         guard let at = url.lastIndex(of: "@") else { return url }
-        return "***" + url[at...]
+        let scheme = url.range(of: "://").flatMap { $0.upperBound <= at ? url[..<$0.upperBound] : nil } ?? ""
+        return scheme + "***" + url[at...]
     }
 
     /// `text` (libcurl's error message, which may quote the proxy's URL) without the proxy's
@@ -74,16 +82,39 @@ public struct ProxySettings: Sendable, Equatable {
             for form in Set([userinfo, userinfo.removingPercentEncoding ?? userinfo]) where form.count >= 6 {
                 text = text.replacingOccurrences(of: form, with: "***")
             }
+            // A parser that stopped at a bare `/`, `?` or `#` quotes a piece of it ("Could not
+            // resolve proxy: PART"): every piece of 3 or more characters goes where it stands alone.
+            let separators: Set<Character> = ["/", "?", "#", ":", "@"]
+            let pieces = userinfo.split(whereSeparator: { separators.contains($0) }).map(String.init).filter { $0.count >= 3 }
+            for piece in Set(pieces).sorted(by: { $0.count > $1.count }) {
+                text = Self.replacingWhole(piece, in: text)
+            }
         }
         return Redactor.maskUserinfo(text)
     }
 
-    /// The userinfo as given (before the authority's last `@`), if any.
+    /// The userinfo as given (everything before the address's last `@`, a bare `/`, `?` or `#`
+    /// in a password included: a proxy's address has no path), if any.
     var credentials: String? {
         let rest = url.range(of: "://").map { url[$0.upperBound...] } ?? url[...]
-        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        guard let at = authority.lastIndex(of: "@") else { return nil }
-        return String(authority[..<at])
+        guard let at = rest.lastIndex(of: "@") else { return nil }
+        return String(rest[..<at])
+    }
+
+    /// `text` with each occurrence of `piece` that no letter, digit or `.-_~%+` touches on
+    /// either side replaced by `***`.
+    static func replacingWhole(_ piece: String, in text: String) -> String {
+        func isWordCharacter(_ c: Character) -> Bool { c.isLetter || c.isNumber || ".-_~%+".contains(c) }
+        var result = ""
+        var rest = text[...]
+        while let found = rest.range(of: piece) {
+            let before = found.lowerBound > rest.startIndex ? rest[rest.index(before: found.lowerBound)] : (result.last ?? " ")
+            let after = found.upperBound < rest.endIndex ? rest[found.upperBound] : " "
+            result += rest[..<found.lowerBound]
+            result += isWordCharacter(before) || isWordCharacter(after) ? String(rest[found]) : "***"
+            rest = rest[found.upperBound...]
+        }
+        return result + rest
     }
 
     /// One line for doctor: what is used, from where, and what bypasses it.

@@ -17,7 +17,7 @@ extension Root {
             abstract: "Serve the accounts service and Web API over TLS; print one JSON line when ready."
         )
 
-        @Option(help: "Directory for certificates, sandbox.json and requests.jsonl (created if needed).")
+        @Option(help: "Directory for certificates, sandbox.json, requests.jsonl and control-secret (created if needed; made 0700).")
         var stateDir: String
 
         @Option(help: "Address to listen on.")
@@ -95,6 +95,9 @@ extension Root {
         func run() async throws {
             let directory = URL(fileURLWithPath: stateDir).standardizedFileURL.path
             let certificates = try SandboxCertificates.loadOrCreate(in: directory)
+            // A new secret every start; the folder becomes 0700 and the file 0600.
+            let secret = ControlSecret.make()
+            let secretFile = try ControlSecret.write(secret, in: directory)
 
             var settings = SandboxConfiguration()
             settings.library = library
@@ -112,6 +115,7 @@ extension Root {
             settings.spotifyOwned = spotifyOwned
             settings.refuseUnknownIDs = !acceptUnknownIds
             settings.latencyMilliseconds = latencyMs
+            settings.controlSecret = secret
             settings.requestLogPath = directory + "/requests.jsonl"
             settings.log = { line in StandardError.write("timbre-sandbox: " + line) }
             let service = SandboxService(configuration: settings)
@@ -141,7 +145,7 @@ extension Root {
             var logger = Logger(label: "timbre-sandbox") { StreamLogHandler.standardError(label: $0) }
             logger.logLevel = .warning
             let host = self.host
-            let stateInfo = (directory: directory, certificates: certificates, clientID: clientId)
+            let stateInfo = (directory: directory, certificates: certificates, clientID: clientId, secretFile: secretFile)
             let app = Application(
                 responder: SandboxResponder(service: service),
                 server: try .tls(.http1(), tlsConfiguration: tls),
@@ -160,7 +164,7 @@ extension Root {
 
         static func announce(
             baseURL: String, port: Int,
-            state: (directory: String, certificates: SandboxCertificates, clientID: String), userID: String
+            state: (directory: String, certificates: SandboxCertificates, clientID: String, secretFile: String), userID: String
         ) {
             let pins = state.certificates.pins
             let info: JSONValue = .object([
@@ -179,6 +183,8 @@ extension Root {
                 ("client_id", .string(state.clientID)),
                 ("user_id", .string(userID)),
                 ("request_log", .string(state.directory + "/requests.jsonl")),
+                // Where the owner's secret is (never the secret itself).
+                ("secret_file", .string(state.secretFile)),
             ])
             var line = info.serialized()
             _ = FileManager.default.createFile(atPath: state.directory + "/sandbox.json", contents: Data(line))

@@ -19,11 +19,13 @@ public struct SandboxInfo: Decodable, Sendable {
     public var clientID: String
     public var userID: String
     public var requestLog: String
+    /// The file holding the owner's secret (`ControlSecret`), mode 0600.
+    public var secretFile: String?
 
     enum CodingKeys: String, CodingKey {
         case pid, port, pins
         case baseURL = "base_url", accountsURL = "accounts_url", apiURL = "api_url", caFile = "ca_file"
-        case clientID = "client_id", userID = "user_id", requestLog = "request_log"
+        case clientID = "client_id", userID = "user_id", requestLog = "request_log", secretFile = "secret_file"
     }
 
     /// The endpoints and `[tls]` part of a config.toml for this sandbox: its CA trusted, one pin
@@ -83,13 +85,24 @@ public final class SandboxProcess: @unchecked Sendable {
     public let stateDirectory: URL
     /// Set when the sandbox requires client certificates.
     public let clientTLS: SandboxClientTLS?
+    /// The owner's secret, read from `info.secretFile`: every control call and `/authorize` sends it.
+    public let secret: String
+    /// A 0600 file in the state folder holding the line `X-Sandbox-Secret: …`, for
+    /// `curl -H @FILE` (the secret never goes into a command line).
+    public let secretHeaderFile: String
     private let process: Process
 
-    private init(info: SandboxInfo, stateDirectory: URL, process: Process, clientTLS: SandboxClientTLS?) {
+    private init(info: SandboxInfo, stateDirectory: URL, process: Process, clientTLS: SandboxClientTLS?) throws {
         self.info = info
         self.stateDirectory = stateDirectory
         self.process = process
         self.clientTLS = clientTLS
+        secret = try ControlSecret.read(in: stateDirectory.path)
+        secretHeaderFile = stateDirectory.appendingPathComponent("control-header").path
+        guard FileManager.default.createFile(atPath: secretHeaderFile, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+            throw SandboxProcessError.exitedEarly("could not write \(secretHeaderFile)")
+        }
+        try Data("\(ControlSecret.header): \(secret)\n".utf8).write(to: URL(fileURLWithPath: secretHeaderFile))
     }
 
     deinit {
@@ -148,7 +161,12 @@ public final class SandboxProcess: @unchecked Sendable {
                     process.terminate()
                     throw SandboxProcessError.exitedEarly("unexpected stdout: \(text)")
                 }
-                return SandboxProcess(info: info, stateDirectory: state, process: process, clientTLS: clientTLS)
+                do {
+                    return try SandboxProcess(info: info, stateDirectory: state, process: process, clientTLS: clientTLS)
+                } catch {
+                    process.terminate()
+                    throw error
+                }
             }
             if !process.isRunning {
                 throw SandboxProcessError.exitedEarly((try? String(contentsOf: stderrURL, encoding: .utf8)) ?? "")
@@ -181,11 +199,13 @@ public final class SandboxProcess: @unchecked Sendable {
     // MARK: curl
 
     /// Runs `/usr/bin/curl -s --cacert ca.pem <arguments>` against the sandbox. `path` is appended to the base URL.
+    /// `owner`: sends the owner's secret (control endpoints, `/authorize`).
     public func curl(
         _ path: String, method: String? = nil, headers: [String] = [], data: [String] = [], json: String? = nil,
-        bearer: String? = nil, extraArguments: [String] = []
+        bearer: String? = nil, owner: Bool = false, extraArguments: [String] = []
     ) async throws -> CurlResult {
         var arguments = extraArguments
+        if owner { arguments += ["-H", "@" + secretHeaderFile] }
         if let clientTLS { arguments += ["--cert", clientTLS.certificateFile, "--key", clientTLS.keyFile] }
         if let method { arguments += ["-X", method] }
         for header in headers { arguments += ["-H", header] }
@@ -223,7 +243,7 @@ public final class SandboxProcess: @unchecked Sendable {
     @discardableResult
     public func control(_ method: String, _ name: String, json: String? = nil, query: String = "") async throws -> Data {
         let path = "/__sandbox/\(name)" + (query.isEmpty ? "" : "?" + query)
-        let result = try await curl(path, method: method, json: json ?? (method == "POST" ? "{}" : nil))
+        let result = try await curl(path, method: method, json: json ?? (method == "POST" ? "{}" : nil), owner: true)
         guard result.exitCode == 0, result.status == 200 else {
             throw SandboxProcessError.controlFailed(path, result.status, result.text)
         }
@@ -268,7 +288,7 @@ public final class SandboxProcess: @unchecked Sendable {
         try data.write(to: scratch)
         defer { try? FileManager.default.removeItem(at: scratch) }
         let result = try await curl(
-            "/__sandbox/files/\(name)", method: "PUT", headers: ["Content-Type: application/octet-stream"],
+            "/__sandbox/files/\(name)", method: "PUT", headers: ["Content-Type: application/octet-stream"], owner: true,
             extraArguments: ["--data-binary", "@" + scratch.path])
         guard result.exitCode == 0, result.status == 200 else {
             throw SandboxProcessError.controlFailed("/__sandbox/files/\(name)", result.status, result.text)
@@ -377,7 +397,7 @@ public final class SandboxProcess: @unchecked Sendable {
             "redirect_uri=" + FormEncoding.escape(redirect), "scope=" + FormEncoding.escape(scopes.joined(separator: " ")),
             "state=teststate", "code_challenge_method=S256", "code_challenge=\(challenge)",
         ].joined(separator: "&")
-        let authorize = try await curl("/authorize?" + query)
+        let authorize = try await curl("/authorize?" + query, owner: true)
         guard authorize.status == 302, let location = authorize.header("Location"),
             let code = URLComponents(string: location)?.queryItems?.first(where: { $0.name == "code" })?.value
         else { throw SandboxProcessError.controlFailed("/authorize", authorize.status, authorize.text) }

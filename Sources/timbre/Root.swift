@@ -52,10 +52,11 @@ struct Root: Runnable {
         // The global options, applied once: the log of the profile they name, then the run. A bad
         // name gets no log: `run` refuses it before anything could write one.
         let applied = Result { try GlobalOptions.apply(Array(CommandLine.arguments.dropFirst()), to: started, shape: shape) }
+        var logRefusal: UnsafeFileError?
         if case .success((_, let profiled)) = applied {
-            TimbreLogging.bootstrap(paths: profiled.paths, environment: profiled.environment)
+            logRefusal = TimbreLogging.bootstrap(paths: profiled.paths, environment: profiled.environment)
         }
-        Foundation.exit(await run(applied: applied, console: started.console))
+        Foundation.exit(await run(applied: applied, console: started.console, logRefusal: logRefusal))
     }
 
     /// Parses `arguments`, runs the command, and turns every way it can end into an exit code —
@@ -67,7 +68,11 @@ struct Root: Runnable {
 
     /// `applied`: the arguments without the global options (`--profile`) and the invocation they
     /// describe — every path, the log and the secrets follow them —, or why they were refused.
-    private static func run(applied: Result<([String], Invocation), any Error>, console: Console) async -> Int32 {
+    /// `logRefusal`: why timbre.log is refused (a link, another user's file): every command stops
+    /// with it (exit 1), except `--help`, `--version` and `doctor`, which reports it as a failed check.
+    private static func run(
+        applied: Result<([String], Invocation), any Error>, console: Console, logRefusal: UnsafeFileError? = nil
+    ) async -> Int32 {
         let arguments: [String], invocation: Invocation
         var replay: ReplayState?
         defer { replay?.discard() }
@@ -76,7 +81,7 @@ struct Root: Runnable {
             // A replay works on a throwaway copy of the profile's state (README "Reporting a bug").
             if let (replayed, state) = try ReplayState.prepare(invocation) {
                 replay = state
-                return await run(parsing: arguments, replayed)
+                return await run(parsing: arguments, replayed, logRefusal: logRefusal)
             }
         } catch let error as any UserFacingError {
             console.report(error)
@@ -85,14 +90,14 @@ struct Root: Runnable {
             console.writeError(Redactor.redact("timbre: \(error)\n"))
             return ExitStatus.usage.rawValue
         }
-        return await run(parsing: arguments, invocation)
+        return await run(parsing: arguments, invocation, logRefusal: logRefusal)
     }
 
     /// Which options take a value, from the parser's own description of every command: so
     /// `--profile` is only taken where an option can stand.
     @Sendable static func shape() -> CommandShape? { CommandShape(toolInfo: _dumpHelp()) }
 
-    private static func run(parsing arguments: [String], _ invocation: Invocation) async -> Int32 {
+    private static func run(parsing arguments: [String], _ invocation: Invocation, logRefusal: UnsafeFileError? = nil) async -> Int32 {
         let console = invocation.console
         // ArgumentParser's own `--generate-completion-script SHELL` prints timbre's scripts too.
         if let shell = Self.generatedCompletion(arguments) {
@@ -115,6 +120,11 @@ struct Root: Runnable {
             } catch {
                 return parseFailure(error, console)
             }
+        }
+        if let logRefusal, !(runnable is Doctor) {
+            // A link (or another user's file) where timbre.log goes: refused with the fix, exit 1.
+            console.report(logRefusal)
+            return logRefusal.exitStatus.rawValue
         }
         do {
             return try await runnable.run(invocation).rawValue

@@ -19,11 +19,16 @@ extension Root {
         @Argument(help: "The playlist: its name (or the start of it), ID, spotify:playlist:ID, link, or liked.", completion: .playlists)
         var ref: String
 
-        @Option(name: .shortAndLong, help: "Write to this file instead of stdout.")
+        @Option(
+            name: .shortAndLong,
+            help: "Write to this file instead of stdout. A file already there is replaced only after a yes on a terminal, or with --force.")
         var output: String?
 
+        @Flag(help: "Replace the -o file if it exists, without asking (needed when timbre cannot ask: no terminal).")
+        var force = false
+
         func run(_ invocation: Invocation) async throws -> ExitStatus {
-            try await ExportCommand(ref: ref, output: output).run(invocation)
+            try await ExportCommand(ref: ref, output: output, force: force).run(invocation)
         }
     }
 }

@@ -2,11 +2,12 @@
 # A scripted "browser" for login tests: follows Spotify's authorize redirect to the loopback
 # callback, as a person clicking "Agree" would. BROWSER_MODE=forge swaps the state first;
 # BROWSER_MODE=forge-first fires a forged callback (as a hostile page could), then the real one;
-# BROWSER_LOG receives what it did. Trusts the sandbox through BROWSER_CA.
+# BROWSER_LOG receives what it did. Trusts the sandbox through BROWSER_CA; proves to be its owner
+# (the signed-in user of a real browser) with the header file BROWSER_OWNER_HEADER.
 set -u
 url=$1
 log=${BROWSER_LOG:-/dev/null}
-location=$(curl -s -o /dev/null -w '%{redirect_url}' --cacert "$BROWSER_CA" "$url")
+location=$(curl -s -o /dev/null -w '%{redirect_url}' --cacert "$BROWSER_CA" -H @"$BROWSER_OWNER_HEADER" "$url")
 echo "authorize -> $location" >> "$log"
 [ -n "$location" ] || exit 1
 if [ "${BROWSER_MODE:-}" = forge-first ]; then

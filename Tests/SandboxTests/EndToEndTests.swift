@@ -20,7 +20,7 @@ import TimbreTestSupport
             let authorize = try await sandbox.curl(
                 "/authorize?response_type=code&client_id=\(sandbox.info.clientID)"
                     + "&redirect_uri=\(FormEncoding.escape(redirect))&scope=playlist-read-private&state=xyz123"
-                    + "&code_challenge_method=S256&code_challenge=\(Digest.pkceChallenge(verifier: verifier))")
+                    + "&code_challenge_method=S256&code_challenge=\(Digest.pkceChallenge(verifier: verifier))", owner: true)
             #expect(authorize.status == 302)
             let location = try #require(authorize.header("Location"))
             let items = URLComponents(string: location)?.queryItems ?? []

@@ -74,6 +74,55 @@ extension SyncCLITests {
     /// "Done when a real Exportify file of each layout imports by id": watsonbox's, the current
     /// one (`;` between artists), the older one (`Spotify ID`), and a spreadsheet's re-save. Not one
     /// search; the new playlist on the server holds exactly the file's tracks.
+    /// `export -o FILE` never replaces a file in silence: on a terminal it asks (as `:export`
+    /// does), otherwise it needs --force (exit 2, the file untouched).
+    @Test func exportAsksBeforeReplacingAFileAndNeedsForceWithoutATerminal() async throws {
+        let s = try await setUp("small")
+        try await withCleanup({ await s.cleanUp() }) {
+            #expect(await s.cli.invoke(["sync", "--quiet"]).status == 0)
+            let file = s.cli.home.appendingPathComponent("mine.csv").path
+            let mine = "my own notes\n"
+            func contents() -> String { (try? String(contentsOfFile: file, encoding: .utf8)) ?? "" }
+
+            // A new file needs nothing.
+            let fresh = await s.cli.invoke(["export", "liked", "-o", file])
+            #expect(fresh.status == 0, "\(fresh.stderr)")
+            #expect(contents().hasPrefix("Track URI,"))
+
+            try Data(mine.utf8).write(to: URL(fileURLWithPath: file))
+            let refused = await s.cli.invoke(["export", "liked", "-o", file])
+            #expect(refused.status == 2, "\(refused.stderr)")
+            #expect(refused.stderr.contains("“\(file)” exists; nothing was written"), "\(refused.stderr)")
+            #expect(refused.stderr.contains("--force"), "\(refused.stderr)")
+            #expect(contents() == mine)
+
+            let declined = await s.cli.invoke(["export", "liked", "-o", file], stdin: "n\n", tty: true)
+            #expect(declined.status == 0, "\(declined.stderr)")
+            #expect(declined.stderr.contains("“\(file)” exists — overwrite? (y/n)"), "\(declined.stderr)")
+            #expect(contents() == mine)
+
+            let noAnswer = await s.cli.invoke(["export", "liked", "-o", file], stdin: "", tty: true)
+            #expect(noAnswer.status == 0, "\(noAnswer.stderr)")
+            #expect(contents() == mine)
+
+            let accepted = await s.cli.invoke(["export", "liked", "-o", file], stdin: "y\n", tty: true)
+            #expect(accepted.status == 0, "\(accepted.stderr)")
+            #expect(contents().hasPrefix("Track URI,"))
+
+            try Data(mine.utf8).write(to: URL(fileURLWithPath: file))
+            let forced = await s.cli.invoke(["export", "liked", "-o", file, "--force"])
+            #expect(forced.status == 0, "\(forced.stderr)")
+            #expect(contents().hasPrefix("Track URI,"))
+
+            // The real binary, stdin not a terminal: the same refusal.
+            try Data(mine.utf8).write(to: URL(fileURLWithPath: file))
+            let binary = try await s.cli.run(["export", "liked", "-o", file], stdin: "y\n")
+            #expect(binary.status == 2, "\(binary.stderr)")
+            #expect(binary.stderr.contains("--force"))
+            #expect(contents() == mine)
+        }
+    }
+
     @Test func everyExportifyLayoutImportsByIDWithoutASearch() async throws {
         let s = try await setUp("small")
         try await withCleanup({ await s.cleanUp() }) {

@@ -134,6 +134,75 @@ struct FileSafetyCLITests {
         }
     }
 
+    /// README: nothing timbre writes is opened through a link — the log included. A linked
+    /// timbre.log was once skipped in silence (exit 0, nothing logged): now the run says so and stops.
+    @Test(arguments: [["playlists"], ["paths"], ["sync"]])
+    func aLinkedLogIsRefusedNamingTheFileAndTheFix(_ arguments: [String]) async throws {
+        let cli = try TimbreCLI()
+        let other = try scratch()
+        try await withCleanup({
+            cli.remove()
+            try? FileManager.default.removeItem(atPath: other)
+        }) {
+            try cli.writeConfig(Self.offlineConfig)
+            let target = other + "/elsewhere.txt"
+            #expect(FileManager.default.createFile(atPath: target, contents: Data("theirs\n".utf8)))
+            chmod(target, 0o644)
+            let log = cli.home.appendingPathComponent("state/timbre/timbre.log").path
+            try FileManager.default.createDirectory(atPath: (log as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try FileManager.default.createSymbolicLink(atPath: log, withDestinationPath: target)
+            let result = try await cli.run(arguments, environment: ["TIMBRE_REFRESH_TOKEN": "not-a-real-token"])
+            #expect(result.status == 1, "\(result.stderr)")
+            #expect(result.stderr.contains("timbre will not open \(log): it is a symbolic link"), "\(result.stderr)")
+            #expect(result.stderr.contains("rm \(log)"), "\(result.stderr)")
+            #expect(result.stdout.isEmpty, "the command did not run")
+            #expect(try String(contentsOfFile: target, encoding: .utf8) == "theirs\n", "timbre wrote through the link")
+            #expect(mode(target) == 0o644)
+            // Once the link is gone, the run makes its own log.
+            try FileManager.default.removeItem(atPath: log)
+            let again = try await cli.run(["paths"])
+            #expect(again.status == 0, "\(again.stderr)")
+            #expect(mode(log) == 0o600)
+        }
+    }
+
+    /// While the link is there, `--help` and `--version` still answer, and `doctor` runs and
+    /// names it as a failed check (exit 1) instead of refusing to run.
+    @Test func aLinkedLogLeavesHelpVersionAndDoctorWorking() async throws {
+        let cli = try TimbreCLI()
+        let other = try scratch()
+        try await withCleanup({
+            cli.remove()
+            try? FileManager.default.removeItem(atPath: other)
+        }) {
+            try cli.writeConfig(Self.offlineConfig)
+            let target = other + "/elsewhere.txt"
+            #expect(FileManager.default.createFile(atPath: target, contents: Data("theirs\n".utf8)))
+            let log = cli.home.appendingPathComponent("state/timbre/timbre.log").path
+            try FileManager.default.createDirectory(atPath: (log as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try FileManager.default.createSymbolicLink(atPath: log, withDestinationPath: target)
+            let help = try await cli.run(["--help"])
+            #expect(help.status == 0, "\(help.stderr)")
+            #expect(help.stdout.contains("USAGE:"))
+            let version = try await cli.run(["--version"])
+            #expect(version.status == 0, "\(version.stderr)")
+            #expect(!version.stdout.isEmpty)
+            let subcommandHelp = try await cli.run(["sync", "--help"])
+            #expect(subcommandHelp.status == 0, "\(subcommandHelp.stderr)")
+            let doctor = try await cli.run(["doctor"])
+            #expect(doctor.status == 1, "\(doctor.stderr)")
+            let line = doctor.stdout.split(separator: "\n").first { $0.hasPrefix("fail") && $0.contains(" log ") }
+            #expect(line?.contains("timbre will not open \(log): it is a symbolic link") == true, "\(doctor.stdout)")
+            #expect(line?.contains("rm \(log)") == true, "\(doctor.stdout)")
+            #expect(doctor.stdout.contains("config"), "the other checks ran too")
+            #expect(try String(contentsOfFile: target, encoding: .utf8) == "theirs\n", "timbre wrote through the link")
+            // Once the link is gone, doctor's log check passes.
+            try FileManager.default.removeItem(atPath: log)
+            let again = try await cli.run(["doctor"])
+            #expect(again.stdout.split(separator: "\n").contains { $0.hasPrefix("ok") && $0.contains(" log ") }, "\(again.stdout)")
+        }
+    }
+
     @Test func aJournalLinkedToAnotherDatabaseIsRefusedAndThatFileLeftAlone() async throws {
         let cli = try TimbreCLI()
         let other = try scratch()

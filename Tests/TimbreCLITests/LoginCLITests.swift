@@ -23,7 +23,7 @@ import TimbreTestSupport
     private func client(for sandbox: SandboxProcess) throws -> TimbreCLI {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("browser-\(UUID().uuidString).log").path
         let cli = try TimbreCLI(extraEnvironment: [
-            "BROWSER": Self.browser, "BROWSER_CA": sandbox.info.caFile, "BROWSER_LOG": log,
+            "BROWSER": Self.browser, "BROWSER_CA": sandbox.info.caFile, "BROWSER_OWNER_HEADER": sandbox.secretHeaderFile, "BROWSER_LOG": log,
             "TIMBRE_PROFILE": "test-\(UUID().uuidString.prefix(8))", "TIMBRE_LOGIN_TIMEOUT": "20",
         ])
         try cli.configure(for: sandbox)
@@ -138,7 +138,7 @@ import TimbreTestSupport
                 pid=$!
                 for i in $(seq 100); do grep -q 'authorize?' "$ERRFILE" 2>/dev/null && break; sleep 0.1; done
                 url=$(grep -o 'https://[^ ]*authorize?[^ ]*' "$ERRFILE" | head -1)
-                location=$(curl -s -o /dev/null -w '%{redirect_url}' --cacert "$BROWSER_CA" "$url")
+                location=$(curl -s -o /dev/null -w '%{redirect_url}' --cacert "$BROWSER_CA" -H @"$BROWSER_OWNER_HEADER" "$url")
                 echo "$location" >&3
                 wait $pid
                 """

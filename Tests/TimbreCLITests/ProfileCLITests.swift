@@ -36,7 +36,7 @@ import TimbreTestSupport
         let sandbox = try await SandboxProcess.start(library: .small)
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("browser-\(UUID().uuidString).log").path
         let cli = try TimbreCLI(extraEnvironment: [
-            "BROWSER": Self.browser, "BROWSER_CA": sandbox.info.caFile, "BROWSER_LOG": log,
+            "BROWSER": Self.browser, "BROWSER_CA": sandbox.info.caFile, "BROWSER_OWNER_HEADER": sandbox.secretHeaderFile, "BROWSER_LOG": log,
             "TIMBRE_LOGIN_TIMEOUT": "20",
         ])
         // Unique names: the keyring is shared by every test of the run.

@@ -117,4 +117,43 @@ final class ConnectProxy: @unchecked Sendable {
         #expect(line.contains("http://***@proxy.example:3128 (from ALL_PROXY); no_proxy=internal.example connect directly"), "\(line)")
         #expect(!set.stdout.contains("hunter2"))
     }
+
+    /// A proxy password with a bare `/`, `?` or `#` never shows, in any output: the error of a
+    /// command that needed the network (refused before anything was sent), the log, doctor, `paths`.
+    @Test(arguments: ["hunter/2secret", "hunter?2secret", "hunter#2secret"])
+    func aPasswordWithSlashQueryOrHashIsMaskedInEveryOutput(_ password: String) async throws {
+        try await SandboxProcess.with(extraArguments: ["--refresh-rotation", "same"]) { sandbox in
+            let cli = try TimbreCLI(extraEnvironment: ["TIMBRE_REFRESH_TOKEN": try await sandbox.mintRefreshToken()])
+            try cli.configure(for: sandbox)
+            try await withCleanup({ cli.remove() }) {
+                let proxy = ["https_proxy": "http://me:\(password)@127.0.0.1:9"]
+                let pieces = password.split(whereSeparator: { "/?#".contains($0) }).map(String.init)
+                func leaks(_ text: String) -> Bool { text.contains(password) || pieces.contains { text.contains($0) } }
+
+                // The real binary, so its log file is written.
+                let sync = try await cli.run(["sync"], environment: proxy)
+                #expect(sync.status != 0)
+                #expect(sync.stderr.contains("http://***@127.0.0.1:9"), "\(sync.stderr)")
+                #expect(sync.stderr.contains("percent-encoded (%2F, %3F, %23)"), "\(sync.stderr)")
+                #expect(!leaks(sync.stdout + sync.stderr), "\(sync.stderr)")
+                #expect(try await sandbox.requests().isEmpty, "nothing was sent")
+
+                let doctor = try await cli.run(["doctor"], environment: proxy)
+                let line = doctor.stdout.split(separator: "\n").first { $0.contains("proxy") }.map(String.init) ?? ""
+                #expect(line.contains("http://***@127.0.0.1:9"), "\(line)")
+                #expect(!leaks(doctor.stdout + doctor.stderr), "\(doctor.stdout)")
+
+                for arguments in [["paths"], ["paths", "--json"]] {
+                    let paths = try await cli.run(arguments, environment: proxy)
+                    #expect(paths.status == 0)
+                    #expect(!leaks(paths.stdout + paths.stderr))
+                }
+                // Nothing under the test's home (the log, the cache, config) holds it.
+                #expect(cli.filesContaining(password).isEmpty)
+                for piece in pieces { #expect(cli.filesContaining(piece).isEmpty, "\(piece)") }
+                let log = cli.home.appendingPathComponent("state/timbre/timbre.log").path
+                #expect(FileManager.default.fileExists(atPath: log), "the log was written")
+            }
+        }
+    }
 }

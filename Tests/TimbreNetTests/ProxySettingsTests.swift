@@ -1,4 +1,5 @@
 import Testing
+import TimbreCore
 
 @testable import TimbreNet
 
@@ -48,6 +49,42 @@ import Testing
         #expect(masked == "Unsupported proxy syntax in 'http://***@pro xy:3128' (user ***)")
         let schemeless = ProxySettings(url: "TOKENSECRET@proxy:99999", variable: "https_proxy")
         #expect(schemeless.masking("Unsupported proxy syntax in 'TOKENSECRET@proxy:99999'") == "Unsupported proxy syntax in '***@proxy:99999'")
+    }
+
+    /// A password written with a bare `/`, `?` or `#` (not percent-encoded) is masked everywhere
+    /// the proxy is shown, and the proxy is refused before libcurl reads part of it as a host name.
+    @Test(arguments: ["pa/ss9wd", "pa?ss9wd", "pa#ss9wd", "a/b", "x?y#z/w"])
+    func aPasswordWithSlashQueryOrHashIsMaskedEverywhere(_ password: String) throws {
+        for (url, shown) in [
+            ("http://user:\(password)@proxy.example:3128", "http://***@proxy.example:3128"),
+            ("socks5h://user:\(password)@proxy.example:1080/", "socks5h://***@proxy.example:1080/"),
+            ("user:\(password)@proxy.example:3128", "***@proxy.example:3128"),
+            ("http://\(password)@proxy.example:3128", "http://***@proxy.example:3128"),
+        ] {
+            let proxy = ProxySettings(url: url, variable: "https_proxy")
+            #expect(proxy.redacted == shown)
+            let refusal = try #require(proxy.refusal, "\(url)")
+            #expect(refusal.contains("percent-encoded (%2F, %3F, %23)"))
+            #expect(refusal.contains(shown))
+            #expect(!refusal.contains(password))
+            #expect(!proxy.summary.contains(password))
+            // What libcurl says about it, quoting the URL whole or the part it took for a host.
+            let parts = password.split(whereSeparator: { "/?#".contains($0) }).map(String.init)
+            let curlText = "Unsupported proxy syntax in '\(url)'; Could not resolve proxy: \(parts[0]); host \(parts.last ?? "")"
+            let masked = proxy.masking(curlText)
+            #expect(!masked.contains(password), "\(masked)")
+            for part in parts where part.count >= 3 { #expect(!masked.contains(part), "\(masked)") }
+            #expect(masked.contains(shown), "\(masked)")
+            // The log's last line of defence, for any text that quotes such a URL.
+            if url.contains("://user:") { #expect(!Redactor.redact("failed: \(url) (x)").contains(password)) }
+        }
+    }
+
+    @Test func aPercentEncodedPasswordIsAccepted() {
+        let proxy = ProxySettings(url: "http://user:pa%2Fss%3F%23@proxy.example:3128", variable: "https_proxy")
+        #expect(proxy.refusal == nil)
+        #expect(proxy.redacted == "http://***@proxy.example:3128")
+        #expect(!proxy.masking("in 'http://user:pa%2Fss%3F%23@proxy.example:3128' (pa/ss?#)").contains("pa%2Fss"))
     }
 
     @Test func anHTTPSProxyIsRefusedWithWhatToUseInstead() {

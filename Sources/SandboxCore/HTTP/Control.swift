@@ -1,6 +1,7 @@
 import Foundation
 
-/// `/__sandbox/…`: test controls. No auth, never in the request log.
+/// `/__sandbox/…`: test controls, for the owner only (`ControlSecret`; `GET files/NAME` is
+/// public), never in the request log.
 extension SandboxService {
     struct FaultsBody: Decodable { var faults: [Fault] }
     struct ModeBody: Decodable { var mode: String }

@@ -41,6 +41,10 @@ public struct SandboxConfiguration: Sendable {
     public var account: SandboxAccount = .default
     /// Where the request log is appended (JSON lines); nil keeps it in memory only.
     public var requestLogPath: String?
+    /// The owner's secret (`ControlSecret`): control requests and `/authorize` without it in
+    /// `X-Sandbox-Secret` get 403. `serve` always sets one; nil (no check) is for the service
+    /// driven in-process, where nothing else can reach it.
+    public var controlSecret: String?
     /// Lines for stderr; never given a secret.
     public var log: @Sendable (String) -> Void = { _ in }
 
@@ -126,7 +130,14 @@ public final class SandboxService: Sendable {
 
     public func handle(_ request: SandboxRequest, now: Date = Date()) -> SandboxResponse {
         if request.path.hasPrefix("/__sandbox/") || request.path == "/__sandbox" {
-            return handleControl(request)
+            // Only the files a test serves (pin documents a client fetches) are public.
+            if request.method == "GET", request.path.hasPrefix("/__sandbox/files/") { return handleControl(request) }
+            return ownerOnly(request) ?? handleControl(request)
+        }
+        if request.path == "/authorize", let refusal = ownerOnly(request) {
+            // Approving without asking anyone is the owner's shortcut, not everyone's.
+            record(request, response: refusal, now: now)
+            return refusal
         }
         if configuration.requireContentLength, request.lacksLength {
             // Google's front end, before the API sees the request: an HTML page, not the API's JSON.
@@ -179,6 +190,16 @@ public final class SandboxService: Sendable {
         response.delayMilliseconds = configuration.latencyMilliseconds + decision.delayMilliseconds
         record(request, response: response, now: now)
         return response
+    }
+
+    /// nil when the request carries the owner's secret (or none is set), else the 403 to send.
+    func ownerOnly(_ request: SandboxRequest) -> SandboxResponse? {
+        guard let secret = configuration.controlSecret else { return nil }
+        if ControlSecret.matches(request.headers[ControlSecret.header.lowercased()], secret) { return nil }
+        return .apiError(
+            403,
+            "\(request.path) is for the sandbox's owner: send the secret from the state folder's \(ControlSecret.fileName) file in an \(ControlSecret.header) header"
+        )
     }
 
     private func route(_ request: SandboxRequest, now: Date, emptyItems: Fault?) -> SandboxResponse {

@@ -62,7 +62,7 @@ public struct DemoCommand: Sendable {
             io: LoginIO(
                 say: { _ in }, readLine: { nil }, readAll: { Data() },
                 openBrowser: { url in
-                    DemoBrowser.approve(url, executor: executor)
+                    DemoBrowser.approve(url, secret: sandbox.secret, executor: executor)
                     return true
                 }))
         let (user, _) = try await flow.run(.loopback(openBrowser: true))

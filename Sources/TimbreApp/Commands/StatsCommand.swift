@@ -39,13 +39,17 @@ extension AppContext {
 /// `timbre export REF [-o FILE]`: CSV in Exportify's layout (watsonbox/exportify: its 19 columns in
 /// its order, artists joined by `, ` with commas in names escaped `\,`); the columns timbre does not
 /// keep stay empty (docs/CLI.md lists them). Cells a spreadsheet would run as a formula are neutralised.
+/// A file already at `-o FILE` is replaced only after a yes on a terminal (as the interface's
+/// `:export` asks), or with `--force`; otherwise exit 2 and the file stays as it was.
 public struct ExportCommand: Sendable {
     public var ref: String
     public var output: String?
+    public var force: Bool
 
-    public init(ref: String, output: String?) {
+    public init(ref: String, output: String?, force: Bool = false) {
         self.ref = ref
         self.output = output
+        self.force = force
     }
 
     public func run(_ invocation: Invocation) async throws -> ExitStatus {
@@ -56,8 +60,30 @@ public struct ExportCommand: Sendable {
             context.console.write(PlaylistExport.csv(entries))
             return .success
         }
+        if !force, Self.exists(output) {
+            let console = context.console
+            let absolute = output.hasPrefix("/") ? output : FileManager.default.currentDirectoryPath + "/" + output
+            let shown = TerminalText.preview((absolute as NSString).standardizingPath, limit: 120)
+            guard console.stdinIsTTY else {
+                throw UsageError(
+                    message: "“\(shown)” exists; nothing was written",
+                    hint: "add --force to replace it, or give another file with -o")
+            }
+            console.writeError("“\(shown)” exists — overwrite? (y/n) ")
+            guard let answer = console.input.readLine()?.trimmingCharacters(in: .whitespaces).lowercased(), answer == "y" || answer == "yes" else {
+                // Declining is an answer: exit 0, the file as it was.
+                console.say("Nothing written; “\(shown)” is as it was.")
+                return .success
+            }
+        }
         try PlaylistExport.write(entries, to: output)
         context.console.say("Exported \(entries.count) entries to \(TerminalText.sanitize(output))")
         return .success
+    }
+
+    /// Something is at `path` (a file, a folder, or a link — dangling or not).
+    static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
     }
 }

@@ -6,12 +6,14 @@ import Glibc
 #endif
 
 /// Plays the user's browser in the demo: asks the sandbox's authorize page (through the same
-/// pinned transport) and follows its redirect to timbre's loopback listener.
+/// pinned transport) and follows its redirect to timbre's loopback listener. `secret` (the
+/// sandbox's owner secret) stands in for a signed-in browser's session: the sandbox approves only
+/// a request carrying it.
 enum DemoBrowser {
-    static func approve(_ url: String, executor: RequestExecutor) {
+    static func approve(_ url: String, secret: String, executor: RequestExecutor) {
         Task.detached {
             guard let authorize = URL(string: url),
-                let response = try? await executor.transport.send(HTTPRequest(url: authorize)),
+                let response = try? await executor.transport.send(HTTPRequest(url: authorize, headers: [("X-Sandbox-Secret", secret)])),
                 response.status == 302, let location = response.header("location"),
                 let callback = URL(string: location), callback.host == "127.0.0.1", let port = callback.port
             else { return }

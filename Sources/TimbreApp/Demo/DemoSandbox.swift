@@ -13,6 +13,9 @@ struct DemoSandbox {
     let clientID: String
     let rootPin: String
     let leafPin: String
+    /// The sandbox's owner secret (its state folder's `control-secret`, 0600): sent as
+    /// `X-Sandbox-Secret` by the demo's stand-in browser, so only this user's demo signs in.
+    let secret: String
 
     struct Missing: UserFacingError {
         let paths: [String]
@@ -59,12 +62,15 @@ struct DemoSandbox {
         guard let line = buffer.split(separator: 10).first,
             let info = try? JSONSerialization.jsonObject(with: line) as? [String: Any],
             let base = info["base_url"] as? String, let ca = info["ca_file"] as? String, let client = info["client_id"] as? String,
-            let pins = info["pins"] as? [String: String], let root = pins["root"], let leaf = pins["leaf"]
+            let pins = info["pins"] as? [String: String], let root = pins["root"], let leaf = pins["leaf"],
+            let secretFile = info["secret_file"] as? String,
+            let secret = (try? String(contentsOfFile: secretFile, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines),
+            !secret.isEmpty
         else {
             process.terminate()
             throw NoAnnouncement()
         }
-        return DemoSandbox(process: process, baseURL: base, caFile: ca, clientID: client, rootPin: root, leafPin: leaf)
+        return DemoSandbox(process: process, baseURL: base, caFile: ca, clientID: client, rootPin: root, leafPin: leaf, secret: secret)
     }
 
     func stop() {

@@ -15,6 +15,7 @@ public struct Doctor: Sendable {
     public func checks(online: Bool) async -> [DoctorCheck] {
         var results = [config(), clientID(), await keyring(), await signIn()]
         results += permissions()
+        results.append(log())
         results += cache()
         results += await pins()
         results.append(trust())
@@ -70,6 +71,20 @@ public struct Doctor: Sendable {
         let loose = FilePermissions.looseDirectories(context.paths)
         if loose.isEmpty { return [DoctorCheck(.ok, "permissions", "timbre's folders are yours alone")] }
         return loose.map { DoctorCheck(.warn, "permissions", "\($0.path) is open to other users — fix: `\($0.fix)`") }
+    }
+
+    /// timbre.log is nothing yet or the user's own regular file: a link there (or another user's
+    /// file) stops every other command, so doctor names it with the fix.
+    func log() -> DoctorCheck {
+        let path = context.paths.log
+        do {
+            try FilePermissions.requireOwnFile(path)
+            return DoctorCheck(.ok, "log", path)
+        } catch let error as UnsafeFileError {
+            return DoctorCheck(.fail, "log", "\(error.message) — fix: \(error.fix)")
+        } catch {
+            return DoctorCheck(.fail, "log", "\(path): \(error)")
+        }
     }
 
     /// The cache opens, migrates and passes SQLite's integrity_check.

@@ -28,8 +28,12 @@ public enum Redactor {
 
     /// The userinfo of a URL (`http://user:password@proxy`, `http://TOKEN@proxy`), up to the
     /// authority's last `@`: all of it, the user name included — a proxy credential may be given
-    /// as the user name alone.
-    private static let userinfo = try? NSRegularExpression(pattern: #"(?i)\b([a-z][a-z0-9+.\-]*://)[^\s/?#'"<>@]*(?:@[^\s/?#'"<>@]*)*@"#)
+    /// as the user name alone. A password written with a bare `/`, `?` or `#` (which ends the
+    /// authority for a URL parser) is still a password: `user:` followed by anything up to the
+    /// last `@` before a space goes too (a URL with a port and an `@` in its path loses a little
+    /// more than needed, never a secret).
+    private static let userinfo = try? NSRegularExpression(
+        pattern: #"(?i)\b([a-z][a-z0-9+.\-]*://)(?:[^\s/?#'"<>@]*(?:@[^\s/?#'"<>@]*)*@|[^\s/?#'"<>@:]*:[^\s'"<>]*@)"#)
 
     /// `text` with every URL's userinfo replaced by `***` (and nothing else changed).
     public static func maskUserinfo(_ text: String) -> String {

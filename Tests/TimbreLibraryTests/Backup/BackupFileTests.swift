@@ -87,6 +87,48 @@ import TimbreCore
         #expect(try refused { $0["folders"] = [["name": " ", "playlists": []]] }.contains("folders[0].name is empty"))
     }
 
+    /// The byte-level reader refuses what JSONSerialization refused, in the same order whatever
+    /// the members' order in the file: the format before anything else, a playlist's entry count
+    /// before its entries, the first refused element of a list.
+    @Test func refusalsDoNotDependOnTheMembersOrder() throws {
+        func message(_ text: String) throws -> String {
+            try #require(throws: BackupFileError.self) { try Backup.decode(Data(text.utf8)) }.message
+        }
+        #expect(try message(#"{"liked":[{"uri":"bad"}],"format":"exportify"}"#).contains("not a timbre backup"))
+        #expect(try message(#"{"liked":5,"version":1,"format":"timbre-backup"}"#).contains("account is missing"))
+        #expect(try message(#"{"format":"timbre-backup","version":1.5}"#).contains("version is missing"))
+        #expect(try message(#"{"format":"timbre-backup","version":true}"#).contains("version is missing"))
+        #expect(try message(#"{"format":"timbre-backup","version":1} x"#).contains("not valid JSON"))
+        #expect(try message(#"{"format":"timbre-backup","version":1"#).contains("not valid JSON"))
+        var bytes = Array(Self.sample().data)
+        bytes[bytes.count / 2] = 0xFF
+        #expect(throws: BackupFileError.self) { try Backup.decode(Data(bytes)) }
+        // A byte that is not UTF-8 inside a string: refused, not read as U+FFFD.
+        let invalid = Data(#"{"format":"timbre-backup","version":1,"created_at":""#.utf8) + Data([0xC3]) + Data(#""}"#.utf8)
+        #expect(try #require(throws: BackupFileError.self) { try Backup.decode(invalid) }.message.contains("not valid JSON"))
+
+        var object = try #require(try JSONSerialization.jsonObject(with: Self.sample().data) as? [String: Any])
+        var playlists = object["playlists"] as? [[String: Any]] ?? []
+        var entries = Array(repeating: ["uri": "spotify:track:4uLU6hMCjMI75M1A2tKUQC"] as [String: Any], count: 10_001)
+        entries[3] = ["uri": "javascript:alert(1)"]
+        playlists[0]["entries"] = entries
+        playlists[0]["id"] = "bad"
+        object["playlists"] = playlists
+        let data = try JSONSerialization.data(withJSONObject: object)
+        #expect(try #require(throws: BackupFileError.self) { try Backup.decode(data) }.message.contains("holds 10,001 entries"))
+        entries.removeLast()
+        playlists[0]["entries"] = entries
+        object["playlists"] = playlists
+        let badID = try JSONSerialization.data(withJSONObject: object)
+        #expect(try #require(throws: BackupFileError.self) { try Backup.decode(badID) }.message.contains("playlists[0].id is not a Spotify playlist id"))
+        playlists[0]["id"] = "0123456789abcdefABCDEF"
+        entries[5] = ["uri": 7]
+        playlists[0]["entries"] = entries
+        object["playlists"] = playlists
+        let firstBad = try JSONSerialization.data(withJSONObject: object)
+        #expect(try #require(throws: BackupFileError.self) { try Backup.decode(firstBad) }.message.contains("playlists[0].entries[3].uri is not a track"))
+    }
+
     /// Spotify answers descriptions HTML-escaped and escapes what it is sent: the backup keeps the text as typed.
     @Test func descriptionsAreKeptAsTyped() {
         #expect(Backup.unescapingHTML("Songs for wolves &amp; more") == "Songs for wolves & more")
