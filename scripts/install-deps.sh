@@ -8,7 +8,7 @@ $SUDO apt-get update -qq
 # man-db and bash-completion: scripts/check-package.sh installs the .deb and reads its man pages
 # and completion the way a user would.
 $SUDO apt-get install -y -qq --no-install-recommends \
-  libcurl4-openssl-dev libssl-dev libsqlite3-dev libsecret-1-dev libncursesw5-dev \
+  libcurl4-openssl-dev libssl-dev libsqlite3-dev libsecret-1-dev libncursesw5-dev libjq-dev \
   pkg-config gnome-keyring libsecret-tools dbus dbus-x11 tmux openssl curl ca-certificates \
   man-db bash-completion >/dev/null
 echo "system packages installed"

@@ -13,6 +13,8 @@ public struct Console: Sendable {
     public let stderrIsTTY: Bool
     /// Colour on stdout: a terminal, and neither `NO_COLOR` (https://no-color.org) nor `TERM=dumb`.
     public let colour: Bool
+    /// `--jq EXPR`: what every JSON document on stdout goes through (`json(_:)`), or nil.
+    public private(set) var jsonFilter: JSONOutputFilter?
 
     public init(
         input: any ConsoleInput, output: any ConsoleOutput, errors: any ConsoleOutput,
@@ -66,8 +68,22 @@ public struct Console: Sendable {
 
     public func line(_ text: String) { output.write(text + "\n") }
 
-    /// One JSON document on one line.
-    public func json(_ value: JSONValue) { output.write(value.serialized() + "\n") }
+    /// This console with every JSON document it prints put through `filter` (`--jq`).
+    public func filteringJSON(with filter: JSONOutputFilter?) -> Console {
+        var console = self
+        console.jsonFilter = filter
+        return console
+    }
+
+    /// One JSON document on one line; with `--jq`, what the expression makes of it, one result a line.
+    public func json(_ value: JSONValue) {
+        guard let jsonFilter else { return output.write(value.serialized() + "\n") }
+        do {
+            lines(try jsonFilter.apply(to: value.serialized()))
+        } catch {
+            jsonFilter.failed(error, console: self)
+        }
+    }
 
     /// Diagnostics and progress on stderr, as given.
     public func writeError(_ text: String) { errors.write(text) }

@@ -10,12 +10,14 @@ import Glibc
 ///
 /// The file is mode 0600 from its first byte (a temporary file created 0600 with `O_EXCL` in the
 /// same folder, fsync'd, then renamed over the target); the folder is created 0700. A file other
-/// users could read is refused. Every write warns on stderr (the sink is injectable). Deleting the
-/// last secret removes the file.
+/// users could read is refused. The first write of a store warns on stderr (the sink is injectable),
+/// once however many secrets a sign-in stores. Deleting the last secret removes the file.
 public struct FileSecretStore: SecretStore {
     public var source: SecretSource { .file }
     public let path: String
     private let warn: @Sendable (String) -> Void
+    /// Shared by the copies of this store: the warning is said once.
+    private let warned = Locked(false)
 
     public static let standardErrorSink: @Sendable (String) -> Void = { line in
         FileHandle.standardError.write(Data((line + "\n").utf8))
@@ -43,7 +45,7 @@ public struct FileSecretStore: SecretStore {
         try Self.serialised { () throws(SecretStoreError) in
             var profiles = try load(allowUnsafe: false)
             profiles[profile, default: [:]][kind.rawValue] = secret.withString { $0 }
-            warn(Self.warning(path: path))
+            if !warned.withLock({ done in defer { done = true }; return done }) { warn(Self.warning(path: path)) }
             try save(profiles)
         }
     }
