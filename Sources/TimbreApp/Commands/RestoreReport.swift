@@ -90,7 +90,9 @@ enum RestoreReport {
             "  skip what is there already: \(plan.skippedPlaylists) own \(plural(plan.skippedPlaylists, "playlist")), "
             + "\(plan.skippedFollows) followed, \(OrderCost.grouped(plan.skippedLikes)) liked"
         if plan.repeatedLikes > 0 {
-            line += "; \(OrderCost.grouped(plan.repeatedLikes)) liked \(plural(plan.repeatedLikes, "entry")) \(plan.repeatedLikes == 1 ? "repeats" : "repeat") a song listed before (one like covers them)"
+            let verb = plan.repeatedLikes == 1 ? "repeats" : "repeat"
+            let repeated = "\(OrderCost.grouped(plan.repeatedLikes)) liked \(plural(plan.repeatedLikes, "entry"))"
+            line += "; \(repeated) \(verb) a song listed before (one like covers them)"
         }
         if plan.localFiles > 0 {
             line += "; \(plan.localFiles) local \(plural(plan.localFiles, "file")) cannot be added through Spotify's API (they stay in the file)"

@@ -45,7 +45,11 @@ public struct FileSecretStore: SecretStore {
         try Self.serialised { () throws(SecretStoreError) in
             var profiles = try load(allowUnsafe: false)
             profiles[profile, default: [:]][kind.rawValue] = secret.withString { $0 }
-            if !warned.withLock({ done in defer { done = true }; return done }) { warn(Self.warning(path: path)) }
+            let first = warned.withLock { done in
+                defer { done = true }
+                return !done
+            }
+            if first { warn(Self.warning(path: path)) }
             try save(profiles)
         }
     }

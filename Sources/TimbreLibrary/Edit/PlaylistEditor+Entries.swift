@@ -48,7 +48,10 @@ extension PlaylistEditor {
                     operation: request.what.operation, playlist: .playlist(request.playlist), playlistName: live.meta.name,
                     snapshotID: live.meta.snapshotID, writes: [], dryRun: request.dryRun)
                 outcome.ending = .unchanged(nothing.message)
-                outcome.orderCost = orderCost ?? (request.isOrderChange ? Self.orderCost(Array(live.uris.indices), request: request, on: live, secondsPerWrite: measuredRoundTrip.current) : nil)
+                outcome.orderCost =
+                    orderCost
+                    ?? (request.isOrderChange
+                        ? Self.orderCost(Array(live.uris.indices), request: request, on: live, secondsPerWrite: measuredRoundTrip.current) : nil)
                 return outcome
             }
             var outcome = EditOutcome(
