@@ -27,7 +27,7 @@ import TimbreCore
         ("journal v3: failure reasons", 0xD1A0_F4B9_E78B_7A97),
         ("user data: restore journal", 0x950F_E1CF_C989_3D9E),
         ("history v4: playlist versions", 0x72A9_687A_29FE_473B),
-        ("history v5: versions made by an undo or a redo", 0x0),
+        ("history v5: versions made by an undo or a redo", 0x0689_B894_4487_345F),
     ]
 
     /// FNV-1a over the SQL's UTF-8 bytes: a change detector, not a security measure.
