@@ -112,6 +112,10 @@ public final class JQFilter: @unchecked Sendable {
             lines.append(jv_get_kind(message) == JV_KIND_STRING ? takeString(message) : takeString(jv_dump_string(message, 0)))
         }
         jv_free(messages)
-        return lines.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
+        // jq pads the line it quotes (for a caret it does not print): trailing spaces dropped.
+        let text = lines.joined(separator: "\n").split(separator: "\n", omittingEmptySubsequences: false).map {
+            String($0.reversed().drop { $0 == " " }.reversed())
+        }
+        return text.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

@@ -50,7 +50,7 @@ import TimbreJQ
 
     @Test func anErrorWhileRunningCarriesJqsMessage() throws {
         let filter = try JQFilter(".name")
-        #expect(throws: JQFilter.Failure(message: "Cannot index array with \"name\"")) { _ = try filter.run(json: playlists) }
+        #expect(throws: JQFilter.Failure(message: #"Cannot index array with string "name""#)) { _ = try filter.run(json: playlists) }
         #expect(throws: JQFilter.Failure(message: "no such playlist")) { _ = try JQFilter(#"error("no such playlist")"#).run(json: "{}") }
         // The filter still works after a failed run.
         #expect(try filter.run(json: #"{"name": "ok"}"#) == ["ok"])
