@@ -137,6 +137,9 @@ extension SyncCLITests {
             // An expression that fails on the output: jq's message, exit 2.
             let failing = await s.cli.invoke(["playlists", "--json", "--jq", ".name"])
             #expect(failing.status == 2 && failing.stderr.contains("Cannot index array"), "\(failing.stderr)")
+            // `api`, whose answer is JSON already, takes it without --json (`gh api --jq`).
+            let me = await s.cli.invoke(["api", "me", "--jq", ".id"])
+            #expect(me.status == 0 && me.stdout == s.sandbox.info.userID + "\n", "\(me.stdout) \(me.stderr)")
             // The help of a command with --json lists it.
             #expect(await s.cli.invoke(["playlists", "--help"]).stdout.contains("--jq <expression>"))
         }

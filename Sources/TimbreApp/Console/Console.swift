@@ -77,9 +77,24 @@ public struct Console: Sendable {
 
     /// One JSON document on one line; with `--jq`, what the expression makes of it, one result a line.
     public func json(_ value: JSONValue) {
-        guard let jsonFilter else { return output.write(value.serialized() + "\n") }
+        guard jsonFilter != nil else { return output.write(value.serialized() + "\n") }
+        filtered(json: value.serialized())
+    }
+
+    /// `json` (text) through `--jq`: each result on its own line. A string is printed raw, so on a
+    /// terminal its control bytes are made visible (tabs kept), as the server's text is everywhere
+    /// else: a name cannot drive the terminal.
+    func filtered(json text: String) {
+        guard let jsonFilter else { return line(text) }
         do {
-            lines(try jsonFilter.apply(to: value.serialized()))
+            let results = try jsonFilter.apply(to: text)
+            guard stdoutIsTTY else { return lines(results) }
+            lines(
+                results.map { result in
+                    result.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+                        line.split(separator: "\t", omittingEmptySubsequences: false).map { TerminalText.sanitize(String($0)) }.joined(separator: "\t")
+                    }.joined(separator: "\n")
+                })
         } catch {
             jsonFilter.failed(error, console: self)
         }

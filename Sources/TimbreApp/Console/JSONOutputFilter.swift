@@ -83,8 +83,9 @@ public final class JSONOutputFilter: Sendable {
             }
         }
         guard let expression else { return (rest, nil) }
-        // gh's rule: `--jq` filters the `--json` output, so it needs `--json`.
-        guard rest.prefix(while: { $0 != "--" }).contains("--json") else {
+        // gh's rule: `--jq` filters the `--json` output, so it needs `--json` — but `api`, whose
+        // answer is JSON already (`gh api --jq`).
+        guard rest.prefix(while: { $0 != "--" }).contains("--json") || rest.first == "api" else {
             throw UsageError(
                 message: "'--jq' filters the JSON output: add '--json'",
                 hint: "for example `timbre playlists --json --jq '.[].name'`; only commands with `--json` take `--jq`")
