@@ -187,7 +187,7 @@ struct Root: Runnable {
         guard text.hasPrefix("OVERVIEW:") || text.hasPrefix("USAGE:") else { return text }
         let examples = Examples.path(ofHelp: text).flatMap(Examples.section(for:)).map { "\n\n" + $0 } ?? ""
         // `--jq`, which `Root.run` takes for every command with `--json`, beside `--profile`.
-        let jq = text.contains("--json") ? "\n" + JSONOutputFilter.help : ""
+        let jq = text.contains("--json") || text.contains("USAGE: timbre api ") ? "\n" + JSONOutputFilter.help : ""
         return text.trimmingCharacters(in: .newlines) + "\n\n" + GlobalOptions.help + jq + examples
     }
 }
