@@ -12,6 +12,8 @@ public final class JQFilter: @unchecked Sendable {
     /// array, `error("…")`), in jq's own words.
     public struct Failure: Error, Equatable, Sendable {
         public let message: String
+
+        public init(message: String) { self.message = message }
     }
 
     public let expression: String

@@ -90,12 +90,15 @@ public final class JSONOutputFilter: Sendable {
                 message: "'--jq' filters the JSON output: add '--json'",
                 hint: "for example `timbre playlists --json --jq '.[].name'`; only commands with `--json` take `--jq`")
         }
+        let compiled: JQFilter
         do {
-            return (rest, JSONOutputFilter(try JQFilter(expression)))
-        } catch let failure as JQFilter.Failure {
+            compiled = try JQFilter(expression)
+        } catch {
+            // (`error` is jq's `Failure`: the initializer's typed throw.)
             throw UsageError(
-                message: "--jq: \(failure.message)",
+                message: "--jq: \(error.message)",
                 hint: "jq's language: https://jqlang.github.io/jq/manual/v1.6/ (timbre uses libjq 1.6)")
         }
+        return (rest, JSONOutputFilter(compiled))
     }
 }
