@@ -86,10 +86,12 @@ public struct VersionDiff: Sendable, Equatable {
             }
             let here: Best = (best.length + 1, best.fixed + (entry.from == entry.to ? 1 : 0), k)
             parent[k] = best.index
-            if better(here, overall) { overall = here }
+            // Ties go to the later entry (as a patience sort's tails do): the entry that went
+            // further is the one listed as moved.
+            if !better(overall, here) { overall = here }
             i = entry.from + 1
             while i <= oldCount {
-                if better(here, tree[i]) { tree[i] = here }
+                if !better(tree[i], here) { tree[i] = here }
                 i += i & -i
             }
         }
