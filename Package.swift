@@ -29,6 +29,8 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CLibSecret", pkgConfig: "libsecret-1", providers: [.apt(["libsecret-1-dev"])]),
         .systemLibrary(name: "CNcursesw", pkgConfig: "ncursesw", providers: [.apt(["libncursesw5-dev"])]),
+        // libjq ships no pkg-config file: the module map links "jq".
+        .systemLibrary(name: "CJQ", providers: [.apt(["libjq-dev"])]),
 
         .target(
             name: "TimbreCore",
@@ -44,9 +46,11 @@ let package = Package(
             dependencies: ["TimbreNet", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")]
         ),
         .target(name: "TimbreTUI", dependencies: ["TimbreLibrary", "CNcursesw"]),
+        // `--jq EXPR`: one type over libjq, beside the layers (it knows no Timbre module).
+        .target(name: "TimbreJQ", dependencies: ["CJQ"]),
         // Commands, the console, doctor, the demo, and the composition root that builds the live
         // Spotify API once.
-        .target(name: "TimbreApp", dependencies: ["TimbreTUI", "TimbreAuth", "TimbreLibrary", "TimbreNet", "TimbreCore"]),
+        .target(name: "TimbreApp", dependencies: ["TimbreTUI", "TimbreAuth", "TimbreLibrary", "TimbreNet", "TimbreCore", "TimbreJQ"]),
         // Thin: each subcommand parses its options and calls one TimbreApp function.
         .executableTarget(
             name: "timbre",
@@ -76,5 +80,6 @@ let package = Package(
         .testTarget(name: "TimbreCLITests", dependencies: ["timbre", "TimbreApp", "TimbreTestSupport"]),
         .testTarget(name: "SandboxTests", dependencies: ["SandboxCore", "TimbreTestSupport"]),
         .testTarget(name: "TimbreAuthTests", dependencies: ["TimbreAuth", "TimbreTestSupport"]),
+        .testTarget(name: "TimbreJQTests", dependencies: ["TimbreJQ"]),
     ]
 )

@@ -62,7 +62,8 @@ allowed() {
     TimbreAuth)        echo "TimbreCore TimbreNet Logging CLibSecret" ;;
     TimbreLibrary)     echo "TimbreCore TimbreNet Logging GRDB GRDBSQLite" ;;
     TimbreTUI)         echo "TimbreCore TimbreNet TimbreLibrary Logging CNcursesw" ;;
-    TimbreApp)         echo "TimbreCore TimbreNet TimbreAuth TimbreLibrary TimbreTUI Logging" ;;
+    TimbreJQ)          echo "CJQ" ;;
+    TimbreApp)         echo "TimbreCore TimbreNet TimbreAuth TimbreLibrary TimbreTUI TimbreJQ Logging" ;;
     timbre)            echo "TimbreApp TimbreCore ArgumentParser" ;;
     TimbreBench)       echo "TimbreCore TimbreNet TimbreAuth TimbreLibrary TimbreTUI Logging ArgumentParser" ;;
     SandboxCore)       echo "COpenSSL" ;;

@@ -54,7 +54,7 @@ deb="$(cd "$(dirname "$deb")" && pwd)/$(basename "$deb")"
 echo "--- the control file"
 dpkg-deb --field "$deb" Package Version Architecture Depends
 [[ "$(dpkg-deb --field "$deb" Version)" == "$version" ]] || fail "the .deb's version is not $version"
-[[ "$(dpkg-deb --field "$deb" Depends)" == "libcurl4, libssl3, libsqlite3-0, libsecret-1-0, libncursesw6" ]] ||
+[[ "$(dpkg-deb --field "$deb" Depends)" == "libcurl4, libssl3, libsqlite3-0, libsecret-1-0, libncursesw6, libjq1" ]] ||
   fail "the .deb depends on something other than the runtime libraries"
 
 # Whatever happens below, the machine is left without timbre.

@@ -10,7 +10,7 @@ $SUDO apt-get update -qq
 # with SQLite's own shell once every timbre process has ended. zsh and fish: the completion tests
 # drive each shell in tmux.
 $SUDO apt-get install -y -qq --no-install-recommends \
-  libcurl4-openssl-dev libssl-dev libsqlite3-dev libsecret-1-dev libncursesw5-dev \
+  libcurl4-openssl-dev libssl-dev libsqlite3-dev libsecret-1-dev libncursesw5-dev libjq-dev \
   pkg-config gnome-keyring libsecret-tools dbus dbus-x11 tmux openssl curl ca-certificates \
   man-db bash-completion sqlite3 zsh fish >/dev/null
 echo "system packages installed"

@@ -159,7 +159,7 @@ Version: $version
 Architecture: amd64
 Maintainer: $maintainer
 Installed-Size: $(du -sk --apparent-size "$root/usr" | cut -f1)
-Depends: libcurl4, libssl3, libsqlite3-0, libsecret-1-0, libncursesw6
+Depends: libcurl4, libssl3, libsqlite3-0, libsecret-1-0, libncursesw6, libjq1
 Section: sound
 Priority: optional
 Description: Spotify library client for the terminal

@@ -75,13 +75,19 @@ struct Root: Runnable {
     ) async -> Int32 {
         let arguments: [String], invocation: Invocation
         var replay: ReplayState?
+        var jsonFilter: JSONOutputFilter?
         defer { replay?.discard() }
         do {
-            (arguments, invocation) = try applied.get()
+            let (given, profiled) = try applied.get()
+            // `--jq EXPR`, on every command with `--json`: compiled before anything runs.
+            (arguments, jsonFilter) = try JSONOutputFilter.take(given, shape: shape)
+            invocation = Invocation(
+                console: profiled.console.filteringJSON(with: jsonFilter), environment: profiled.environment, services: profiled.services)
             // A replay works on a throwaway copy of the profile's state (README "Reporting a bug").
             if let (replayed, state) = try ReplayState.prepare(invocation) {
                 replay = state
-                return await run(parsing: arguments, replayed, logRefusal: logRefusal)
+                let status = await run(parsing: arguments, replayed, logRefusal: logRefusal)
+                return jsonFilter?.exitStatus(after: status) ?? status
             }
         } catch let error as any UserFacingError {
             console.report(error)
@@ -90,7 +96,8 @@ struct Root: Runnable {
             console.writeError(Redactor.redact("timbre: \(error)\n"))
             return ExitStatus.usage.rawValue
         }
-        return await run(parsing: arguments, invocation, logRefusal: logRefusal)
+        let status = await run(parsing: arguments, invocation, logRefusal: logRefusal)
+        return jsonFilter?.exitStatus(after: status) ?? status
     }
 
     /// Which options take a value, from the parser's own description of every command: so
@@ -206,6 +213,8 @@ struct Root: Runnable {
     private static func withGlobalOptions(_ text: String) -> String {
         guard text.hasPrefix("OVERVIEW:") || text.hasPrefix("USAGE:") else { return text }
         let examples = Examples.path(ofHelp: text).flatMap(Examples.section(for:)).map { "\n\n" + $0 } ?? ""
-        return text.trimmingCharacters(in: .newlines) + "\n\n" + GlobalOptions.help + examples
+        // `--jq`, which `Root.run` takes for every command with `--json`, beside `--profile`.
+        let jq = text.contains("--json") || text.contains("USAGE: timbre api ") ? "\n" + JSONOutputFilter.help : ""
+        return text.trimmingCharacters(in: .newlines) + "\n\n" + GlobalOptions.help + jq + examples
     }
 }

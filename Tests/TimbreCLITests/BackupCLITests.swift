@@ -157,6 +157,16 @@ import TimbreTestSupport
                 #expect(summary["skipped"] as? Int == playlists + followed + uniqueLikes(backup).count)
                 #expect(summary["created"] as? Int == 0 && summary["requests"] as? Int == 0, "\(summary)")
                 #expect(try await source.sandbox.writeRequests().isEmpty)
+                // Every liked entry of the file is accounted for: liked already, or repeating a song
+                // listed before it (800 = 757 + 43, not 757 and 43 unsaid).
+                let liked = (backup["liked"] as? [Any] ?? []).count
+                let repeated = liked - uniqueLikes(backup).count
+                #expect(repeated > 0, "the medium library's Liked Songs repeat some songs")
+                #expect(summary["repeated_liked"] as? Int == repeated, "\(summary)")
+                let accounted = ["liked", "skipped_liked", "repeated_liked"].reduce(0) { $0 + (summary[$1] as? Int ?? 0) }
+                #expect(accounted == liked, "\(summary)")
+                let dry = await source.cli.invoke(["restore", file.path, "--dry-run"])
+                #expect(dry.stdout.contains("\(repeated) liked entries repeat a song listed before"), "\(dry.stdout)")
 
                 // A playlist deleted since the backup comes back as itself (followed again: its id,
                 // entries and dates), not as a copy.

@@ -147,6 +147,56 @@ import TimbreTestSupport
         }
     }
 
+    /// Paste, undo, redo: each step of the journal that changed the playlist is a version — the
+    /// undo's too —, named by its step and the edit it undid or redid (`undo 7`, `redo 7`; JSON
+    /// keeps `source: edit` and adds `step`); the undone paste is not taken for a deletion; and the
+    /// comparison of two versions lists no entry as moved to the position it had.
+    @Test func undoAndRedoAreVersionsOfTheirOwn() async throws {
+        let s = try await setUp()
+        try await withCleanup({ await s.cleanUp() }) {
+            await sync(s)
+            let (id, original) = try await ownPlaylist(s)
+            let n = original.count
+            let pasted = await s.cli.invoke(["playlist", "add", id, original[0], original[1], "--position", "3", "--json"])
+            #expect(pasted.status == 0, "\(pasted.stderr)")
+            let journalID = try #require((parse(pasted.stdout) as? [String: Any])?["journal_id"] as? Int)
+            let withPaste = Array(original[..<2]) + [original[0], original[1]] + Array(original[2...])
+            #expect(try await s.sandbox.entries(of: id) == withPaste)
+
+            #expect(await s.cli.invoke(["undo"]).status == 0)
+            #expect(try await s.sandbox.entries(of: id) == original)
+            #expect(await s.cli.invoke(["redo"]).status == 0)
+            #expect(try await s.sandbox.entries(of: id) == withPaste)
+
+            let versions = try await log(s, id)
+            #expect(versions.map { $0["version"] as? Int } == [4, 3, 2, 1], "\(versions)")
+            #expect(versions.map { $0["source"] as? String } == ["edit", "edit", "edit", "sync"], "the contract's enum stays")
+            #expect(versions.map { $0["step"] as? String } == ["redo", "undo", nil, nil])
+            #expect(versions.prefix(3).allSatisfy { $0["edit"] as? Int == journalID })
+            #expect(versions.map { $0["entries"] as? Int } == [n + 2, n, n + 2, n])
+            #expect(versions.map { $0["added"] as? Int } == [2, 0, 2, 0])
+            #expect(versions.map { $0["removed"] as? Int } == [0, 2, 0, 0])
+            #expect(versions.map { $0["moved"] as? Int } == [0, 0, 0, 0])
+
+            let text = await s.cli.invoke(["playlist", "log", id])
+            let lines = text.stdout.split(separator: "\n").map(String.init)
+            #expect(lines.contains { $0.contains("redo \(journalID)") && $0.contains("+2 −0 ~0") }, "\(text.stdout)")
+            #expect(lines.contains { $0.contains("undo \(journalID)") && $0.contains("+0 −2 ~0") }, "\(text.stdout)")
+            #expect(lines.contains { $0.contains("edit \(journalID)") && $0.contains("+2 −0 ~0") }, "\(text.stdout)")
+
+            // The undone paste left the playlist in the library.
+            let deleted = await s.cli.invoke(["playlists", "--deleted", "--json"])
+            #expect((parse(deleted.stdout) as? [[String: Any]])?.isEmpty == true, "\(deleted.stdout)")
+
+            // Between the paste and its undo: two removed, nothing "moved" to where it was.
+            let diff = await s.cli.invoke(["playlist", "diff", id, "2", "3"])
+            #expect(diff.status == 0, "\(diff.stderr)")
+            #expect(!diff.stdout.contains("\n~ "), "\(diff.stdout)")
+            #expect(diff.stdout.contains("+0 −2 ~0"), "\(diff.stdout)")
+            #expect(diff.stdout.split(separator: "\n").filter { $0.hasPrefix("- ") }.count == 2, "\(diff.stdout)")
+        }
+    }
+
     /// A name built to attack a terminal and the storage: the log shows it inert, JSON carries it exactly.
     @Test func aHostileNameStaysInert() async throws {
         let s = try await setUp()

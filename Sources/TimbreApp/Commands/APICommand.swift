@@ -98,6 +98,8 @@ public struct APICommand: Sendable {
     static func show(_ body: Data, on console: Console, raw: Bool = false) {
         guard !body.isEmpty else { return }
         let text = String(decoding: body, as: UTF8.self).trimmingCharacters(in: .newlines)
+        // `--jq`, as `gh api --jq`: each answer through the expression.
+        if console.jsonFilter != nil { return console.filtered(json: text) }
         guard console.stdoutIsTTY, !raw else {
             console.line(text)
             return

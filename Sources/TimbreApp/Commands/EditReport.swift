@@ -184,7 +184,7 @@ enum EditReport {
             let moves = o.writes.count
             text +=
                 o.dryRun
-                ? " by \(OrderCost.grouped(moves)) range \(moves == 1 ? "move" : "moves"), added dates kept (a rewrite: \(OrderCost.grouped(cost.rewriteWrites)) \(cost.rewriteWrites == 1 ? "write" : "writes"), every date reset)"
+                ? " by \(OrderCost.grouped(moves)) range \(moves == 1 ? "move" : "moves") (\(OrderCost.duration(of: moves, secondsPerWrite: cost.secondsPerWrite)) at Spotify's pace), added dates kept (a rewrite: \(OrderCost.grouped(cost.rewriteWrites)) \(cost.rewriteWrites == 1 ? "write" : "writes"), every date reset)"
                 : ", added dates kept"
         }
         return text

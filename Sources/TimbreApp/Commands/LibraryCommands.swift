@@ -60,6 +60,10 @@ public struct TracksCommand: Sendable {
         guard let cache = try context.existingCache(), let items = try cache.entries(of: reference) else {
             throw NotCached(reference: reference)
         }
+        // An empty list because Spotify would not show it (not because it is empty): say so.
+        if items.isEmpty, let playlist = try cache.playlist(reference), let reason = playlist.unavailableReason {
+            throw UnreadablePlaylist(name: playlist.name, reason: reason)
+        }
         switch format {
         case .json:
             console.json(.array(items.map(\.json)))
@@ -85,6 +89,15 @@ extension AppContext {
         guard let cache = try existingCache(), let entries = try cache.entries(of: reference) else { throw NotCached(reference: reference) }
         return (cache, entries)
     }
+}
+
+/// `tracks` of a playlist whose entries Spotify does not show this app (exit 7, nothing on stdout).
+struct UnreadablePlaylist: UserFacingError {
+    let name: String
+    let reason: String
+    var message: String { "not permitted: the entries of “\(TerminalText.preview(name, limit: 60))” cannot be listed: \(reason)" }
+    var hint: String? { "open it in Spotify's own app; `timbre playlists` marks such playlists \"unavailable\"" }
+    var exitStatus: ExitStatus { .notPermitted }
 }
 
 struct NotCached: UserFacingError {

@@ -81,6 +81,7 @@ enum RestoreReport {
             ("skipped_playlists", .int(plan.skippedPlaylists)), ("skipped_followed", .int(plan.skippedFollows)),
             ("skipped_liked", .int(plan.skippedLikes)),
             ("local_files", .int(plan.localFiles)),
+            ("repeated_liked", .int(plan.repeatedLikes)),
         ]
     }
 
@@ -88,11 +89,18 @@ enum RestoreReport {
         var line =
             "  skip what is there already: \(plan.skippedPlaylists) own \(plural(plan.skippedPlaylists, "playlist")), "
             + "\(plan.skippedFollows) followed, \(OrderCost.grouped(plan.skippedLikes)) liked"
+        if plan.repeatedLikes > 0 {
+            let verb = plan.repeatedLikes == 1 ? "repeats" : "repeat"
+            let repeated = "\(OrderCost.grouped(plan.repeatedLikes)) liked \(plural(plan.repeatedLikes, "entry"))"
+            line += "; \(repeated) \(verb) a song listed before (one like covers them)"
+        }
         if plan.localFiles > 0 {
             line += "; \(plan.localFiles) local \(plural(plan.localFiles, "file")) cannot be added through Spotify's API (they stay in the file)"
         }
         return line
     }
 
-    private static func plural(_ count: Int, _ word: String) -> String { count == 1 ? word : word + "s" }
+    private static func plural(_ count: Int, _ word: String) -> String {
+        count == 1 ? word : word.hasSuffix("y") ? word.dropLast() + "ies" : word + "s"
+    }
 }

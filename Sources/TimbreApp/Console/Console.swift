@@ -13,6 +13,8 @@ public struct Console: Sendable {
     public let stderrIsTTY: Bool
     /// Colour on stdout: a terminal, and neither `NO_COLOR` (https://no-color.org) nor `TERM=dumb`.
     public let colour: Bool
+    /// `--jq EXPR`: what every JSON document on stdout goes through (`json(_:)`), or nil.
+    public private(set) var jsonFilter: JSONOutputFilter?
 
     public init(
         input: any ConsoleInput, output: any ConsoleOutput, errors: any ConsoleOutput,
@@ -66,8 +68,37 @@ public struct Console: Sendable {
 
     public func line(_ text: String) { output.write(text + "\n") }
 
-    /// One JSON document on one line.
-    public func json(_ value: JSONValue) { output.write(value.serialized() + "\n") }
+    /// This console with every JSON document it prints put through `filter` (`--jq`).
+    public func filteringJSON(with filter: JSONOutputFilter?) -> Console {
+        var console = self
+        console.jsonFilter = filter
+        return console
+    }
+
+    /// One JSON document on one line; with `--jq`, what the expression makes of it, one result a line.
+    public func json(_ value: JSONValue) {
+        guard jsonFilter != nil else { return output.write(value.serialized() + "\n") }
+        filtered(json: value.serialized())
+    }
+
+    /// `json` (text) through `--jq`: each result on its own line. A string is printed raw, so on a
+    /// terminal its control bytes are made visible (tabs kept), as the server's text is everywhere
+    /// else: a name cannot drive the terminal.
+    func filtered(json text: String) {
+        guard let jsonFilter else { return line(text) }
+        do {
+            let results = try jsonFilter.apply(to: text)
+            guard stdoutIsTTY else { return lines(results) }
+            lines(
+                results.map { result in
+                    result.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+                        line.split(separator: "\t", omittingEmptySubsequences: false).map { TerminalText.sanitize(String($0)) }.joined(separator: "\t")
+                    }.joined(separator: "\n")
+                })
+        } catch {
+            jsonFilter.failed(error, console: self)
+        }
+    }
 
     /// Diagnostics and progress on stderr, as given.
     public func writeError(_ text: String) { errors.write(text) }

@@ -40,7 +40,9 @@ public struct Doctor: Sendable {
         )
     }
 
-    /// The Secret Service answers; with TIMBRE_REFRESH_TOKEN set a missing keyring is only a warning.
+    /// The Secret Service answers. Rated by what the profile uses: with TIMBRE_REFRESH_TOKEN set,
+    /// or the profile's secrets in its `--insecure-storage` file, a missing keyring is only a
+    /// warning (sign-in works without it).
     func keyring() async -> DoctorCheck {
         if DemoCommand.isDemo(context) {
             return DoctorCheck(.ok, "keyring", "not used: the demo profile keeps its sandbox session in \(context.paths.credentials) (0600)")
@@ -49,6 +51,13 @@ public struct Doctor: Sendable {
             _ = try await context.keyring().read(.clientID, profile: "timbre-doctor-probe")
             return DoctorCheck(.ok, "keyring", "Secret Service reachable and unlocked")
         } catch {
+            let file = FileSecretStore(path: context.paths.credentials, warn: { _ in })
+            if (try? await file.read(.refreshToken, profile: context.profile)) != nil {
+                return DoctorCheck(
+                    .warn, "keyring",
+                    "not used by this profile, whose secrets are in \(context.paths.credentials) (--insecure-storage): \(error.message) — fix: only to keep them in a keyring instead: \(error.hint ?? "unlock your keyring"), then `timbre login`"
+                )
+            }
             let level: DoctorCheck.Level = EnvironmentSecretStore(environment: context.environment) != nil ? .warn : .fail
             return DoctorCheck(level, "keyring", "\(error.message) — fix: \(error.hint ?? "unlock your keyring")")
         }

@@ -10,8 +10,8 @@ import Glibc
 ///
 /// The file is mode 0600 from its first byte (a temporary file created 0600 with `O_EXCL` in the
 /// same folder, fsync'd, then renamed over the target); the folder is created 0700. A file other
-/// users could read is refused. Every write warns on stderr (the sink is injectable). Deleting the
-/// last secret removes the file.
+/// users could read is refused. The first write of a store warns on stderr (the sink is injectable),
+/// once however many secrets a sign-in stores. Deleting the last secret removes the file.
 ///
 /// Writes and deletes read, change and rewrite the whole file holding an `flock` on
 /// `<path>.lock`, across processes: two timbre processes storing at once (a rotated refresh
@@ -21,6 +21,8 @@ public struct FileSecretStore: SecretStore {
     public var source: SecretSource { .file }
     public let path: String
     private let warn: @Sendable (String) -> Void
+    /// Shared by the copies of this store: the warning is said once.
+    private let warned = Locked(false)
 
     public static let standardErrorSink: @Sendable (String) -> Void = { line in
         FileHandle.standardError.write(Data((line + "\n").utf8))
@@ -48,7 +50,11 @@ public struct FileSecretStore: SecretStore {
         try await lockedForWriting { () throws(SecretStoreError) in
             var profiles = try load(allowUnsafe: false)
             profiles[profile, default: [:]][kind.rawValue] = secret.withString { $0 }
-            warn(Self.warning(path: path))
+            let first = warned.withLock { done in
+                defer { done = true }
+                return !done
+            }
+            if first { warn(Self.warning(path: path)) }
             try save(profiles)
         }
     }

@@ -36,6 +36,9 @@ public struct RestorePlan: Sendable {
     public var skippedPlaylists: Int
     public var skippedFollows: Int
     public var skippedLikes: Int
+    /// Liked songs the backup lists more than once (one like restores them all): with
+    /// `skippedLikes` and `likes`, every liked entry of the backup is accounted for.
+    public var repeatedLikes = 0
     /// Entries that are local files: Spotify's API cannot add them (they stay in the file).
     public var localFiles: Int
     /// Pages of `/me/playlists` one search for a create whose answer was lost reads.
@@ -81,7 +84,11 @@ public struct RestorePlan: Sendable {
             }
         }
         var seenLikes = Set<String>()
-        for entry in backup.liked where seenLikes.insert(entry.uri).inserted {
+        for entry in backup.liked {
+            guard seenLikes.insert(entry.uri).inserted else {
+                plan.repeatedLikes += 1
+                continue
+            }
             if liked.contains(entry.uri) { plan.skippedLikes += 1 } else { plan.likes.append(entry.uri) }
         }
         return plan

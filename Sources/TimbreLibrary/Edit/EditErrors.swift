@@ -16,8 +16,12 @@ public struct EditConflict: UserFacingError, Equatable {
 public struct NotPermitted: UserFacingError, Equatable {
     public var playlist: String
     public var owner: String
+    /// Refused from what the cache knows, before any request (the interface's sentence).
+    public var beforeSending = false
     public var message: String {
-        "“\(TerminalText.preview(playlist, limit: 60))” belongs to \(TerminalText.preview(owner, limit: 60)) and is not collaborative: Spotify lets only its owner change it; nothing was written"
+        beforeSending
+            ? "“\(TerminalText.preview(playlist, limit: 60))” belongs to \(TerminalText.preview(owner, limit: 60)): only its owner or collaborators can change it; nothing was sent"
+            : "“\(TerminalText.preview(playlist, limit: 60))” belongs to \(TerminalText.preview(owner, limit: 60)) and is not collaborative: Spotify lets only its owner change it; nothing was written"
     }
     public var hint: String? { "copy it into a playlist of your own: `timbre playlist create NAME`, then `timbre playlist add`" }
     public var exitStatus: ExitStatus { .notPermitted }

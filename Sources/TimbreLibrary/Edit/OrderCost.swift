@@ -17,6 +17,9 @@ public struct OrderCost: Sendable, Equatable {
     /// False when the list holds an entry the API cannot add back (a local file): only moves can
     /// reorder it, `--rewrite` or not.
     public var canRewrite: Bool
+    /// The pace measured in this run (the read of the playlist just made: each write is one
+    /// round trip, sent one after the other); nil: `writesPerSecond`.
+    public var secondsPerWrite: Double?
 
     public init(op: String, playlistName: String, key: String?, entries: Int, moves: Int, rewriteWrites: Int, canRewrite: Bool) {
         self.op = op
@@ -35,11 +38,16 @@ public struct OrderCost: Sendable, Equatable {
 
     public var needsAsking: Bool { moves > Self.askAbove }
 
-    /// "≈ 4 min" / "≈ 30 s" for `writes` at Spotify's pace.
-    public static func duration(of writes: Int) -> String {
-        let seconds = (writes + writesPerSecond - 1) / writesPerSecond
+    /// "≈ 4 min" / "≈ 30 s" for `writes` at Spotify's pace: `secondsPerWrite` as measured in
+    /// the run when known (never faster than `writesPerSecond`, Spotify's own limit), else that.
+    public static func duration(of writes: Int, secondsPerWrite: Double? = nil) -> String {
+        let floor = 1 / Double(writesPerSecond)
+        let seconds = Int((Double(writes) * max(floor, secondsPerWrite ?? floor)).rounded(.up))
         return seconds < 90 ? "≈ \(max(1, seconds)) s" : "≈ \((seconds + 30) / 60) min"
     }
+
+    /// The estimate of the moves, at the pace measured in the run.
+    public var movesDuration: String { Self.duration(of: moves, secondsPerWrite: secondsPerWrite) }
 
     /// "2,431".
     public static func grouped(_ number: Int) -> String {
@@ -57,7 +65,7 @@ public struct OrderCost: Sendable, Equatable {
     public var question: String {
         let name = TerminalText.preview(playlistName, limit: 40)
         let what = op == "sort" ? "Sort “\(name)”\(key.map { " by \($0)" } ?? "")" : "Shuffle “\(name)”"
-        let moves = "\(what): \(Self.grouped(self.moves)) \(self.moves == 1 ? "move" : "moves"), \(Self.duration(of: self.moves)) at Spotify's pace, dates kept"
+        let moves = "\(what): \(Self.grouped(self.moves)) \(self.moves == 1 ? "move" : "moves"), \(movesDuration) at Spotify's pace, dates kept"
         guard canRewrite else { return moves + " (it holds local files, which a rewrite would lose). (y/n)" }
         return moves + " — or r to rewrite in \(Self.grouped(rewriteWrites)) \(rewriteWrites == 1 ? "write" : "writes") (every date becomes today). (y/r/n)"
     }

@@ -14,8 +14,9 @@ extension PlaylistEditor {
     /// Spotify's, read in full. Ownership is checked before any entry is read (Spotify does not
     /// show another user's entries to a development-mode app).
     func planningBase(_ id: SpotifyID) async throws -> LivePlaylist {
+        try refuseKnownForeign(id)
         if let (cached, entries) = try cache.playlistWithItems(.playlist(id)), cached.snapshotID != nil, !cached.unavailable {
-            let probe = try await LivePlaylist.probe(id, api: api)
+            let probe = try await measured { try await LivePlaylist.probe(id, api: api) }
             let meta = PlaylistMeta(
                 id: cached.id, name: cached.name, ownerID: cached.ownerID, ownerName: cached.ownerName, snapshotID: probe.snapshotID,
                 total: probe.total ?? cached.trackCount, collaborative: cached.collaborative, isPublic: cached.isPublic,
@@ -33,9 +34,19 @@ extension PlaylistEditor {
             try await checkPermission(live.meta)
             return live
         }
-        let meta = try await LivePlaylist.meta(id, api: api)
+        let meta = try await measured { try await LivePlaylist.meta(id, api: api) }
         try await checkPermission(meta)
         return try await LivePlaylist.read(id, api: api, known: meta, state: fetchState)
+    }
+
+    /// `read`, its time kept as the pace of this run's requests (`measuredRoundTrip`).
+    func measured<T>(_ read: () async throws -> T) async throws -> T {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let value = try await read()
+        let took = (clock.now - start).components
+        measuredRoundTrip.withLock { $0 = Double(took.seconds) + Double(took.attoseconds) / 1e18 }
+        return value
     }
 
     /// Brings the cache to the playlist the writes left: derived from the plan when the last

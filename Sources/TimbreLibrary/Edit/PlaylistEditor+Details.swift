@@ -7,6 +7,7 @@ extension PlaylistEditor {
     /// Changes what `new` names; only what differs is sent and journalled.
     func details(of playlist: SpotifyID, to new: PlaylistDetails, dryRun: Bool) async throws -> EditOutcome {
         try await operation {
+            try refuseKnownForeign(playlist, details: true)
             let meta = try await LivePlaylist.meta(playlist, api: api)
             try await checkOwner(meta)
             let current = try await currentDetails(playlist)

@@ -17,7 +17,7 @@ extension PlaylistEditor {
                 edit = try resolve(request, on: live, duplicates: duplicates?.removable ?? [])
                 if case .reorder(let order) = edit {
                     // A new order: priced both ways, and (not in a dry run) the caller may choose.
-                    let cost = Self.orderCost(order, request: request, on: live)
+                    let cost = Self.orderCost(order, request: request, on: live, secondsPerWrite: measuredRoundTrip.current)
                     orderCost = cost
                     if !request.dryRun, let choose = request.choose {
                         switch await choose(cost) {
@@ -48,7 +48,10 @@ extension PlaylistEditor {
                     operation: request.what.operation, playlist: .playlist(request.playlist), playlistName: live.meta.name,
                     snapshotID: live.meta.snapshotID, writes: [], dryRun: request.dryRun)
                 outcome.ending = .unchanged(nothing.message)
-                outcome.orderCost = orderCost ?? (request.isOrderChange ? Self.orderCost(Array(live.uris.indices), request: request, on: live) : nil)
+                outcome.orderCost =
+                    orderCost
+                    ?? (request.isOrderChange
+                        ? Self.orderCost(Array(live.uris.indices), request: request, on: live, secondsPerWrite: measuredRoundTrip.current) : nil)
                 return outcome
             }
             var outcome = EditOutcome(
@@ -233,14 +236,16 @@ extension PlaylistEditor {
     }
 
     /// What `order` costs on `live` by moves and by a rewrite.
-    static func orderCost(_ order: [Int], request: EditRequest, on live: LivePlaylist) -> OrderCost {
+    static func orderCost(_ order: [Int], request: EditRequest, on live: LivePlaylist, secondsPerWrite: Double? = nil) -> OrderCost {
         var key: String?
         if case .sort(let by, let reverse) = request.what { key = by.rawValue + (reverse ? ", reversed" : "") }
         let moves = order == Array(order.indices) ? 0 : EntryEdit.moves(order).count
         let canRewrite = live.uris.allSatisfy(EntryEdit.isResendable)
-        return OrderCost(
+        var cost = OrderCost(
             op: request.what.operation.rawValue, playlistName: live.meta.name, key: key, entries: order.count, moves: moves,
             rewriteWrites: canRewrite ? (order.count + EntryWrite.maxURIs - 1) / EntryWrite.maxURIs : moves, canRewrite: canRewrite)
+        cost.secondsPerWrite = secondsPerWrite
+        return cost
     }
 
     static func describe(_ edit: EntryEdit, in name: String) -> String {

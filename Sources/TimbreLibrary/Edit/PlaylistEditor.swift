@@ -24,6 +24,9 @@ public final class PlaylistEditor: Sendable {
     let clock: EditClock
     /// Writes whose answer was lost but which Spotify applied, said with the operation's warnings.
     let settledNotes = Locked<[String]>([])
+    /// Seconds the last read of a playlist's details took (the request just made before an order
+    /// change is priced): the pace its writes, one round trip each, will go at.
+    let measuredRoundTrip = Locked<Double?>(nil)
 
     public init(
         api: any SpotifyAPI, cache: LibraryCache, journal: EditJournal, lockWait: Duration = .seconds(10),
@@ -91,6 +94,21 @@ public final class PlaylistEditor: Sendable {
         }
         knownUser.withLock { $0 = id }
         return id
+    }
+
+    /// Refused before any request (exit 7, as the interface refuses): a playlist the cache lists
+    /// as Spotify's own (which Spotify does not even show this app: a request would only answer
+    /// 404), or as another user's and not collaborative, the signed-in user known from the cache.
+    /// `details`: a name or a description, the owner's alone, collaborative or not.
+    func refuseKnownForeign(_ id: SpotifyID, details: Bool = false) throws {
+        guard let cached = try cache.playlist(.playlist(id)) else { return }
+        let me = (try? cache.playlist(.liked)?.ownerID).flatMap { $0.isEmpty ? nil : $0 }
+        let owned = cached.ownerID != CachedPlaylist.spotifyOwnerID && (me.map { cached.ownerID == $0 } ?? true)
+        guard !owned else { return }
+        let owner = cached.ownerName ?? cached.ownerID
+        if details, cached.collaborative { throw OnlyOwnerChangesDetails(playlist: cached.name, owner: owner) }
+        guard !cached.collaborative || cached.ownerID == CachedPlaylist.spotifyOwnerID else { return }
+        throw NotPermitted(playlist: cached.name, owner: owner, beforeSending: true)
     }
 
     func checkPermission(_ meta: PlaylistMeta) async throws {

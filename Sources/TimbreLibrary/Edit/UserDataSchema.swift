@@ -115,6 +115,11 @@ enum UserDataSchema {
                 ALTER TABLE edit ADD COLUMN sent_deadline_ms INTEGER;
                 ALTER TABLE edit ADD COLUMN told TEXT;
                 """),
+        // A version an undo or a redo made (source `edit`, `edit` the id of the edit undone or
+        // redone): which of the two. NULL for the edit itself and for a sync.
+        CacheSchema.Migration(
+            identifier: "history v5: versions made by an undo or a redo",
+            sql: "ALTER TABLE playlist_version ADD COLUMN step TEXT CHECK (step IN ('undo', 'redo'))"),
     ]
 
     static var migrator: DatabaseMigrator {

@@ -44,8 +44,8 @@ extension PlaylistHistory {
     /// first, as version 1 — so a first sync records nothing).
     @discardableResult
     public func recordCached(
-        _ playlists: [String], from cache: LibraryCache, source: PlaylistVersion.Source, edit: Int64? = nil, at date: Date = Date(),
-        knownOnly: Bool = false
+        _ playlists: [String], from cache: LibraryCache, source: PlaylistVersion.Source, edit: Int64? = nil,
+        step: PlaylistVersion.Step? = nil, at date: Date = Date(), knownOnly: Bool = false
     ) throws -> [PlaylistVersion] {
         guard !playlists.isEmpty else { return [] }
         return try write { db in
@@ -60,7 +60,7 @@ extension PlaylistHistory {
                 }
                 guard var state = try Self.cachedState(cache, playlist: playlist) else { continue }
                 state.seenAt = date
-                if let version = try Self.record(state, source: source, edit: edit, db) { made.append(version) }
+                if let version = try Self.record(state, source: source, edit: edit, step: step, db) { made.append(version) }
             }
             return made
         }
@@ -140,15 +140,18 @@ extension PlaylistHistory {
                 if outcome.revival == .followed { try markPresent([id.rawValue]) }
                 guard let created = outcome.playlist?.id else { return [] }
                 try recordCached([created.rawValue], from: cache, source: .edit, edit: outcome.journalID)
-            case .undo,
+            // (`where` binds to one pattern: each needs its own.)
+            case .undo where (outcome.library?.playlists ?? 0) > 0,
                 .redo where (outcome.library?.playlists ?? 0) > 0:
                 // An undone delete follows the playlist again (no longer deleted); a redone one
                 // unfollows it again.
                 guard let id = outcome.playlist?.id else { return [] }
                 if outcome.library?.save == true { try markPresent([id.rawValue]) } else { try markDeleted(id.rawValue) }
             case .entries, .details, .create, .undo, .redo:
+                // An undo or a redo is a version too, of the edit it undid or redid.
                 guard let id = outcome.playlist?.id else { return [] }
-                try recordCached([id.rawValue], from: cache, source: .edit, edit: outcome.journalID)
+                let step: PlaylistVersion.Step? = outcome.operation == .undo ? .undo : outcome.operation == .redo ? .redo : nil
+                try recordCached([id.rawValue], from: cache, source: .edit, edit: outcome.journalID, step: step)
             }
             return []
         } catch {

@@ -110,7 +110,9 @@ public final class PlaylistHistory: Sendable {
         }
     }
 
-    static func record(_ state: PlaylistState, source: PlaylistVersion.Source, edit: Int64?, _ db: Database) throws -> PlaylistVersion? {
+    static func record(
+        _ state: PlaylistState, source: PlaylistVersion.Source, edit: Int64?, step: PlaylistVersion.Step? = nil, _ db: Database
+    ) throws -> PlaylistVersion? {
         // Compared as interned ids: the last version's texts are never read.
         let coded = try intern(state.entries, db)
         var counts = (added: 0, removed: 0, moved: 0)
@@ -130,17 +132,18 @@ public final class PlaylistHistory: Sendable {
         try db.execute(
             sql: """
                 INSERT INTO playlist_version (playlist, version, seen_at, source, edit, snapshot_id, name, description, public,
-                    collaborative, entry_count, added, removed, moved, entries)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    collaborative, entry_count, added, removed, moved, entries, step)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [
                 state.playlist, number, ClockText.sqlite(state.seenAt), source.rawValue, edit, details.snapshotID, details.name,
                 details.description, details.isPublic, details.collaborative, state.entries.count, counts.added, counts.removed,
-                counts.moved, Data(blob),
+                counts.moved, Data(blob), step?.rawValue,
             ])
         return PlaylistVersion(
             playlist: state.playlist, version: number, seenAt: state.seenAt, source: source, edit: edit, details: details,
-            entryCount: state.entries.count, added: counts.added, removed: counts.removed, moved: counts.moved, renamed: renamed)
+            entryCount: state.entries.count, added: counts.added, removed: counts.removed, moved: counts.moved, renamed: renamed,
+            step: step)
     }
 
     // MARK: Rows
@@ -150,7 +153,7 @@ public final class PlaylistHistory: Sendable {
 
     static let versionColumns = """
         SELECT playlist, version, seen_at, source, edit, snapshot_id, name, description, public, collaborative, entry_count,
-            added, removed, moved,
+            added, removed, moved, step,
             (SELECT p.name FROM playlist_version p WHERE p.playlist = playlist_version.playlist AND p.version < playlist_version.version
              ORDER BY p.version DESC LIMIT 1) AS previous_name
         """
@@ -169,7 +172,7 @@ public final class PlaylistHistory: Sendable {
                 name: name, description: row["description"], isPublic: row["public"], collaborative: row["collaborative"],
                 snapshotID: row["snapshot_id"]),
             entryCount: row["entry_count"], added: row["added"], removed: row["removed"], moved: row["moved"],
-            renamed: previousName.map { $0 != name } ?? false)
+            renamed: previousName.map { $0 != name } ?? false, step: (row["step"] as String?).flatMap(PlaylistVersion.Step.init))
     }
 
     static func date(_ text: String) -> Date { ClockText.parseSQLite(text) ?? Date(timeIntervalSince1970: 0) }

@@ -11,6 +11,12 @@ public struct PlaylistVersion: Sendable, Equatable {
         case edit
     }
 
+    /// Which journal step made a version of source `edit`: the edit itself (nil), or an undo or
+    /// a redo of it (`edit` is then the id of the edit undone or redone).
+    public enum Step: String, Sendable, Equatable {
+        case undo, redo
+    }
+
     public var playlist: String
     /// Counted from 1 per playlist; numbers stay when older versions are pruned.
     public var version: Int
@@ -26,6 +32,8 @@ public struct PlaylistVersion: Sendable, Equatable {
     public var moved: Int
     /// Whether its name differs from the version before it.
     public var renamed: Bool
+    /// For `source == .edit`: made by an undo or a redo of edit `edit` (nil: by the edit itself).
+    public var step: Step? = nil
 
     /// One element of `timbre playlist log --json` (docs/CLI.md's keys, in order).
     public var json: JSONValue {
@@ -40,15 +48,17 @@ public struct PlaylistVersion: Sendable, Equatable {
             ("removed", .int(removed)),
             ("moved", .int(moved)),
             ("name", .string(details.name)),
+            ("step", .optional(step?.rawValue)),
         ])
     }
 }
 
 extension PlaylistVersion {
     /// One line for a person (`playlist log`, the interface's `H`):
-    /// `v3     2026-11-26 12:00  edit 12       148 entries  +0 −2 ~0  renamed “Road”`.
+    /// `v3     2026-11-26 12:00  edit 12       148 entries  +0 −2 ~0  renamed “Road”` (`undo 12`,
+    /// `redo 12` for a version an undo or a redo of edit 12 made).
     public var line: String {
-        let source = source == .edit ? "edit \(edit.map(String.init) ?? "?")" : "sync"
+        let source = source == .edit ? "\(step?.rawValue ?? "edit") \(edit.map(String.init) ?? "?")" : "sync"
         let entries = "\(entryCount) " + (entryCount == 1 ? "entry" : "entries")
         var text =
             "v\(version)".padding(toLength: 5, withPad: " ", startingAt: 0) + "  " + ClockText.localDateTime(seenAt) + "  "

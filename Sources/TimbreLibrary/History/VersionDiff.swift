@@ -5,7 +5,8 @@ import TimbreCore
 /// copy before with the first copy after, …); copies left over were removed or added. Of the
 /// entries that stayed, those on one longest increasing run of their old positions stayed in
 /// place and the others `moved` — the fewest moves that explain the new order, found in
-/// O(n log n) as `EntryEdit.reorder` plans a shuffle. Positions are Spotify's 0-based indices;
+/// O(n log n); of the runs as long, the one keeping the most entries at their own position, and
+/// an entry at the position it had is never listed as moved. Positions are Spotify's 0-based indices;
 /// what a person reads is `position + 1`.
 public struct VersionDiff: Sendable, Equatable {
     public struct Change: Sendable, Equatable {
@@ -59,9 +60,48 @@ public struct VersionDiff: Sendable, Equatable {
         }
         let removed = old.indices.filter { !matched[$0] }
         var inPlace = [Bool](repeating: false, count: kept.count)
-        for k in EntryEdit.longestIncreasing(kept.map(\.from)) { inPlace[k] = true }
-        let moved = kept.indices.filter { !inPlace[$0] }.map { kept[$0] }
+        for k in stayingRun(kept, oldCount: old.count) { inPlace[k] = true }
+        // An entry off that run but at the position it had (the others around it moved) did
+        // not move: "~ #5 → #5" says nothing to a person.
+        let moved = kept.indices.filter { !inPlace[$0] && kept[$0].from != kept[$0].to }.map { kept[$0] }
         return (added, removed, moved)
+    }
+
+    /// Indices into `kept` of a longest run whose old positions increase — of those, one that
+    /// keeps the most entries at the very position they had (a reversal keeps its middle entry,
+    /// not an end one that went to the other end). O(n log n): a Fenwick tree over old positions
+    /// of the best (length, entries in place, last index) ending below each position.
+    static func stayingRun(_ kept: [(from: Int, to: Int)], oldCount: Int) -> [Int] {
+        typealias Best = (length: Int, fixed: Int, index: Int)
+        func better(_ a: Best, _ b: Best) -> Bool { a.length != b.length ? a.length > b.length : a.fixed > b.fixed }
+        var tree = [Best](repeating: (0, 0, -1), count: oldCount + 1)
+        var parent = [Int](repeating: -1, count: kept.count)
+        var overall: Best = (0, 0, -1)
+        for (k, entry) in kept.enumerated() {
+            var best: Best = (0, 0, -1)
+            var i = entry.from  // the prefix of old positions below entry.from
+            while i > 0 {
+                if better(tree[i], best) { best = tree[i] }
+                i -= i & -i
+            }
+            let here: Best = (best.length + 1, best.fixed + (entry.from == entry.to ? 1 : 0), k)
+            parent[k] = best.index
+            // Ties go to the later entry (as a patience sort's tails do): the entry that went
+            // further is the one listed as moved.
+            if !better(overall, here) { overall = here }
+            i = entry.from + 1
+            while i <= oldCount {
+                if !better(tree[i], here) { tree[i] = here }
+                i += i & -i
+            }
+        }
+        var run: [Int] = []
+        var k = overall.index
+        while k >= 0 {
+            run.append(k)
+            k = parent[k]
+        }
+        return run.reversed()
     }
 
     /// `playlist diff --json`: positions counted from 1.

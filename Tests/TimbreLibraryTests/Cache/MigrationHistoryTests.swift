@@ -28,6 +28,7 @@ import TimbreCore
         ("user data: restore journal", 0x950F_E1CF_C989_3D9E),
         ("history v4: playlist versions", 0x72A9_687A_29FE_473B),
         ("journal v5: writes in flight, failures told", 0x8594_0168_4719_EEAE),
+        ("history v5: versions made by an undo or a redo", 0x0689_B894_4487_345F),
     ]
 
     /// FNV-1a over the SQL's UTF-8 bytes: a change detector, not a security measure.

@@ -147,13 +147,34 @@ import TimbreCore
         #expect(copies.added == [VersionDiff.Change(position: 1, uri: "x")])
         #expect(copies.moved.isEmpty)
 
-        // A reversal: all but one entry moved.
+        // A reversal: all but one entry moved — the middle one, which is where it was.
         let reversed = VersionDiff(from: ["a", "b", "c", "d", "e"], to: ["e", "d", "c", "b", "a"])
         #expect(reversed.moved.count == 4)
+        #expect(!reversed.moved.contains { $0.uri == "c" })
 
         #expect(VersionDiff(from: ["a", "a"], to: ["a", "a"]).isEmpty)
         let cleared = VersionDiff(from: ["a", "b"], to: [])
         #expect(cleared.removed.map(\.position) == [0, 1])
+    }
+
+    /// A move to the same position is no move: an entry whose neighbours moved around it, and
+    /// which is where it was, is never listed "~ #5 → #5".
+    @Test func anEntryAtItsOwnPositionIsNotMoved() {
+        // "e" (position 4) stays at 4 while the ends swap around it.
+        let swapped = VersionDiff(from: ["a", "b", "c", "d", "e", "f", "g"], to: ["g", "b", "c", "d", "e", "f", "a"])
+        #expect(swapped.moved.allSatisfy { $0.from != $0.to }, "\(swapped.moved)")
+        #expect(Set(swapped.moved.map(\.uri)) == ["a", "g"])
+        // Two blocks exchanged with a fixed entry between them: the fixed one is never listed.
+        let blocks = VersionDiff(from: ["a", "b", "x", "c", "d"], to: ["c", "d", "x", "a", "b"])
+        #expect(!blocks.moved.contains { $0.uri == "x" }, "\(blocks.moved)")
+        #expect(blocks.moved.count == 2)
+        // Rotations with an insertion: no entry is ever listed with from == to.
+        let base = ["a", "b", "c", "d", "e", "f"]
+        for shift in 0..<6 {
+            var new = Array(base[shift...] + base[..<shift])
+            new.insert("z", at: shift)
+            #expect(VersionDiff(from: base, to: new).moved.allSatisfy { $0.from != $0.to })
+        }
     }
 
     @Test func theJSONCountsPositionsFromOne() {
