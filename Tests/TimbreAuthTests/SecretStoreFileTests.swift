@@ -41,11 +41,12 @@ import TimbreCore
         #expect(try mode(path) == 0o600)
         #expect(try mode((path as NSString).deletingLastPathComponent) == 0o700)
         // Beside the file only its lock (kept: deleting a lock file another process may hold is a
-        // race), private and empty: no temporary file left, no secret outside credentials.json.
+        // race), private, holding the last holder's pid and nothing else: no temporary file left,
+        // no secret outside credentials.json.
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: (path as NSString).deletingLastPathComponent)
         #expect(leftovers.sorted() == ["credentials.json", "credentials.json.lock"])
         #expect(try mode(path + ".lock") == 0o600)
-        #expect(try Data(contentsOf: URL(fileURLWithPath: path + ".lock")).isEmpty)
+        #expect(try String(contentsOfFile: path + ".lock", encoding: .utf8) == "\(getpid())\n")
 
         let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any]
         let profiles = json?["profiles"] as? [String: [String: String]]
