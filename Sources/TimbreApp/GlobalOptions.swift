@@ -31,44 +31,11 @@ public enum GlobalOptions {
         _ arguments: [String], environment: [String: String],
         shape: @Sendable () -> CommandShape? = { nil }
     ) throws -> ([String], [String: String]) {
-        var rest: [String] = []
-        var flag: String?
-        var node = arguments.contains(where: { $0 == "--profile" || $0.hasPrefix("--profile=") }) ? shape() : nil
-        var positional = false
-        var index = arguments.startIndex
-        while index < arguments.endIndex {
-            let argument = arguments[index]
-            if argument == "--" {
-                rest += arguments[index...]
-                break
-            }
-            if let current = node, !argument.hasPrefix("-") {
-                // A subcommand's name (before any positional argument) moves to its options.
-                if !positional, let child = current.subcommands[argument] { node = child } else { positional = true }
-            } else if let current = node, argument.hasPrefix("-"), !argument.contains("="), current.valueOptions.contains(argument) {
-                // An option that takes a value: the next word is that value, whatever it looks like.
-                rest.append(argument)
-                let next = arguments.index(after: index)
-                if next < arguments.endIndex { rest.append(arguments[next]) }
-                index = min(arguments.index(after: next), arguments.endIndex)
-                continue
-            }
-            if argument == "--profile" {
-                let next = arguments.index(after: index)
-                guard next < arguments.endIndex, arguments[next] != "--" else {
-                    throw UsageError(message: "'--profile' needs a profile name", hint: "for example `timbre --profile work sync`")
-                }
-                flag = arguments[next]
-                index = arguments.index(after: next)
-                continue
-            }
-            if argument.hasPrefix("--profile=") {
-                flag = String(argument.dropFirst("--profile=".count))
-            } else {
-                rest.append(argument)
-            }
-            index = arguments.index(after: index)
-        }
+        let (rest, given) = try CommandShape.take(
+            "--profile", from: arguments, shape: shape,
+            missing: UsageError(message: "'--profile' needs a profile name", hint: "for example `timbre --profile work sync`"))
+        // Given twice, the last one counts (as for any option).
+        let flag = given.last
         var environment = environment
         if let flag {
             environment["TIMBRE_PROFILE"] = try ProfileName(validating: flag, source: "--profile").rawValue
@@ -98,6 +65,57 @@ public struct CommandShape: Sendable, Equatable {
     public init(valueOptions: Set<String> = [], subcommands: [String: CommandShape] = [:]) {
         self.valueOptions = valueOptions
         self.subcommands = subcommands
+    }
+
+    /// Takes the option `name` (`name VALUE` or `name=VALUE`, anywhere on the line) out of
+    /// `arguments`: the rest, and each value given, in order. `shape` (asked only when `name`
+    /// appears) tells which options take a value, so a word that is another option's value
+    /// (`--description "--profile=work"`) stays that value; everything after `--` is left alone.
+    /// `missing`: thrown when `name` ends the line or is followed by `--`.
+    static func take(
+        _ name: String, from arguments: [String], shape: @Sendable () -> CommandShape?, missing: @autoclosure () -> UsageError
+    ) throws -> (rest: [String], values: [String]) {
+        let options = arguments.prefix { $0 != "--" }
+        guard options.contains(where: { $0 == name || $0.hasPrefix(name + "=") }) else { return (arguments, []) }
+        var rest: [String] = []
+        var values: [String] = []
+        var node = shape()
+        var positional = false
+        var index = arguments.startIndex
+        while index < arguments.endIndex {
+            let argument = arguments[index]
+            if argument == "--" {
+                rest += arguments[index...]
+                break
+            }
+            if let current = node, !argument.hasPrefix("-") {
+                // A subcommand's name (before any positional argument) moves to its options.
+                if !positional, let child = current.subcommands[argument] { node = child } else { positional = true }
+            } else if let current = node, argument.hasPrefix("-"), !argument.contains("="), argument != name,
+                current.valueOptions.contains(argument)
+            {
+                // An option that takes a value: the next word is that value, whatever it looks like.
+                rest.append(argument)
+                let next = arguments.index(after: index)
+                if next < arguments.endIndex { rest.append(arguments[next]) }
+                index = min(arguments.index(after: next), arguments.endIndex)
+                continue
+            }
+            if argument == name {
+                let next = arguments.index(after: index)
+                guard next < arguments.endIndex, arguments[next] != "--" else { throw missing() }
+                values.append(arguments[next])
+                index = arguments.index(after: next)
+                continue
+            }
+            if argument.hasPrefix(name + "=") {
+                values.append(String(argument.dropFirst(name.count + 1)))
+            } else {
+                rest.append(argument)
+            }
+            index = arguments.index(after: index)
+        }
+        return (rest, values)
     }
 
     /// From ArgumentParser's description of the commands (`_dumpHelp()`, ToolInfo v0 JSON).

@@ -161,12 +161,7 @@ struct FaultQueue {
                 continue
             }
             let stacks = fault.kind == .latency || fault.kind == .deletePlaylist
-            var applies = fault.matches(target: target, path: path, method: method) && (stacks || decision.fault == nil)
-            if applies, let every = fault.every {
-                pending[index].seen += 1
-                applies = pending[index].seen % every == 0
-            }
-            guard applies else {
+            guard takes(index, fault.matches(target: target, path: path, method: method) && (stacks || decision.fault == nil)) else {
                 index += 1
                 continue
             }
@@ -176,13 +171,7 @@ struct FaultQueue {
                 var opened = fault
                 opened.retryAfter = fault.retryAfter ?? max(1, Int((Double(windowMS) / 1_000).rounded(.up)))
                 decision.fault = opened
-                let remaining = (fault.count ?? 1) - 1
-                if remaining <= 0 {
-                    pending.remove(at: index)
-                } else {
-                    pending[index].count = remaining
-                    index += 1
-                }
+                index = spend(index)
                 continue
             }
             if fault.kind == .latency {
@@ -192,13 +181,7 @@ struct FaultQueue {
             } else {
                 decision.fault = fault
             }
-            let remaining = (fault.count ?? 1) - 1
-            if remaining <= 0 {
-                pending.remove(at: index)
-            } else {
-                pending[index].count = remaining
-                index += 1
-            }
+            index = spend(index)
         }
         return decision
     }
@@ -210,24 +193,33 @@ struct FaultQueue {
         var index = 0
         while index < pending.count {
             let fault = pending[index]
-            var applies = fault.kind == .hold && fault.matches(target: target, path: path, method: method)
-            if applies, let every = fault.every {
-                pending[index].seen += 1
-                applies = pending[index].seen % every == 0
-            }
-            guard applies else {
+            guard takes(index, fault.kind == .hold && fault.matches(target: target, path: path, method: method)) else {
                 index += 1
                 continue
             }
             total += fault.ms ?? 1_000
-            let remaining = (fault.count ?? 1) - 1
-            if remaining <= 0 {
-                pending.remove(at: index)
-            } else {
-                pending[index].count = remaining
-                index += 1
-            }
+            index = spend(index)
         }
         return total
+    }
+
+    /// Whether the fault at `index` takes this request: it `matches`, and (with `every`) this is
+    /// its every-th match.
+    private mutating func takes(_ index: Int, _ matches: Bool) -> Bool {
+        guard matches else { return false }
+        guard let every = pending[index].every else { return true }
+        pending[index].seen += 1
+        return pending[index].seen % every == 0
+    }
+
+    /// Spends one use of the fault at `index` (gone after its last): the next index to look at.
+    private mutating func spend(_ index: Int) -> Int {
+        let remaining = (pending[index].count ?? 1) - 1
+        if remaining <= 0 {
+            pending.remove(at: index)
+            return index
+        }
+        pending[index].count = remaining
+        return index + 1
     }
 }

@@ -39,49 +39,11 @@ public final class JSONOutputFilter: Sendable {
     /// given. `shape` says which options take a value, so a word that is another option's value
     /// (`--description --jq`) stays that value; everything after `--` is left alone.
     public static func take(_ arguments: [String], shape: @Sendable () -> CommandShape?) throws -> ([String], JSONOutputFilter?) {
-        let options = arguments.prefix { $0 != "--" }
-        guard options.contains(where: { $0 == "--jq" || $0.hasPrefix("--jq=") }) else { return (arguments, nil) }
-        var rest: [String] = []
-        var expression: String?
-        var node = shape()
-        var positional = false
-        var index = arguments.startIndex
-        while index < arguments.endIndex {
-            let argument = arguments[index]
-            if argument == "--" {
-                rest += arguments[index...]
-                break
-            }
-            if let current = node, !argument.hasPrefix("-") {
-                if !positional, let child = current.subcommands[argument] { node = child } else { positional = true }
-            } else if let current = node, argument.hasPrefix("-"), !argument.contains("="), argument != "--jq", current.valueOptions.contains(argument) {
-                // Another option's value, whatever it looks like.
-                rest.append(argument)
-                let next = arguments.index(after: index)
-                if next < arguments.endIndex { rest.append(arguments[next]) }
-                index = min(arguments.index(after: next), arguments.endIndex)
-                continue
-            }
-            var given: String?
-            if argument == "--jq" {
-                let next = arguments.index(after: index)
-                guard next < arguments.endIndex, arguments[next] != "--" else {
-                    throw UsageError(message: "'--jq' needs a jq expression", hint: "for example `timbre playlists --json --jq '.[].name'`")
-                }
-                given = arguments[next]
-                index = arguments.index(after: next)
-            } else if argument.hasPrefix("--jq=") {
-                given = String(argument.dropFirst("--jq=".count))
-                index = arguments.index(after: index)
-            } else {
-                rest.append(argument)
-                index = arguments.index(after: index)
-            }
-            if let given {
-                guard expression == nil else { throw UsageError(message: "'--jq' is given twice", hint: "join the expressions with `|`") }
-                expression = given
-            }
-        }
+        let (rest, given) = try CommandShape.take(
+            "--jq", from: arguments, shape: shape,
+            missing: UsageError(message: "'--jq' needs a jq expression", hint: "for example `timbre playlists --json --jq '.[].name'`"))
+        guard given.count <= 1 else { throw UsageError(message: "'--jq' is given twice", hint: "join the expressions with `|`") }
+        let expression = given.first
         guard let expression else { return (rest, nil) }
         // gh's rule: `--jq` filters the `--json` output, so it needs `--json` — but `api`, whose
         // answer is JSON already (`gh api --jq`).

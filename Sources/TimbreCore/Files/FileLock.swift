@@ -48,6 +48,11 @@ public final class FileLock: Sendable {
             close(fd)
             throw .cannotOpen(path: path, detail: "it is not a regular file; remove it")
         }
+        // Someone else's file is not truncated and written (only root can meet one here).
+        guard info.st_uid == geteuid() else {
+            close(fd)
+            throw .cannotOpen(path: path, detail: "it belongs to another user (uid \(info.st_uid)); move it away")
+        }
         let deadline = ContinuousClock.now + wait
         while true {
             if flock(fd, LOCK_EX | LOCK_NB) == 0 {
