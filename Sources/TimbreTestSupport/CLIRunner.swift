@@ -57,6 +57,12 @@ public struct TimbreCLI: Sendable {
         try text.write(to: configFile, atomically: true, encoding: .utf8)
     }
 
+    /// `request_timeout` for a profile whose edits a test kills: the next command waits out a write
+    /// the killed process may still have in flight, for up to this long after it was sent. The
+    /// default (60 s) per kill made the serialized kill tests take most of CI's hour; 10 s is still
+    /// far more than any request to the loopback sandbox takes on a loaded machine.
+    public static let killedEditsRequestTimeout = "request_timeout = 10"
+
     /// config.toml that points timbre at a sandbox and pins its root; `extra`: more top-level keys
     /// (`request_timeout = 3`).
     public func configure(for sandbox: SandboxProcess, pin: String? = nil, redirectPort: Int = 0, extra: String = "") throws {

@@ -132,9 +132,11 @@ public final class SandboxProcess: @unchecked Sendable {
         throw SandboxProcessError.binaryNotFound(candidates.map(\.path))
     }
 
+    /// `timeout`: how long the sandbox may take to announce itself — a safety net against a hang,
+    /// not a bound on speed: at the suite's start dozens of them start at once on two cores.
     public static func start(
         library: LibrarySize = .small, seed: UInt64 = 42, extraArguments: [String] = [], clientTLS: SandboxClientTLS? = nil,
-        timeout: Duration = .seconds(20)
+        timeout: Duration = .seconds(120)
     ) async throws -> SandboxProcess {
         let binary = try binaryDirectory().appendingPathComponent("timbre-sandbox")
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("timbre-sandbox-\(UUID().uuidString)")

@@ -32,7 +32,7 @@ import TimbreTestSupport
         try await withCleanup({ await sandbox.stop() }) {
             let cli = try TimbreCLI(extraEnvironment: ["TIMBRE_REFRESH_TOKEN": try await sandbox.mintRefreshToken()])
             try await withCleanup({ cli.remove() }) {
-                try cli.configure(for: sandbox)
+                try cli.configure(for: sandbox, extra: TimbreCLI.killedEditsRequestTimeout)
                 try await body(Side(sandbox: sandbox, cli: cli))
             }
         }

@@ -23,7 +23,7 @@ import TimbreTestSupport
         do {
             let token = try await sandbox.mintRefreshToken()
             let cli = try TimbreCLI(extraEnvironment: ["TIMBRE_REFRESH_TOKEN": token])
-            try cli.configure(for: sandbox)
+            try cli.configure(for: sandbox, extra: TimbreCLI.killedEditsRequestTimeout)
             return Setup(sandbox: sandbox, cli: cli)
         } catch {
             await sandbox.stop()

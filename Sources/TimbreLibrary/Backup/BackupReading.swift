@@ -30,7 +30,7 @@ extension Backup {
     }
 
     /// Decodes and checks a backup's bytes, with the byte-level `JSONReader` (no Foundation object
-    /// tree: JSONSerialization of a 68 MB file peaked at 2 GB). Two passes: the first only checks —
+    /// tree: JSONSerialization of a 68 MB file peaked at 2 GB). A syntax pass, then two: the first only checks —
     /// it keeps nothing, so a hostile file is refused using little more memory than its own bytes —
     /// the second, run only on a file found good, builds the `Backup`.
     public static func decode(_ data: Data) throws -> Backup {
@@ -40,6 +40,8 @@ extension Backup {
         // RFC 8259 text is UTF-8; the reader would put U+FFFD for a bad byte, the file is refused instead.
         guard data.withUnsafeBytes({ isUTF8($0.bindMemory(to: UInt8.self)) }) else { throw notJSON }
         do {
+            // Syntax first, to the last byte: trailing data is "not JSON" before any member's refusal.
+            try JSONReader.read(data) { reader in try reader.skipValue() }
             _ = try JSONReader.read(data) { reader in try parse(&reader, keep: false) }
             return try JSONReader.read(data) { reader in try parse(&reader, keep: true) }
         } catch is JSONReader.SyntaxError {
@@ -270,7 +272,7 @@ extension Backup {
                 if reader.key(key, is: "entries") {
                     entries = try list(
                         &reader, path + ".entries", keep: keep,
-                        limit: (10_000, { damaged("\(path) holds \($0) entries; Spotify allows 10,000") })
+                        limit: (10_000, { damaged("\(path) holds \(OrderCost.grouped($0)) entries; Spotify allows 10,000") })
                     ) { reader, entryPath in try entry(&reader, entryPath) }
                 } else if reader.key(key, is: "id") {
                     id = try Scalar.read(&reader)
