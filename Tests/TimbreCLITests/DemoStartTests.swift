@@ -9,8 +9,10 @@ struct DemoStartTests {
     @Test func theDemoStartsTheSandboxSignsInAndSyncs() async throws {
         let cli = try TimbreCLI()
         defer { cli.remove() }
-        // In-process the demo finds timbre-sandbox next to the test binary, in the same build folder.
-        let result = await cli.invoke(["demo", "--no-interface", "--library", "small"])
+        // The real binary, in a process of its own: in-process, the demo's browser task shared the
+        // test runner's two-thread pool with every test that blocks a thread (tmux, ChildProcess),
+        // and under CI's load missed the 30 s sign-in window (seen twice).
+        let result = try await cli.run(["demo", "--no-interface", "--library", "small"], timeout: .seconds(120))
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stderr.split(separator: "\n").map(String.init)
         #expect(lines.first == "Starting the Spotify sandbox (small library)…")
