@@ -282,7 +282,8 @@ class TmuxControl:
             text = self.proc.stdout.readline()
             if not text:
                 raise RuntimeError("tmux control client ended")
-            if text.startswith("%begin"):
+            # A block this client's command answers has flags 1 (the attach's own block has 0).
+            if text.startswith("%begin") and text.split()[-1] == "1":
                 inside = True
                 continue
             if inside and (text.startswith("%end") or text.startswith("%error")):
