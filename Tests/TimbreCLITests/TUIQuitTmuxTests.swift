@@ -57,11 +57,19 @@ import TimbreTestSupport
             let before = try await s.sandbox.entries(of: coffee)
             try s.tmux.keys("g", "d")
             _ = try await s.wait("(y/n)")
-            try s.tmux.keys("y", "J", "J")
-            _ = try await s.wait("waiting)")
-            try s.tmux.keys("C-c")
-            _ = try await s.wait("2 edits still to send — q again to drop them")
-            try s.tmux.keys("q")
+            // The sandbox stopped (SIGSTOP) from the answer on: the removal cannot be answered and
+            // the moves stay queued behind it for as long as the test takes to look — on a loaded
+            // machine the 2 s answers alone let all three finish before Ctrl-C arrived, and the
+            // interface then rightly quit at once.
+            let pid = s.sandbox.info.pid
+            kill(pid, SIGSTOP)
+            try await withCleanup({ kill(pid, SIGCONT) }) {
+                try s.tmux.keys("y", "J", "J")
+                _ = try await s.wait("waiting)")
+                try s.tmux.keys("C-c")
+                _ = try await s.wait("2 edits still to send — q again to drop them")
+                try s.tmux.keys("q")
+            }
             #expect(try await TUITmuxTests.exitStatus(marker) == "0")
             #expect(try await s.sandbox.entries(of: coffee) == Array(before.dropFirst()), "exactly the removal under way was sent")
         }
