@@ -77,7 +77,9 @@ extension Root {
         @Option(help: "Delay every answer by this many milliseconds.")
         var latencyMs = 0
 
-        @Option(help: "Spotify's daily quota: after N Web API requests in a sandbox day every API request answers 429 with Retry-After = the day's seconds left.")
+        @Option(
+            help: "Spotify's daily quota: after N Web API requests in a sandbox day every API request answers 429 with Retry-After = the day's seconds left."
+        )
         var dailyQuota: Int?
 
         @Flag(help: "The daily quota's 429 names \"reason\": \"QUOTA_EXCEEDED\" (Spotify's body since July 2026).")

@@ -42,10 +42,11 @@ import TimbreTestSupport
             #expect(quota["used"] as? Int == 4 && quota["refused"] as? Int == 1)
 
             let logged = try await sandbox.requests().filter { $0.path.hasPrefix("/v1/me/player") }
-            #expect(logged.map { "\($0.method) \($0.path) \($0.status)" } == [
-                "GET /v1/me/player/devices 200", "PUT /v1/me/player/play 204", "PUT /v1/me/player/pause 411",
-                "PUT /v1/me/player/pause 204",
-            ])
+            #expect(
+                logged.map { "\($0.method) \($0.path) \($0.status)" } == [
+                    "GET /v1/me/player/devices 200", "PUT /v1/me/player/play 204", "PUT /v1/me/player/pause 411",
+                    "PUT /v1/me/player/pause 204",
+                ])
             #expect(try await sandbox.writeRequests().filter { $0.path.hasPrefix("/v1/me/player") }.count == 3)
 
             try await sandbox.advanceClock(milliseconds: 3_600_000)

@@ -354,9 +354,10 @@ import Testing
         client.get("/v1/me/player")
         let log = client.control("GET", "requests").json as? [[String: Any]] ?? []
         let player = log.filter { ($0["path"] as? String ?? "").hasPrefix("/v1/me/player") }
-        #expect(player.map { "\($0["method"] ?? "") \($0["path"] ?? "") \($0["status"] ?? "")" } == [
-            "PUT /v1/me/player/pause 411", "POST /v1/me/player/next 404", "GET /v1/me/player 204",
-        ])
+        #expect(
+            player.map { "\($0["method"] ?? "") \($0["path"] ?? "") \($0["status"] ?? "")" } == [
+                "PUT /v1/me/player/pause 411", "POST /v1/me/player/next 404", "GET /v1/me/player 204",
+            ])
     }
 
     @Test func aDeviceAddedThroughTheControlAPIIsListedAndPlayable() throws {
