@@ -15,8 +15,8 @@ import TimbreTestSupport
     static func cutSentences(_ screen: String, paneRows: Bool = false, exempt: (String) -> Bool = { _ in false }) -> [String] {
         let lines = screen.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         return lines.enumerated().compactMap { index, line in
-            let cells = line.split(separator: "│", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            let checked: [String] = cells.count == 1 ? cells : (index == 0 || paneRows ? [cells[1]] : [])
+            let cells = line.split(separator: "│", maxSplits: 1, omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            let checked: [String] = cells.count < 2 ? cells : (index == 0 || paneRows ? [cells[1]] : [])
             return checked.contains { $0.hasSuffix("…") } && !exempt(line) ? line : nil
         }
     }

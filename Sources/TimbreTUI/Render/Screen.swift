@@ -108,11 +108,18 @@ public enum Screen {
         guard let playlist = state.openedPlaylist else { return " Tracks — Enter opens the selected playlist" }
         var text = " \(playlist.name) · \(state.visibleTracks.count)"
         if state.visibleTracks.count != state.tracks.count { text += "/\(state.tracks.count)" }
-        text += " · sort \(state.sortField.rawValue) \(state.sortOrder == .asc ? "↑" : "↓")"
-        if !state.trackFilter.isEmpty { text += " · /\(state.trackFilter)" }
-        if !state.entryFilter.isEmpty { text += " · filter \(state.entryFilter)" }
-        if !playlist.isLiked { text += " · \(playlist.visibility.rawValue)" }
-        if !playlist.editable { text += " · 🔒 read-only" }
+        // The parts after the name and count, most needed first: each shown whole or not at all
+        // (a narrow pane drops the ones that do not fit rather than cutting one mid-word).
+        var parts: [String] = []
+        if !playlist.editable { parts.append("🔒 read-only") }
+        if !state.trackFilter.isEmpty { parts.append("/\(state.trackFilter)") }
+        if !state.entryFilter.isEmpty { parts.append("filter \(state.entryFilter)") }
+        parts.append("sort \(state.sortField.rawValue) \(state.sortOrder == .asc ? "↑" : "↓")")
+        if !playlist.isLiked { parts.append(playlist.visibility.rawValue) }
+        for part in parts {
+            let longer = text + " · " + part
+            if TextWidth.width(of: longer) <= width { text = longer }
+        }
         return text
     }
 

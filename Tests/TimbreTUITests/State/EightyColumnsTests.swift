@@ -64,7 +64,9 @@ import TimbreLibrary
         #expect(state.trackCursor == 0)
         for character in "5gg" { _ = state.handle(.character(character)) }
         #expect(state.trackCursor == 4, "5gg is line 5, not the top again")
-        state.apply(.move(.down, count: 10))
+        // Another key between: the next g is a motion of its own again.
+        for character in "10j" { _ = state.handle(.character(character)) }
+        #expect(state.trackCursor == 14)
         _ = state.handle(.character("g"))
         #expect(state.trackCursor == 0)
         // With a sequence starting with g bound, gg still goes to the top.

@@ -99,6 +99,8 @@ import Testing
         _ = state.handle(try key("Tab"))
         _ = state.handle(try key("Tab"))
         _ = state.handle(try key("Tab"))
+        #expect(line(state).text == "sort!", "the verbs the key table knows, :sort! among them")
+        _ = state.handle(try key("Tab"))
         #expect(line(state).text == "sync")
         _ = state.handle(try key("Tab"))
         #expect(line(state).text == "save-order", "wraps around")
