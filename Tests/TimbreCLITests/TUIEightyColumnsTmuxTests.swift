@@ -44,7 +44,7 @@ import TimbreTestSupport
             let prompt = try #require(lines.firstIndex { $0.hasPrefix(":srt") }, "\(screen)")
             #expect(lines[(prompt + 1)...].contains { $0.contains("sort! FIELD [reverse]") }, "under the prompt:\n\(screen)")
             try tmux.keys("C-u")
-            screen = try await s.wait("save-order")
+            screen = try await s.wait("add-to")
             Self.show(": (every verb)", screen)
             try tmux.keys("Escape")
             _ = try await s.wait("q quit")
@@ -154,7 +154,7 @@ import TimbreTestSupport
             let marker = cli.home.appendingPathComponent("exit-status").path
             let command = "env " + env.map { "'\($0)'" }.joined(separator: " ") + " '\(bin)' demo --library small; echo $? > '\(marker)'; sleep 60"
             _ = try tmux.run(["new-session", "-d", "-x", "80", "-y", "24", command])
-            let screen = try await tmux.waitFor("the CLI works on this", timeout: .seconds(90))
+            let screen = try await tmux.waitFor("this sandbox too", timeout: .seconds(90))
             Self.show("demo", screen)
             let text = screen.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
             #expect(text.contains("try `timbre --profile demo playlists` in another terminal: the CLI works on this sandbox too"), "\(screen)")
