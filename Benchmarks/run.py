@@ -269,6 +269,159 @@ def tui_end_to_end(timbre, rows, columns, big_name, big_count, timeout=60):
     return result
 
 
+class TmuxControl:
+    """One tmux control-mode client (`tmux -C attach`) kept open: keys go in and screens come out
+    over its pipe, with no tmux process started per command. A `send-keys` then `capture-pane`
+    loop costs well under a millisecond a turn, where starting `tmux` for each costs 3–10 ms —
+    so a key's time is the interface's, not the harness's."""
+
+    def __init__(self, tmux):
+        # The window keeps the size it was made with: a control client must not resize it.
+        subprocess.run(tmux + ["set-option", "-g", "window-size", "manual"], capture_output=True, timeout=30)
+        self.proc = subprocess.Popen(tmux + ["-C", "attach"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     text=True, encoding="utf-8", errors="replace", bufsize=1)
+        self.command("refresh-client -f no-output")
+
+    def command(self, line):
+        """Runs one tmux command; returns its output (the lines between %begin and %end)."""
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+        out, inside = [], False
+        while True:
+            text = self.proc.stdout.readline()
+            if not text:
+                raise RuntimeError("tmux control client ended")
+            # A block this client's command answers has flags 1 (the attach's own block has 0).
+            if text.startswith("%begin") and text.split()[-1] == "1":
+                inside = True
+                continue
+            if inside and (text.startswith("%end") or text.startswith("%error")):
+                return "\n".join(out)
+            if inside:
+                out.append(text.rstrip("\n"))
+
+    def keys(self, *keys, literal=False):
+        self.command("send-keys " + ("-l " if literal else "") + " ".join(tmux_quote(k) for k in keys))
+
+    def screen(self, escapes=False):
+        return self.command("capture-pane -p" + (" -e" if escapes else ""))
+
+    def close(self):
+        try:
+            self.proc.stdin.close()
+            self.proc.wait(timeout=10)
+        except Exception:
+            self.proc.kill()
+
+
+def tmux_quote(text):
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def timed_key(control, send, pred, escapes=False, limit=30):
+    """Milliseconds from sending a key to the first capture for which `pred` holds (the frame that
+    answers the key drawn), captured back to back (a capture is ~0.3 ms)."""
+    start = time.monotonic()
+    send()
+    deadline = start + limit
+    while time.monotonic() < deadline:
+        s = control.screen(escapes)
+        if pred(s):
+            return (time.monotonic() - start) * 1000, s
+        time.sleep(0.0005)
+    raise RuntimeError("the interface never answered the key:\n" + control.screen())
+
+
+def settle(control, pred=lambda s: True, limit=30):
+    """Waits for a screen for which `pred` holds and that stays the same for 50 ms."""
+    deadline = time.monotonic() + limit
+    last = None
+    while time.monotonic() < deadline:
+        s = control.screen(True)
+        if pred(s) and s == last:
+            return s
+        last = s if pred(s) else None
+        time.sleep(0.05)
+    raise RuntimeError("the screen never settled:\n" + control.screen())
+
+
+def tui_keys(timbre, rows, columns, big_name, big_count, samples=20, timeout=120):
+    """Key → frame drawn, the real binary in tmux, each key `samples` times in one process: `F`
+    (Enter → results), Enter opening the biggest playlist, `j`, a `/` keystroke in the biggest
+    playlist. Each sample starts from a settled screen."""
+    sock = f"timbre-bench-keys-{os.getpid()}-{next(_tmux_runs)}"
+    tmux = ["tmux", "-L", sock]
+    out = {"F": [], "open": [], "j": [], "filter": []}
+    env = " ".join(f"'{k}={v}'" for k, v in timbre.env.items()
+                   if k in ("XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "TIMBRE_REFRESH_TOKEN", "HOME", "PATH", "TIMBRE_LOG"))
+    control = None
+    try:
+        subprocess.run(tmux + ["new-session", "-d", "-x", str(columns), "-y", str(rows), "sleep 600"], capture_output=True, timeout=30)
+        subprocess.run(tmux + ["set-option", "-g", "remain-on-exit", "on"], capture_output=True, timeout=30)
+        control = TmuxControl(tmux)
+        control.command(f"respawn-pane -k \"exec env LANG=C.UTF-8 TERM=tmux-256color {env} '{timbre.bin}'\"")
+        settle(control, lambda s: re.search(r"synced \d\d:\d\d", s) is not None, limit=timeout)
+        # F: a query with no match searches every cached item; Esc closes the results.
+        for _ in range(samples):
+            control.keys("F")
+            control.keys("zzqx", literal=True)
+            settle(control, lambda s: "Search all playlists: zzqx" in s)
+            ms, _ = timed_key(control, lambda: control.keys("Enter"), lambda s: "no track matches" in s)
+            out["F"].append(ms)
+            control.keys("Escape")
+            settle(control, lambda s: "no track matches" not in s and "Search results" not in s)
+        # Enter on the biggest playlist (found through the playlists' filter, which Esc then
+        # clears with the cursor kept on it), each time from the playlist above it.
+        control.keys("/")
+        control.keys(big_name[:10], literal=True)
+        control.keys("Enter")
+        control.keys("Escape")
+        settle(control, lambda s: f"/{big_name[:10]}" not in s)
+        for _ in range(samples):
+            control.keys("k", "Enter")
+            settle(control, lambda s: f"· {big_count} ·" not in s and "sort position" in s)
+            control.keys("h", "j")
+            settle(control)
+            ms, _ = timed_key(control, lambda: control.keys("Enter"), lambda s: f"· {big_count} ·" in s)
+            out["open"].append(ms)
+            settle(control)
+            control.keys("h")
+        # j in the biggest playlist's rows (the cursor's row changes: compared with escapes).
+        control.keys("l")
+        before = settle(control)
+        for _ in range(samples):
+            ms, before = timed_key(control, lambda: control.keys("j"), lambda s, b=before: s != b, escapes=True)
+            out["j"].append(ms)
+            before = settle(control)
+        # One `/` keystroke each: type a letter, then Backspace (each answered by the header).
+        control.keys("/")
+        settle(control, lambda s: "/▏" in s)
+        for _ in range(samples):
+            ms, _ = timed_key(control, lambda: control.keys("r", literal=True), lambda s: "· /r" in s)
+            out["filter"].append(ms)
+            control.keys("BSpace")
+            settle(control, lambda s: "· /r" not in s)
+        control.keys("Escape", "q")
+    finally:
+        if control:
+            control.close()
+        subprocess.run(tmux + ["kill-server"], capture_output=True, timeout=30)
+    return {k: {"samples": v, "p50": pct(v, 0.5), "p95": pct(v, 0.95), "max": max(v) if v else None} for k, v in out.items()}
+
+
+def keys_run(sandbox, timbre, library, samples, rows=40, columns=120):
+    """`tui_keys` on the sandbox's biggest playlist (its row count as the interface shows it)."""
+    model = sandbox.call("GET", "/__sandbox/library?include_items=false")
+    big = max(model["playlists"], key=lambda p: p["track_count"])
+    wall, rss, out, err, status = timbre.run(["tracks", big["id"], "--json"], timeout=300)
+    if status != 0:
+        raise RuntimeError(f"timbre tracks exited {status}: {err[-2000:]}")
+    keys = tui_keys(timbre, rows, columns, big["name"], out.count('"position"'), samples)
+    for key, f in keys.items():
+        say(f"key {key} in tmux: p50 {f['p50']:.1f} ms, p95 {f['p95']:.1f} ms, max {f['max']:.1f} ms over {len(f['samples'])}")
+    return {"keys": keys, "rows": rows, "columns": columns, "library": library, "samples": samples}
+
+
 # ---------------------------------------------------------------- main
 
 def machine():
@@ -300,7 +453,7 @@ def main():
     ap.add_argument("--command", default="scripts/bench.sh")
     ap.add_argument("--smoke", action="store_true")
     ap.add_argument("--latency-ms", type=int, default=20)
-    ap.add_argument("--only", choices=["dedupe", "history"], help="measure one section and splice it into --out")
+    ap.add_argument("--only", choices=["dedupe", "history", "keys"], help="measure one section and splice it into --out")
     args = ap.parse_args()
     if args.only:
         return only_section(args)
@@ -416,6 +569,8 @@ def main():
                 f"after opening + filtering the biggest playlist {r['after_open_filter']}, after F {r['after_search']} "
                 f"(F took {r['search_e2e_ms']:.0f} ms end to end)")
         fig["e2e"] = e2e
+        # 6b. Keys in tmux: each key 20 times in one process, through a tmux control client.
+        fig["keys"] = keys_run(sandbox, timbre, args.library, 1 if args.smoke else max(20, n))
         # 7. Full sync with round trips: a second sandbox that delays every answer by
         #    LATENCY_MS, once per client (spotipy pays every round trip in turn).
         if not args.smoke and args.latency_ms > 0:
@@ -593,7 +748,12 @@ def only_section(args):
         token, session, session_file = sign_in(sandbox, work)
         timbre = Timbre(args.bin_dir, sandbox, token, os.path.join(work, "home"))
         timbre.sync()
-        if args.only == "history":
+        if args.only == "keys":
+            result = keys_run(sandbox, timbre, args.library, 1 if args.smoke else max(20, args.iterations))
+            result["command"] = args.command
+            from report import render_keys
+            section, heading = render_keys(result), "## Keys in tmux"
+        elif args.only == "history":
             result = history_run(sandbox, timbre, args.bin_dir, max(1, args.iterations), 30 if args.smoke else 365)
             result["command"] = args.command
             section, heading = render_history(result), "## Playlist history"

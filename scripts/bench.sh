@@ -2,9 +2,10 @@
 # The benchmark suite in one command: builds release binaries, starts the bundled sandbox with the
 # large library (500 playlists, 200,000 items, 5,000 liked songs), measures timbre and its peers
 # (spotipy, tekore, a curl wire floor) against it in the same run, and writes docs/PERFORMANCE.md.
-#   scripts/bench.sh [--iterations N] [--library small|medium|large] [--out FILE] [--only dedupe|history]
+#   scripts/bench.sh [--iterations N] [--library small|medium|large] [--out FILE] [--only dedupe|history|keys]
 #   (--only dedupe: measures the dedupe of a 10,000-entry playlist alone and replaces that section of FILE;
-#    --only history: the playlist history's size after a simulated year and its share of a sync, likewise)
+#    --only history: the playlist history's size after a simulated year and its share of a sync, likewise;
+#    --only keys: key → frame drawn in the real binary in tmux, p50/p95 of 20 each, likewise)
 # Needs: swift, python3, curl, tmux; `pip install spotipy tekore` for the peers
 # (a peer whose package is missing is reported as not run). Takes 9–15 minutes on 2 cores.
 set -euo pipefail
@@ -19,7 +20,7 @@ while [ $# -gt 0 ]; do
     --library) library="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     --only) only=(--only "$2"); shift 2 ;;
-    *) echo "usage: scripts/bench.sh [--iterations N] [--library small|medium|large] [--out FILE] [--only dedupe|history]" >&2; exit 2 ;;
+    *) echo "usage: scripts/bench.sh [--iterations N] [--library small|medium|large] [--out FILE] [--only dedupe|history|keys]" >&2; exit 2 ;;
   esac
 done
 command="scripts/bench.sh"

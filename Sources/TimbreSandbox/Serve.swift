@@ -77,6 +77,20 @@ extension Root {
         @Option(help: "Delay every answer by this many milliseconds.")
         var latencyMs = 0
 
+        @Option(
+            help: "Spotify's daily quota: after N Web API requests in a sandbox day every API request answers 429 with Retry-After = the day's seconds left."
+        )
+        var dailyQuota: Int?
+
+        @Flag(help: "The daily quota's 429 names \"reason\": \"QUOTA_EXCEEDED\" (Spotify's body since July 2026).")
+        var quotaReason = false
+
+        @Option(help: "The length of a sandbox day for --daily-quota, in seconds.")
+        var quotaDaySeconds = 86_400
+
+        @Flag(help: "The account has no Premium: player commands answer 403 PREMIUM_REQUIRED.")
+        var noPremium = false
+
         @Option(help: "Require a client certificate (mTLS) signed by a CA in this PEM file; the handshake fails without one.")
         var clientCa: String?
 
@@ -89,6 +103,8 @@ extension Root {
                 throw ValidationError("'--client-ca' \(clientCa) is not a readable PEM file")
             }
             guard accessTokenTtl > 0 else { throw ValidationError("'--access-token-ttl' must be positive") }
+            if let dailyQuota, dailyQuota < 0 { throw ValidationError("'--daily-quota' must be 0 or more") }
+            guard quotaDaySeconds > 0 else { throw ValidationError("'--quota-day-seconds' must be positive") }
             if let accessTokenRequests, accessTokenRequests < 1 { throw ValidationError("'--access-token-requests' must be positive") }
         }
 
@@ -116,6 +132,10 @@ extension Root {
             settings.refuseUnknownIDs = !acceptUnknownIds
             settings.latencyMilliseconds = latencyMs
             settings.controlSecret = secret
+            settings.dailyQuota = dailyQuota
+            settings.quotaReason = quotaReason
+            settings.quotaDaySeconds = quotaDaySeconds
+            settings.premium = !noPremium
             settings.requestLogPath = directory + "/requests.jsonl"
             settings.log = { line in StandardError.write("timbre-sandbox: " + line) }
             let service = SandboxService(configuration: settings)

@@ -84,12 +84,13 @@ public final class TUIApp: @unchecked Sendable {
 
     /// `inbox` brings warnings from background work (the keyring, the token manager, the cache)
     /// to the status line and `:messages`; `stderrLog` is where fd 2 points while the interface
-    /// owns the terminal (nil leaves fd 2 alone: tests of the loop).
+    /// owns the terminal (nil leaves fd 2 alone: tests of the loop); `greeting` is the first
+    /// screen's message (the demo's), a message and not a warning.
     public init(
         source: any LibrarySource, sync: BackgroundSync?, status: StatusInfo, keys: [String: String],
         services: TUIServices? = nil,
         environment: [String: String],
-        inbox: MessageInbox = MessageInbox(), stderrLog: String? = nil, viewOrders: String? = nil
+        inbox: MessageInbox = MessageInbox(), stderrLog: String? = nil, viewOrders: String? = nil, greeting: String? = nil
     ) {
         self.viewOrdersPath = viewOrders
         if let viewOrders { state.viewOrders = ViewOrders.load(viewOrders) }
@@ -107,6 +108,8 @@ public final class TUIApp: @unchecked Sendable {
             state.setMessage("\(problems.count) mistakes in [keys] of config.toml — M lists them")
         } else if let first = state.messages.last?.text, !problems.isEmpty {
             state.setMessage(first)
+        } else if let greeting {
+            state.setMessage(greeting)
         }
     }
 

@@ -382,6 +382,43 @@ public final class SandboxProcess: @unchecked Sendable {
         try await control("POST", "authorize-mode", json: approve ? #"{"mode":"approve"}"# : #"{"mode":"deny"}"#)
     }
 
+    // MARK: The sandbox clock, the daily quota and the player
+
+    /// Moves the sandbox clock — the player's and the daily quota's — forward.
+    public func advanceClock(milliseconds: Int) async throws {
+        try await control("POST", "clock", query: "advance_ms=\(milliseconds)")
+    }
+
+    /// Stops (or restarts) the sandbox clock, so the player's progress moves only with `advanceClock`.
+    public func freezeClock(_ frozen: Bool = true) async throws {
+        try await control("POST", "clock", query: "freeze=\(frozen)")
+    }
+
+    /// The daily quota's counters (`GET /__sandbox/quota`): `limit`, `used`, `refused`, `total`, `day`, `seconds_left`.
+    public func quota() async throws -> [String: Any] {
+        (try JSONSerialization.jsonObject(with: try await control("GET", "quota")) as? [String: Any]) ?? [:]
+    }
+
+    /// The player as the sandbox holds it (`GET /__sandbox/player`): `active_device`, `item_uri`,
+    /// `context_uri`, `context_index`, `is_playing`, `progress_ms`, `queue`, `recently_played`, ….
+    public func playerState() async throws -> [String: Any] {
+        (try JSONSerialization.jsonObject(with: try await control("GET", "player")) as? [String: Any]) ?? [:]
+    }
+
+    /// Adds a Connect device; returns its id.
+    @discardableResult
+    public func addDevice(name: String, type: String = "Speaker", supportsVolume: Bool = true, restricted: Bool = false) async throws -> String {
+        let body: [String: Any] = ["name": name, "type": type, "supports_volume": supportsVolume, "is_restricted": restricted]
+        let json = String(decoding: try JSONSerialization.data(withJSONObject: body), as: UTF8.self)
+        let data = try await control("POST", "player/devices", json: json)
+        return ((try JSONSerialization.jsonObject(with: data) as? [String: Any])?["id"] as? String) ?? ""
+    }
+
+    /// Premium on or off for the account (off: player commands answer 403 `PREMIUM_REQUIRED`).
+    public func setPremium(_ premium: Bool) async throws {
+        try await control("POST", "player/premium", json: premium ? #"{"premium":true}"# : #"{"premium":false}"#)
+    }
+
     // MARK: Sign-in without timbre
 
     /// Runs authorize → token with a fresh PKCE pair, asking for every scope; returns the token response.

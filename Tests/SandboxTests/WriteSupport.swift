@@ -79,7 +79,7 @@ struct WriteClient {
         let response = service.handle(
             SandboxRequest(
                 method: method, path: "/__sandbox/" + parts[0], query: parts.count > 1 ? parts[1] : "",
-                headers: [:], body: Array(json.utf8)))
+                headers: [:], body: Array(json.utf8)), now: Self.now)
         return Answer(status: response.status, body: response.body, response: response)
     }
 

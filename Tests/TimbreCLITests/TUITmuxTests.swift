@@ -41,18 +41,29 @@ import TimbreTestSupport
             return marker
         }
 
-        /// Waits until the screen contains `text` (the interface redraws asynchronously).
+        /// Waits until the screen contains `text` AND has settled: two captures `settle` apart are
+        /// the same. The first capture holding the text may be a frame tmux is still being sent
+        /// (an overlay's header drawn, its lines not yet), so it is never the one returned.
         func waitFor(_ text: String, timeout: Duration = .seconds(30)) async throws -> String {
             let deadline = ContinuousClock.now + timeout
             var last = ""
             while ContinuousClock.now < deadline {
                 last = try screen()
-                if last.contains(text) { return last }
+                if last.contains(text) {
+                    try await Task.sleep(for: Self.settle)
+                    let again = try screen()
+                    if again == last { return again }
+                    // Still drawing: look again at once.
+                    continue
+                }
                 try await Task.sleep(for: .milliseconds(100))
             }
-            Issue.record("screen never showed “\(text)”:\n\(last)")
+            Issue.record("screen never showed “\(text)” (settled):\n\(last)")
             return last
         }
+
+        /// How long a screen must stay the same to count as drawn.
+        static let settle: Duration = .milliseconds(60)
     }
 
     @Test func browseFilterSortSearchResizeQuit() async throws {

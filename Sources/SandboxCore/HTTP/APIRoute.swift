@@ -15,6 +15,13 @@ enum APIRoute: Equatable {
     case search
     case track(String)
     case albumTracks(String)
+    /// `/me/player` (`""`) and `/me/player/NAME` (PlayerAPI.swift).
+    case player(String)
+
+    static let playerEndpoints: Set<String> = [
+        "devices", "currently-playing", "queue", "recently-played", "play", "pause", "seek", "repeat", "volume", "shuffle",
+        "next", "previous",
+    ]
 
     /// nil: 404 "Service not found".
     init?(parts: [String], legacy: Bool) {
@@ -26,10 +33,13 @@ enum APIRoute: Equatable {
             case "playlists": self = .myPlaylists
             case "tracks": self = .myTracks
             case "library" where !legacy: self = .myLibrary
+            case "player": self = .player("")
             default: return nil
             }
         case 2 where parts[0] == "playlists": self = .playlist(parts[1])
         case 2 where parts[0] == "tracks": self = .track(parts[1])
+        case 3 where parts[0] == "me" && parts[1] == "player" && APIRoute.playerEndpoints.contains(parts[2]):
+            self = .player(parts[2])
         case 3 where parts[0] == "me" && parts[2] == "contains":
             switch parts[1] {
             case "tracks": self = .myTracksContains
@@ -70,6 +80,14 @@ enum APIRoute: Equatable {
         case .userPlaylists: ["POST"]
         case .playlist: ["GET", "PUT"]
         case .playlistEntries: ["GET", "POST", "PUT", "DELETE"]
+        case let .player(name):
+            switch name {
+            case "": ["GET", "PUT"]
+            case "devices", "currently-playing", "recently-played": ["GET"]
+            case "queue": ["GET", "POST"]
+            case "next", "previous": ["POST"]
+            default: ["PUT"]
+            }
         }
     }
 }

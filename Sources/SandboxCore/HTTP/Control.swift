@@ -14,7 +14,7 @@ extension SandboxService {
         var description: String?
     }
 
-    func handleControl(_ request: SandboxRequest) -> SandboxResponse {
+    func handleControl(_ request: SandboxRequest, now: Date = Date()) -> SandboxResponse {
         let name = String(request.path.dropFirst("/__sandbox/".count))
         switch (request.method, name) {
         case ("GET", "library"):
@@ -82,6 +82,8 @@ extension SandboxService {
                     "Expected {\"playlist\":ID,\"action\":\"append|remove_first|reorder|reverse|last_to_front|rename|set_description|clear|delete|create\"}")
             }
             return mutate(body)
+        case (_, "clock"), (_, "quota"), (_, "player"), (_, "player/devices"), (_, "player/premium"):
+            return playerControl(request.method, name, request, now: now)
         case (_, _) where name.hasPrefix("files/") && name.count > "files/".count:
             return file(request.method, name: String(name.dropFirst("files/".count)), body: request.body)
         default:

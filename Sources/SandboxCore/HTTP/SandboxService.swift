@@ -39,6 +39,15 @@ public struct SandboxConfiguration: Sendable {
     public var userID: String?
     /// `empty`: the signed-in user is a second account that owns, follows and likes nothing.
     public var account: SandboxAccount = .default
+    /// Web API requests a sandbox day allows (`--daily-quota N`); nil: no daily quota. Past it every
+    /// `/v1` request is answered 429 until the day ends (Quota.swift).
+    public var dailyQuota: Int?
+    /// The quota's 429 names `"reason": "QUOTA_EXCEEDED"` (Spotify's body since July 2026).
+    public var quotaReason = false
+    /// The length of a sandbox day in seconds (`--quota-day-seconds`).
+    public var quotaDaySeconds = 86_400
+    /// The account has Premium (`--no-premium`: player commands answer 403 `PREMIUM_REQUIRED`).
+    public var premium = true
     /// Where the request log is appended (JSON lines); nil keeps it in memory only.
     public var requestLogPath: String?
     /// The owner's secret (`ControlSecret`): control requests and `/authorize` without it in
@@ -87,6 +96,10 @@ public final class SandboxService: Sendable {
         var requestLog: [JSONValue] = []
         /// `/__sandbox/files/NAME`: bytes a test put there (pin documents and their signatures).
         var files: [String: [UInt8]] = [:]
+        /// The sandbox clock (SandboxClock.swift): the player and the daily quota run on it.
+        var clock = SandboxClock()
+        var quota: QuotaState
+        var player: PlayerState
     }
 
     public init(configuration: SandboxConfiguration) {
@@ -97,7 +110,10 @@ public final class SandboxService: Sendable {
         if let id = configuration.userID { library.users[0].id = id }
         library.addSpotifyOwned(count: configuration.spotifyOwned)
         catalog = Catalog(pool: library.pool)
-        state = Mutex(State(library: library))
+        var player = PlayerState(seed: configuration.seed)
+        player.premium = configuration.premium
+        let quota = QuotaState(limit: configuration.dailyQuota, reason: configuration.quotaReason, daySeconds: configuration.quotaDaySeconds)
+        state = Mutex(State(library: library, quota: quota, player: player))
         if let path = configuration.requestLogPath {
             _ = FileManager.default.createFile(atPath: path, contents: nil)
             logFile = Mutex(FileHandle(forWritingAtPath: path))
@@ -131,8 +147,8 @@ public final class SandboxService: Sendable {
     public func handle(_ request: SandboxRequest, now: Date = Date()) -> SandboxResponse {
         if request.path.hasPrefix("/__sandbox/") || request.path == "/__sandbox" {
             // Only the files a test serves (pin documents a client fetches) are public.
-            if request.method == "GET", request.path.hasPrefix("/__sandbox/files/") { return handleControl(request) }
-            return ownerOnly(request) ?? handleControl(request)
+            if request.method == "GET", request.path.hasPrefix("/__sandbox/files/") { return handleControl(request, now: now) }
+            return ownerOnly(request) ?? handleControl(request, now: now)
         }
         if request.path == "/authorize", let refusal = ownerOnly(request) {
             // Approving without asking anyone is the owner's shortcut, not everyone's.
@@ -147,6 +163,12 @@ public final class SandboxService: Sendable {
                     "<!DOCTYPE html><title>Error 411 (Length Required)!!1</title><p><b>411.</b> That’s an error.<p>\(request.method) requests require a <code>Content-length</code> header. That’s all we know."
                         .utf8)
             )
+            record(request, response: response, now: now)
+            return response
+        }
+        if request.path == "/v1" || request.path.hasPrefix("/v1/"), let refusal = chargeQuota(now: now) {
+            var response = refusal
+            response.delayMilliseconds = configuration.latencyMilliseconds
             record(request, response: response, now: now)
             return response
         }

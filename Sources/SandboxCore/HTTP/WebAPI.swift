@@ -12,6 +12,8 @@ extension SandboxService {
         // parts of /v1/playlists/ID/items → ["playlists", "ID", "items"]
         guard let route = APIRoute(parts: parts, legacy: configuration.legacy) else { return .apiError(404, "Service not found") }
         guard route.methods.contains(request.method) else { return .apiError(405, "Method not allowed") }
+        // The player's answers follow its clock: never kept, never filtered.
+        if case let .player(name) = route { return player(name, request, now: now) }
         guard request.method == "GET" else {
             switch authenticate(request, now: now) {
             case let .failure(error): return error.response
@@ -58,7 +60,7 @@ extension SandboxService {
             result = trackObject(id: id, library: library, renderer: renderer)
         case let .albumTracks(id):
             result = albumTracks(request, parameters, id: id, library: library, renderer: renderer, baseURL: baseURL)
-        case .userPlaylists, .myLibrary, .playlistFollowers:
+        case .userPlaylists, .myLibrary, .playlistFollowers, .player:
             result = .apiError(405, "Method not allowed")
         }
         if let value = result.value {

@@ -25,7 +25,6 @@ public struct InterfaceCommand: Sendable {
     func open(_ context: AppContext, vault: CredentialVault? = nil, greeting: String? = nil) async throws {
         // Once curses owns the terminal nothing may print under it: warnings go to the interface.
         let inbox = MessageInbox()
-        if let greeting { inbox.post(greeting) }
         // The first frame must not wait for a whole-file check: the background sync verifies first.
         let cache = try LibraryCache.open(path: context.paths.cache, verify: false, warn: { inbox.post($0) })
         let vault = vault ?? context.vault(warnings: { inbox.post($0) })
@@ -64,7 +63,8 @@ public struct InterfaceCommand: Sendable {
         let app = TUIApp(
             source: CacheLibrarySource(cache: cache, userID: session?.userID, userData: context.userData), sync: background, status: status,
             keys: context.config.keys, services: services,
-            environment: context.environment, inbox: inbox, stderrLog: context.paths.log, viewOrders: context.paths.viewOrders)
+            environment: context.environment, inbox: inbox, stderrLog: context.paths.log, viewOrders: context.paths.viewOrders,
+            greeting: greeting)
         try await app.run()
     }
 }

@@ -28,8 +28,10 @@ public struct KeyHelp: Sendable, Equatable {
     public static let table: [KeyHelp] = [
         KeyHelp(.move, ["j", "Down"], "move down", "down one row; a count moves more (5j)"),
         KeyHelp(.move, ["k", "Up"], "move up", "up one row (5k)"),
-        KeyHelp(.move, ["g", "Home"], "move top", "first row"),
-        KeyHelp(.move, ["G", "End"], "move bottom", "last row; with a count, that row (42G)"),
+        KeyHelp(.move, ["g", "Home"], "move top", "first row (gg too); with a count, as G (5g)"),
+        KeyHelp(
+            .move, ["G", "End"], "move bottom",
+            "last row; with a count, vim's line: 1G the first, 42G the entry labelled 42 (a filter's hidden rows are skipped over)"),
         KeyHelp(.move, ["C-d"], "move halfpagedown", "half a page down"),
         KeyHelp(.move, ["C-u"], "move halfpageup", "half a page up"),
         KeyHelp(.move, ["PageDown", "C-f"], "move pagedown", "a page down"),
@@ -59,8 +61,9 @@ public struct KeyHelp: Sendable, Equatable {
         KeyHelp(.edit, [], ":save-order", "save the order the view shows on Spotify (dates kept; above 20 moves it asks)"),
         KeyHelp(.edit, [], ":import FILE", "add the rows of a CSV or URI list to the open playlist"),
         KeyHelp(.view, ["/"], "filter", "filter as you type (case- and accent-insensitive); a new / starts a new pattern"),
-        KeyHelp(.view, ["n"], "next-match", "next row of the filtered view"),
-        KeyHelp(.view, ["N"], "previous-match", "previous row of the filtered view"),
+        KeyHelp(
+            .view, ["n"], "next-match", "next row of the filtered view; after Esc cleared it, the next row holding the last / pattern (vim's search history)"),
+        KeyHelp(.view, ["N"], "previous-match", "previous row of the filtered view, or holding the last / pattern"),
         KeyHelp(.view, ["s"], "order next", "order the view by the next field (the cursor stays on its track)"),
         KeyHelp(.view, ["S"], "order reverse", "reverse the view's order"),
         KeyHelp(.view, ["i"], "info", "statistics of the playlist"),
@@ -80,7 +83,10 @@ public struct KeyHelp: Sendable, Equatable {
         KeyHelp(.playlists, [], ":folder delete", "delete the folder under the cursor (its playlists stay)"),
         KeyHelp(.search, ["F"], "search", "search every cached playlist (where is this track?)"),
         KeyHelp(.search, [], ":search TEXT", "the same, typed at the prompt"),
-        KeyHelp(.app, [":"], "prompt", "command prompt: Tab completes, Up/Down history, C-w C-u Left Right Home End edit"),
+        KeyHelp(
+            .app, [":"], "prompt",
+            "command prompt: its candidates listed under it (fuzzy: srt finds sort), Tab completes and cycles, Up/Down history, C-w C-u Left Right Home End edit"
+        ),
         KeyHelp(.app, ["U"], "sync", "sync now, in the background"),
         KeyHelp(.app, ["M"], "messages", "every warning and error, newest first, with its time"),
         KeyHelp(.app, ["?"], "help", "this help: j k C-d C-u g G scroll, / searches, Esc or q closes"),

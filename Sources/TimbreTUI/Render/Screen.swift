@@ -25,8 +25,11 @@ public enum Screen {
         }
         let leftWidth = max(24, min(44, columns / 3))
         let rightWidth = columns - leftWidth - 1
-        let bodyRows = rows - 3
         if state.currentOverlay != nil { return overlay(state, rows: rows, columns: columns) }
+        // The lines under the body: a question or a message wrapped onto as many as it needs, the
+        // `:` prompt with its candidates under it; one line otherwise. The body keeps 3 rows.
+        let bottom = bottomLines(state, width: columns, room: rows - 5)
+        let bodyRows = rows - 2 - bottom.count
         var lines: [[Segment]] = []
 
         // Header row.
@@ -34,7 +37,7 @@ public enum Screen {
         // All of them (some may be in closed folders), or the matches of the filter.
         let shown = state.playlistFilter.isEmpty ? state.playlists.count : state.visiblePlaylists.count
         let left = TextWidth.pad(" Playlists (\(shown))\(filterNote)", columns: leftWidth)
-        lines.append([Segment(left, .header), Segment("│", .dim), Segment(TextWidth.pad(rightHeader(state), columns: rightWidth), .header)])
+        lines.append([Segment(left, .header), Segment("│", .dim), Segment(TextWidth.pad(rightHeader(state, width: rightWidth), columns: rightWidth), .header)])
 
         let leftRows = playlistLines(state, width: leftWidth, height: bodyRows)
         let rightRows: [Segment]
@@ -49,7 +52,7 @@ public enum Screen {
         for index in 0..<bodyRows {
             lines.append([leftRows[index], Segment("│", .dim), rightRows[index]])
         }
-        lines.append([inputLine(state, width: columns)])
+        lines += bottom.map { [$0] }
         lines.append([Segment(TextWidth.pad(statusText(state, width: columns), columns: columns), .status)])
         return lines
     }
@@ -80,33 +83,59 @@ public enum Screen {
         return lines
     }
 
+    /// The notice, wrapped to the width it has (the short form when even that does not fit), in
+    /// the middle of the rows.
     static func tooSmall(rows: Int, columns: Int) -> [[Segment]] {
-        let text = "Terminal too small (\(columns)×\(rows)); timbre needs \(minimumColumns)×\(minimumRows)."
+        let long = "Terminal too small (\(columns)×\(rows)); timbre needs \(minimumColumns)×\(minimumRows)."
+        var text = TextWidth.wrap(long, columns: max(1, columns))
+        if text.count > max(rows, 0) { text = TextWidth.wrap("\(minimumColumns)×\(minimumRows) needed", columns: max(1, columns)) }
+        let top = max(0, (rows - text.count) / 2)
         return (0..<max(rows, 0)).map { row in
-            [Segment(TextWidth.pad(row == rows / 2 ? text : "", columns: max(columns, 0)))]
+            [Segment(TextWidth.pad(text.indices.contains(row - top) ? text[row - top] : "", columns: max(columns, 0)))]
         }
     }
 
-    static func rightHeader(_ state: TUIState) -> String {
-        if state.mode.kind == .searchResults { return " Search results (\(state.searchResults.count)) — Enter jumps, Esc closes" }
+    /// The right pane's title, with the mode's keys after it when they fit in `width` (else the
+    /// hint line shows them: `modeKeys`).
+    static func rightHeader(_ state: TUIState, width: Int = .max) -> String {
+        if let (title, keys) = modeTitle(state) {
+            let whole = title + " — " + keys
+            return TextWidth.width(of: whole) <= width ? whole : title
+        }
         if state.mode.kind == .help { return " Keys, as bound now" }
         if state.mode.kind == .messages { return " Messages (\(state.messages.count)), newest first" }
-        if state.mode.kind == .catalogueResults { return " Spotify catalogue (\(state.catalogueResults.count)) — Space marks, Enter adds, Esc closes" }
-        if state.mode.kind == .info { return " Statistics of “\(state.infoTitle)” — any key closes" }
-        if let versions = state.versions {
-            return " Versions of “\(versions.title)” (\(versions.rows.count)) — "
-                + (versions.diff == nil ? "Enter compares with now, r restores, Esc closes" : "r restores it, Esc goes back")
-        }
         if let picker = state.picker { return pickerHeader(picker) }
         guard let playlist = state.openedPlaylist else { return " Tracks — Enter opens the selected playlist" }
         var text = " \(playlist.name) · \(state.visibleTracks.count)"
         if state.visibleTracks.count != state.tracks.count { text += "/\(state.tracks.count)" }
-        text += " · sort \(state.sortField.rawValue) \(state.sortOrder == .asc ? "↑" : "↓")"
-        if !state.trackFilter.isEmpty { text += " · /\(state.trackFilter)" }
-        if !state.entryFilter.isEmpty { text += " · filter \(state.entryFilter)" }
-        if !playlist.isLiked { text += " · \(playlist.visibility.rawValue)" }
-        if !playlist.editable { text += " · 🔒 read-only" }
+        // The parts after the name and count, most needed first: each shown whole or not at all
+        // (a narrow pane drops the ones that do not fit rather than cutting one mid-word).
+        var parts: [String] = []
+        if !playlist.editable { parts.append("🔒 read-only") }
+        if !state.trackFilter.isEmpty { parts.append("/\(state.trackFilter)") }
+        if !state.entryFilter.isEmpty { parts.append("filter \(state.entryFilter)") }
+        parts.append("sort \(state.sortField.rawValue) \(state.sortOrder == .asc ? "↑" : "↓")")
+        if !playlist.isLiked { parts.append(playlist.visibility.rawValue) }
+        for part in parts {
+            let longer = text + " · " + part
+            if TextWidth.width(of: longer) <= width { text = longer }
+        }
         return text
+    }
+
+    /// The title of a mode over the right pane and the keys it takes.
+    static func modeTitle(_ state: TUIState) -> (title: String, keys: String)? {
+        switch state.mode {
+        case .searchResults: return (" Search results (\(state.searchResults.count))", "Enter jumps, Esc closes")
+        case .catalogueResults: return (" Spotify catalogue (\(state.catalogueResults.count))", "Space marks, Enter adds, Esc closes")
+        case .info: return (" Statistics of “\(state.infoTitle)”", "any key closes")
+        case .versions(let versions):
+            return (
+                " Versions of “\(versions.title)” (\(versions.rows.count))",
+                versions.diff == nil ? "Enter compares with now, r restores, Esc closes" : "r restores it, Esc goes back"
+            )
+        default: return nil
+        }
     }
 
     static func window(cursor: Int, total: Int, height: Int) -> Range<Int> {
@@ -210,15 +239,25 @@ public enum Screen {
         return Array(out.prefix(height))
     }
 
+    /// Each statistic wrapped to the pane, its continuation lines indented under it.
     static func infoLines(_ state: TUIState, width: Int, height: Int) -> [Segment] {
-        var out = state.infoLines.map { Segment(TextWidth.pad("  " + $0, columns: width)) }
+        var out = state.infoLines.flatMap { line in
+            TextWidth.wrap(line, columns: max(10, width - 4)).enumerated().map { index, part in
+                Segment(TextWidth.pad((index == 0 ? "  " : "    ") + part, columns: width))
+            }
+        }
         if out.isEmpty { out.append(Segment(TextWidth.pad("  (no statistics)", columns: width), .dim)) }
         while out.count < height { out.append(Segment(String(repeating: " ", count: width))) }
         return Array(out.prefix(height))
     }
 
+    /// The versions, or one compared with now: its first line (what a restore does) wrapped to the
+    /// pane, the changes under it one a line.
     static func versionLines(_ state: TUIState, width: Int, height: Int) -> [Segment] {
-        let lines = state.versionLines
+        var lines = state.versionLines
+        if state.versions?.diff != nil, let head = lines.first {
+            lines = TextWidth.wrap(head.text, columns: max(10, width - 3)).map { ($0, false) } + lines.dropFirst()
+        }
         let cursor = lines.firstIndex { $0.selected } ?? 0
         let range = window(cursor: cursor, total: lines.count, height: height)
         var out = range.map { index in
@@ -249,10 +288,12 @@ public enum Screen {
         return Array(out.prefix(height))
     }
 
+    /// The one line under the body: the line being typed, else the message (its first line), else
+    /// the keys to try. `bottomLines` gives more room to what needs it.
     static func inputLine(_ state: TUIState, width: Int) -> Segment {
         if let overlay = state.currentOverlay {
             if overlay.typingQuery { return Segment(TextWidth.pad("/" + overlay.query + "▏", columns: width)) }
-            if state.message == nil { return Segment(TextWidth.pad(overlayHint, columns: width), .dim) }
+            if state.message == nil { return Segment(TextWidth.pad(hint(overlayHints, width: width), columns: width), .dim) }
         }
         switch state.mode {
         case .typing(let prompt, let line):
@@ -264,7 +305,7 @@ public enum Screen {
             case .catalogue: label = "Add from Spotify, search: "
             }
             return Segment(TextWidth.pad(label + line.beforeCursor + "▏" + line.afterCursor, columns: width))
-        case .confirm(let question): return Segment(TextWidth.pad(" " + question.text + " ", columns: width), .warning)
+        case .confirm(let question): return questionLines(question, width: width, room: 1)[0]
         case .picker(let picker): return Segment(TextWidth.pad("Add to: " + picker.line.beforeCursor + "▏" + picker.line.afterCursor, columns: width))
         default:
             if let message = state.message {
@@ -272,12 +313,13 @@ public enum Screen {
                 let inMessages = state.messages.last?.text == message
                 return Segment(TextWidth.pad(" " + cut(message, columns: width - 1, more: inMessages), columns: width), .warning)
             }
-            return Segment(
-                TextWidth.pad(" ? help · / filter · F search all · Space mark · d remove · y/p copy · u undo · : commands · q quit", columns: width), .dim)
+            // The keys of a mode whose header had no room for them, else the keys to try.
+            if let (title, keys) = modeTitle(state), rightHeader(state, width: width - max(24, min(44, width / 3)) - 1) == title {
+                return Segment(TextWidth.pad(" " + keys, columns: width), .dim)
+            }
+            return Segment(TextWidth.pad(hint(normalHints, width: width), columns: width), .dim)
         }
     }
-
-    static let overlayHint = " j k C-d C-u g G scroll · / search · n N next, previous · Esc or q closes"
 
     /// `text`'s first line, cut to `columns` with " (M for more)" when `more` and anything is left out.
     static func cut(_ text: String, columns: Int, more: Bool) -> String {

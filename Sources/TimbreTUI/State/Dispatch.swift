@@ -44,15 +44,16 @@ extension TUIState {
         // A warning in the status line has been seen once a key comes after it: it goes (`M`
         // keeps it), so it cannot come back later — as it did when `U` cleared the sync's error.
         status.lastMessage = nil
+        // `gg`: only a `g` right after a `g` (no other key between) is the same motion.
+        let repeatsTop = afterTopKey
+        afterTopKey = false
         switch mode.kind {
         case .help, .messages: return overlayKey(event)
         case .versions: return versionsKey(event)
         case .info:
             mode = .normal
             return []
-        case .confirm:
-            if case .character(let character) = event { return answer(key: character) }
-            return answer(key: nil)
+        case .confirm: return questionKey(event)
         case .filterInput, .promptInput, .searchInput, .catalogueInput: return typingKey(event)
         case .picker: return pickerKey(event)
         case .normal, .searchResults, .catalogueResults: break
@@ -76,6 +77,11 @@ extension TUIState {
         let count = pendingCount
         pendingCount = nil
         guard let command = keymap.command(for: key) else { return [] }
+        if case .move(.top, _) = command {
+            afterTopKey = true
+            // `gg` is `g`, and `5gg` is `5g`: the second key stays where the first one went.
+            if repeatsTop, count == nil { return [] }
+        }
         return apply(command, count: count)
     }
 
@@ -86,11 +92,15 @@ extension TUIState {
     /// places, `n`/`N` and Space repeat, `d` and `y` take that many entries from the cursor on;
     /// other commands ignore it.
     mutating func apply(_ command: Command, count: Int?) -> [Effect] {
-        guard let count, count > 1 else { return apply(command) }
+        guard let count else { return apply(command) }
+        if case .move(let motion, _) = command, motion == .top || motion == .bottom {
+            // `1G`, `42G`, `42gg`: vim's line numbers (counted from 1) — the entry labelled 42.
+            message = nil
+            goTo(label: count)
+            return []
+        }
+        guard count > 1 else { return apply(command) }
         switch command {
-        case .move(.top, _), .move(.bottom, _):
-            // `5G`, `5g`: the fifth row, as vim's line numbers (counted from 1).
-            return apply(.move(.top, count: 1)) + apply(.move(.down, count: count - 1))
         case .move(let motion, let times): return apply(.move(motion, count: min(Self.countLimit, times * count)))
         case .shift(let direction):
             message = nil
@@ -128,8 +138,8 @@ extension TUIState {
         case .focus(let target): changeFocus(target)
         case .open: return open()
         case .filter(let text): filter(text)
-        case .nextMatch: move(.down, count: 1, wrap: true)
-        case .previousMatch: move(.up, count: 1, wrap: true)
+        case .nextMatch: nextMatch(forward: true)
+        case .previousMatch: nextMatch(forward: false)
         case .clear: clear()
         case .order(let change): order(change)
         case .search:

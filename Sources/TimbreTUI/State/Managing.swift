@@ -418,7 +418,8 @@ extension TUIState {
         answer(key: yes ? "y" : nil)
     }
 
-    /// y runs what was asked, r the rewrite and s the skip when the question offers them; any other key cancels.
+    /// y runs what was asked, r the rewrite and s the skip when the question offers them; n (or
+    /// Esc, nil) cancels. Other keys never get here (Questions.swift).
     mutating func answer(key: Character?) -> [Effect] {
         let asked = question
         mode = .normal

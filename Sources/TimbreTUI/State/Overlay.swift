@@ -42,10 +42,10 @@ extension TUIState {
             let page = max(1, bodyRows - 1)
             switch name {
             case "Esc", "q":
-                mode = .normal
+                closeOverlay()
                 return []
             case "M" where mode.kind == .messages:
-                mode = .normal
+                closeOverlay()
                 return []
             case "j", "Down": overlay.top += 1
             case "k", "Up": overlay.top -= 1

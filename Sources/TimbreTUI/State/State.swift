@@ -72,6 +72,13 @@ public struct TUIState: Sendable {
     public internal(set) var pendingKeys: [Key] = []
     /// What was typed at each prompt, for Up/Down (this session).
     public internal(set) var promptHistory = PromptHistory()
+    /// The last `/` pattern of each pane, which `n`/`N` look for once Esc has cleared the filter
+    /// (vim's search history).
+    public internal(set) var lastPattern: [Pane: String] = [:]
+    /// A question waiting under help or messages (`?`, `M` over it): back when they close.
+    public internal(set) var parkedQuestion: Question?
+    /// The key before this one moved to the top (`g`): a second one is vim's `gg`, the same motion.
+    var afterTopKey = false
     public var keymap = Keymap()
 
     // Managing.

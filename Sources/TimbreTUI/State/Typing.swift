@@ -66,7 +66,9 @@ extension TUIState {
         promptHistory.add(text, for: prompt)
         mode = .normal
         switch prompt {
-        case .filter: return []
+        case .filter:
+            if !text.isEmpty { lastPattern[focus] = text }
+            return []
         case .command:
             do {
                 return apply(try Command.parse(text))

@@ -64,7 +64,9 @@ import TimbreLibrary
         // Each entry is named by its number as the interface shows it (from 1).
         #expect(s.mode.kind == .confirm && s.question?.text == "Remove 2 entries from “Mine”? (y/n) #1 Song 0 — Nina Simone, #4 Song 3 — Massive Attack")
         let line = Screen.render(s, rows: 20, columns: 100)[18].map(\.text).joined()
-        #expect(line.contains("Remove 2 entries from “Mine”? (y/n)"))
+        // On screen the entries it names come before its keys, which end it.
+        #expect(
+            line.contains("Remove 2 entries from “Mine”? #1 Song 0") && line.trimmingCharacters(in: .whitespaces).hasSuffix("Massive Attack (y/n)"), "\(line)")
         #expect(s.handle(.character("n")) == [])
         #expect(s.mode.kind == .normal && s.message == "cancelled; nothing was sent" && s.marks == [0, 3])
         #expect(s.handle(.character("d")) == [])
@@ -272,16 +274,18 @@ import TimbreLibrary
         #expect(s.handle(.character("y")) == [.answerOrder(.moves)])
         s.askOrder(cost)
         #expect(s.handle(.character("n")) == [.answerOrder(.cancel)] && s.message == "cancelled; nothing was sent")
-        // A y/n question has no r: r cancels it.
+        // A y/n question has no r: r does not answer it (only y, n and Esc do).
         s.apply(.mark)
         _ = s.apply(.remove)
-        #expect(s.handle(.character("r")) == [] && s.marks == [0])
-        // A list with local files cannot be rewritten: y / n only, and r cancels.
+        #expect(s.handle(.character("r")) == [] && s.mode.kind == .confirm && s.marks == [0])
+        #expect(s.handle(.character("n")) == [] && s.mode.kind == .normal)
+        // A list with local files cannot be rewritten: y / n only; r leaves it waiting.
         var locals = cost
         locals.canRewrite = false
         s.askOrder(locals)
         #expect(s.question?.text.hasSuffix("(y/n)") == true)
-        #expect(s.handle(.character("r")) == [.answerOrder(.cancel)])
+        #expect(s.handle(.character("r")) == [] && s.mode.kind == .confirm)
+        #expect(s.handle(.character("n")) == [.answerOrder(.cancel)])
         // Few moves: no question.
         #expect(!OrderCost(op: "shuffle", playlistName: "x", key: nil, entries: 21, moves: 20, rewriteWrites: 1, canRewrite: true).needsAsking)
     }

@@ -98,8 +98,9 @@ import Testing
         #expect(state.messages.map(\.text).allSatisfy { $0.hasPrefix("[keys]") })
         #expect(state.message?.hasPrefix("2 mistakes in [keys]") == true && state.message?.hasSuffix("M lists them") == true)
         let one = TUIApp(source: EmptySource(), sync: nil, status: StatusInfo(), keys: ["x": "fly away"], environment: [:]).stateForTests
-        let line = Screen.render(one, rows: 24, columns: 80)[22].map(\.text).joined()
-        #expect(line.hasPrefix(" [keys] x: unknown command 'fly'") && line.hasSuffix(" (M for more)"), "one mistake: itself, cut: \(line)")
+        // Two lines under the list, the second ending with the pointer to M.
+        let lines = Screen.render(one, rows: 24, columns: 80).map { $0.map(\.text).joined() }
+        #expect(lines[21].hasPrefix(" [keys] x: unknown command 'fly'") && lines[22].trimmingCharacters(in: .whitespaces).hasSuffix(" (M for more)"), "one mistake: itself, cut: \(lines[21...22])")
         var shown = state
         shown.apply(.messages)
         let screen = Screen.render(shown, rows: 20, columns: 200).map { $0.map(\.text).joined() }

@@ -99,9 +99,12 @@ import Testing
         _ = state.handle(try key("Tab"))
         _ = state.handle(try key("Tab"))
         _ = state.handle(try key("Tab"))
-        #expect(line(state).text == "sync")
+        #expect(line(state).text == "sort!", "the verbs the key table knows, :sort! among them")
         _ = state.handle(try key("Tab"))
-        #expect(line(state).text == "save-order", "wraps around")
+        #expect(line(state).text == "sync")
+        // After the verbs that start with it, the ones that hold it (fuzzy, as the list shows).
+        _ = state.handle(try key("Tab"))
+        #expect(line(state).text == "messages", "the first fuzzy match after the prefix ones")
         _ = state.handle(try key("BackTab"))
         #expect(line(state).text == "sync")
     }
