@@ -197,8 +197,7 @@ extension AppContext {
     /// The one door to changing the library (`Library.perform`), over `editor` — or, when none is
     /// given, an editor made on first need (a folder change needs no sign-in).
     func library(_ editor: PlaylistEditor? = nil) -> Library {
-        let paths = self.paths
-        return Library(
+        Library(
             folders: { try userData.open().folders },
             editor: { [self] in if let editor { return editor } else { return try await self.editor() } },
             history: { try userData.open().history })
