@@ -59,3 +59,11 @@ extension ChildProcess {
         return ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "", status)
     }
 }
+
+extension ChildProcess {
+    /// `run` on a thread of its own, awaited (`offThePool`): tmux polled every few tens of ms,
+    /// curl and the like must not hold the runner's cooperative threads in waitpid.
+    public static func runOffPool(_ argv: [String], mergeStderr: Bool = false) async throws -> (output: String, status: Int32) {
+        try await offThePool { try run(argv, mergeStderr: mergeStderr) }
+    }
+}

@@ -227,11 +227,7 @@ public final class SandboxProcess: @unchecked Sendable {
         var all = ["/usr/bin/curl", "-s", "--noproxy", "*", "--max-time", "30", "-o", bodyURL.path, "-D", headerURL.path, "-w", "%{http_code}"]
         if let caFile { all += ["--cacert", caFile] }
         // posix_spawn + waitpid on its own thread: Foundation's Process sometimes never reaped curl.
-        let argv = all + arguments
-        let result: Result<(output: String, status: Int32), any Error> = await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: Result { try ChildProcess.run(argv) }) }.start()
-        }
-        let (statusText, exitCode) = try result.get()
+        let (statusText, exitCode) = try await ChildProcess.runOffPool(all + arguments)
         let status = Int(statusText) ?? 0
         return CurlResult(
             exitCode: exitCode, status: status,

@@ -75,7 +75,9 @@ final class TCPClient: Sendable {
             close(fd)
             throw ConnectFailed(port: port)
         }
-        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        // A safety net, not a bound on speed: the listener's thread is started by a task, which a
+        // loaded run (both cores busy, tests blocking the runner's threads) has kept waiting > 30 s.
+        var timeout = timeval(tv_sec: 120, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 

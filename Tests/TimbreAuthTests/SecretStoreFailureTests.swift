@@ -94,7 +94,7 @@ enum ChildProbe {
         environment[timeoutVariable] = timeout.map { String($0) }
         let binary = CommandLine.arguments[0]
         let childEnvironment = environment
-        try await keyringOffPool {
+        try await offThePool {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: binary)
             process.arguments = ["--testing-library", "swift-testing", "--filter", "SecretStoreChildProbe"]

@@ -4,13 +4,6 @@ import TimbreAuth
 import TimbreCore
 import TimbreTestSupport
 
-/// Runs blocking work (a child process) on a thread of its own, off Swift's cooperative pool.
-func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Result { try work() }) }.start()
-    }
-}
-
 /// Client certificates made by the openssl CLI (Tests/Fixtures/make-client-pki.sh), independent of
 /// timbre's own code, with a password of this run's making.
 struct ClientPKI: Sendable {

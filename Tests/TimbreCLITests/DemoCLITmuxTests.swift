@@ -13,7 +13,7 @@ import TimbreTestSupport
         let cli = try TimbreCLI()
         let tmux = Tmux()
         try await withCleanup({
-            tmux.kill()
+            await tmux.kill()
             cli.remove()
         }) {
             let bin = try SandboxProcess.binaryDirectory().appendingPathComponent("timbre").path
@@ -23,7 +23,7 @@ import TimbreTestSupport
             }
             let marker = cli.home.appendingPathComponent("exit-status").path
             let command = "env " + env.map { "'\($0)'" }.joined(separator: " ") + " '\(bin)' demo --library small; echo $? > '\(marker)'; sleep 60"
-            _ = try tmux.run(["new-session", "-d", "-x", "150", "-y", "36", command])
+            _ = try await tmux.run(["new-session", "-d", "-x", "150", "-y", "36", command])
             // The first screen says the CLI works on this sandbox.
             _ = try await tmux.waitFor("try `timbre --profile demo playlists` in another terminal", timeout: .seconds(90))
 
@@ -53,9 +53,9 @@ import TimbreTestSupport
             #expect(doctor.stdout.contains("the demo profile keeps its sandbox session"))
 
             // The demo's interface, after U, lists the playlist the other terminal made.
-            try tmux.keys("U")
+            try await tmux.keys("U")
             _ = try await tmux.waitFor("From The Other Terminal")
-            try tmux.keys("q")
+            try await tmux.keys("q")
             let deadline = ContinuousClock.now + .seconds(20)
             while !FileManager.default.fileExists(atPath: marker), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
             #expect((try? String(contentsOfFile: marker, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) == "0")

@@ -25,7 +25,7 @@ import TimbreTestSupport
 
     /// The interface's process: the `timbre` child of the pane's shell.
     func interfacePID(_ tmux: TUITmuxTests.Tmux) async throws -> Int32 {
-        let pane = try #require(Int32(try tmux.run(["display-message", "-p", "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)))
+        let pane = try #require(Int32(try await tmux.run(["display-message", "-p", "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)))
         let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
             if let pid = ProcessFiles.children(of: pane).first(where: { ProcessFiles.executable(pid: $0)?.hasSuffix("/timbre") == true }) {
@@ -41,7 +41,7 @@ import TimbreTestSupport
         var screen = try await tmux.waitFor(text)
         while true {
             try await Task.sleep(for: .milliseconds(50))
-            let next = try tmux.screen()
+            let next = try await tmux.screen()
             if next == screen, next.contains(text) { return next }
             screen = next.contains(text) ? next : try await tmux.waitFor(text)
         }
@@ -84,7 +84,7 @@ import TimbreTestSupport
     @Test func theInterfaceKeepsItsLocksAndItsWALThroughACLIRead() async throws {
         try await TUITmuxTests.withSyncedSandbox(.small) { sandbox, cli, tmux in
             let files = try await files(cli)
-            let marker = try tmux.startTimbre(cli, columns: 130, rows: 36)
+            let marker = try await tmux.startTimbre(cli, columns: 130, rows: 36)
             let s = Session(sandbox: sandbox, cli: cli, tmux: tmux)
             _ = try await settled(tmux, "synced")
             let pid = try await interfacePID(tmux)
@@ -101,7 +101,7 @@ import TimbreTestSupport
             let coffee = try await s.id(of: "Morning Coffee")
             try await s.open("Morning Coffee")
             let before = try await sandbox.entries(of: coffee)
-            try tmux.keys("g", "J")
+            try await tmux.keys("g", "J")
             _ = try await settled(tmux, "Moved")
             var moved = before
             moved.insert(moved.removeFirst(), at: 1)
@@ -116,7 +116,7 @@ import TimbreTestSupport
             #expect(deletedDatabaseFiles(pid, files).isEmpty, "\(ProcessFiles.openFiles(pid: pid))")
             #expect(!ProcessFiles.posixLocks(pid: pid, on: files.cache).isEmpty)
 
-            try tmux.keys("q")
+            try await tmux.keys("q")
             #expect(try await TUITmuxTests.exitStatus(marker) == "0")
             #expect(try integrity(files.cache) == "ok")
             #expect(try integrity(files.data) == "ok")
@@ -147,18 +147,18 @@ import TimbreTestSupport
                 others.append((id, seed))
             }
 
-            let marker = try tmux.startTimbre(cli, columns: 130, rows: 36)
+            let marker = try await tmux.startTimbre(cli, columns: 130, rows: 36)
             _ = try await settled(tmux, "synced")
             let pid = try await interfacePID(tmux)
             try await s.open("Morning Coffee")
-            try tmux.keys("g")
+            try await tmux.keys("g")
             var coffeeExpected = try await sandbox.entries(of: coffee)
             // The entry the interface moves: down to the end, then back up.
             var position = 0, step = 1
             var edits = 0, syncs = 0
             for round in 0..<rounds {
                 if position + step < 0 || position + step >= coffeeExpected.count { step = -step }
-                try tmux.keys(step > 0 ? "J" : "K")
+                try await tmux.keys(step > 0 ? "J" : "K")
                 coffeeExpected.swapAt(position, position + step)
                 position += step
                 edits += 1
@@ -191,7 +191,7 @@ import TimbreTestSupport
                 let server = try await sandbox.entries(of: id).filter { !$0.isEmpty }
                 #expect(try await cachedURIs(cli, id) == server, "the cache of \(id) after the last sync")
             }
-            try tmux.keys("q")
+            try await tmux.keys("q")
             #expect(try await TUITmuxTests.exitStatus(marker) == "0")
             let verdicts = (cache: try integrity(files.cache), data: try integrity(files.data))
             #expect(verdicts.cache == "ok")

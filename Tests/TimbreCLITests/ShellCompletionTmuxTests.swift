@@ -86,7 +86,8 @@ import TimbreTestSupport
                 // word that named no playlist would be exit 1 "not in the cache".
                 let listed = await h.cli.invoke(["tracks", name, "--json"])
                 if name == Hostile.apostrophe {
-                    #expect(listed.status == 7 && listed.stderr.contains("“\(name)” cannot be listed"), "timbre tracks \(name.debugDescription): \(listed.stderr)")
+                    #expect(
+                        listed.status == 7 && listed.stderr.contains("“\(name)” cannot be listed"), "timbre tracks \(name.debugDescription): \(listed.stderr)")
                 } else {
                     #expect(listed.status == 0, "timbre tracks \(name.debugDescription): \(listed.stderr)")
                 }
@@ -123,17 +124,20 @@ import TimbreTestSupport
     final class Terminal: @unchecked Sendable {
         let socket = "timbre-complete-\(UUID().uuidString.prefix(8))"
 
-        func run(_ arguments: [String]) throws -> String {
-            try ChildProcess.run(["/usr/bin/tmux", "-L", socket] + arguments).output
+        /// One tmux command, run off the cooperative pool (`ChildProcess.runOffPool`).
+        func run(_ arguments: [String]) async throws -> String {
+            try await ChildProcess.runOffPool(["/usr/bin/tmux", "-L", socket] + arguments).output
         }
-        func screen() throws -> String { try run(["capture-pane", "-p", "-J"]) }
-        func keys(_ keys: String...) throws { _ = try run(["send-keys"] + keys) }
-        func type(_ text: String) throws { _ = try run(["send-keys", "-l", text]) }
-        func kill() {
-            _ = try? run(["kill-server"])
+        func screen() async throws -> String { try await run(["capture-pane", "-p", "-J"]) }
+        func keys(_ keys: String...) async throws { _ = try await run(["send-keys"] + keys) }
+        func type(_ text: String) async throws { _ = try await run(["send-keys", "-l", text]) }
+        func kill() async {
+            _ = try? await run(["kill-server"])
             let deadline = ContinuousClock.now + .seconds(10)
-            while ContinuousClock.now < deadline, (try? ChildProcess.run(["/usr/bin/tmux", "-L", socket, "list-sessions"]).status) == 0 {
-                usleep(20_000)
+            while ContinuousClock.now < deadline,
+                (try? await ChildProcess.runOffPool(["/usr/bin/tmux", "-L", socket, "list-sessions"]).status) == 0
+            {
+                try? await Task.sleep(for: .milliseconds(20))
             }
         }
 
@@ -143,10 +147,10 @@ import TimbreTestSupport
             let deadline = ContinuousClock.now + .seconds(60)
             var last = ""
             while ContinuousClock.now < deadline {
-                last = try screen()
+                last = try await screen()
                 if done(last) {
                     try await Task.sleep(for: .milliseconds(80))
-                    if try screen() == last { return last }
+                    if try await screen() == last { return last }
                     continue
                 }
                 try await Task.sleep(for: .milliseconds(50))
@@ -204,7 +208,7 @@ import TimbreTestSupport
         }
         let line = (["env", "-i"] + environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" } + command)
             .map { "'\($0.replacingOccurrences(of: "'", with: "'\\''"))'" }.joined(separator: " ")
-        _ = try terminal.run(["new-session", "-d", "-x", "220", "-y", "50", "-c", h.marks.path, line])
+        _ = try await terminal.run(["new-session", "-d", "-x", "220", "-y", "50", "-c", h.marks.path, line])
         _ = try await terminal.settled("the prompt") { $0.contains(prompt) }
     }
 
@@ -218,13 +222,13 @@ import TimbreTestSupport
     static func complete(
         _ typed: String, to expected: String, in shell: String, _ terminal: Terminal, step: Int
     ) async throws -> String {
-        try terminal.keys("C-l")
-        try terminal.type("timbre tracks \(typed)")
-        try terminal.keys("Tab")
+        try await terminal.keys("C-l")
+        try await terminal.type("timbre tracks \(typed)")
+        try await terminal.keys("Tab")
         let completed = try await terminal.settled("the completed “\(expected)” after “\(typed)”") { commandLine($0).contains(expected) }
         let status = shell == "fish" ? "$status" : "$?"
-        try terminal.type(" >/dev/null; echo STEP\(step)=\(status)")
-        try terminal.keys("Enter")
+        try await terminal.type(" >/dev/null; echo STEP\(step)=\(status)")
+        try await terminal.keys("Enter")
         let ran = try await terminal.settled("step \(step)'s exit status") { screen in
             screen.split(separator: "\n").contains { $0.hasPrefix("STEP\(step)=") }
         }
@@ -236,20 +240,20 @@ import TimbreTestSupport
     func tabRunsNoNameAndAnApostropheCompletesToAWordThatResolves(shell: String) async throws {
         try await Self.withHostileProfile { h in
             let terminal = Terminal()
-            try await withCleanup({ terminal.kill() }) {
+            try await withCleanup({ await terminal.kill() }) {
                 try await Self.start(shell, h, terminal)
 
                 // Every candidate listed (Tab twice lists them in each shell): none runs, the
                 // shell survives the 10,000-character name.
                 // (bash lists on the second Tab; zsh and fish on the first, where a second would
                 // start cycling through them.)
-                try terminal.type("timbre tracks ")
-                if shell == "bash" { try terminal.keys("Tab", "Tab") } else { try terminal.keys("Tab") }
+                try await terminal.type("timbre tracks ")
+                if shell == "bash" { try await terminal.keys("Tab", "Tab") } else { try await terminal.keys("Tab") }
                 let listed = try await terminal.settled("the candidates listed") { $0.contains("crate digging") }
                 #expect(listed.contains("crate digging"), "\(listed)")
                 #expect(h.madeMarks.isEmpty, "Tab ran a playlist name in \(shell): \(h.madeMarks)")
                 // Leave the line empty (Ctrl-E Ctrl-U clears it in all three).
-                try terminal.keys("C-e", "C-u")
+                try await terminal.keys("C-e", "C-u")
                 _ = try await terminal.settled("an empty command line") { screen in
                     let line = Self.commandLine(screen).trimmingCharacters(in: .whitespaces)
                     return line.hasSuffix(Self.prompt + (shell == "bash" ? "$" : shell == "zsh" ? "%" : ">"))

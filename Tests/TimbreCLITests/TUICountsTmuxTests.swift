@@ -9,14 +9,14 @@ import TimbreTestSupport
 
     @Test func tenJIsOneWriteOfTenPlacesAndTheNumbersAreTheCLIs() async throws {
         try await TUITmuxTests.withSyncedSandbox(.small) { sandbox, cli, tmux in
-            let marker = try tmux.startTimbre(cli, columns: 160, rows: 45)
+            let marker = try await tmux.startTimbre(cli, columns: 160, rows: 45)
             let s = Session(sandbox: sandbox, cli: cli, tmux: tmux)
             _ = try await s.wait("synced")
             let coffee = try await s.id(of: "Morning Coffee")
             let before = try await sandbox.entries(of: coffee)
             try await s.open("Morning Coffee")
             try await sandbox.clearRequests()
-            try tmux.keys("g", "1", "0", "J")
+            try await tmux.keys("g", "1", "0", "J")
             _ = try await s.wait("Moved")
             let writes = try await sandbox.writeRequests()
             #expect(writes.count == 1 && writes.first?.method == "PUT", "\(writes.map(\.path))")
@@ -31,7 +31,7 @@ import TimbreTestSupport
             let title = try #require(eleventh["name"] as? String ?? eleventh["title"] as? String)
             let line = screen.split(separator: "\n").first { $0.contains("   11 ") } ?? ""
             #expect(line.contains(String(title.prefix(12))), "row 11: \(line) — CLI position 11: \(title)")
-            try tmux.keys("q")
+            try await tmux.keys("q")
             #expect(try await TUITmuxTests.exitStatus(marker) == "0")
         }
     }

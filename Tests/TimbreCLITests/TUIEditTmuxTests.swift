@@ -21,16 +21,16 @@ import TimbreTestSupport
         }
 
         func command(_ text: String) async throws {
-            try tmux.keys(":")
-            try tmux.type(text)
-            try tmux.keys("Enter")
+            try await tmux.keys(":")
+            try await tmux.type(text)
+            try await tmux.keys("Enter")
         }
 
         /// The playlists pane: filter to `name`, select it, open it; the filter is cleared again.
         func open(_ name: String) async throws {
-            try tmux.keys("h", "Escape", "/")
-            try tmux.type(name)
-            try tmux.keys("Enter", "Enter")
+            try await tmux.keys("h", "Escape", "/")
+            try await tmux.type(name)
+            try await tmux.keys("Enter", "Enter")
             _ = try await wait(" \(name) · ")
         }
 
@@ -50,11 +50,11 @@ import TimbreTestSupport
 
     func withInterface(_ body: (Session) async throws -> Void) async throws {
         try await TUITmuxTests.withSyncedSandbox(.small) { sandbox, cli, tmux in
-            let marker = try tmux.startTimbre(cli, columns: 130, rows: 36)
+            let marker = try await tmux.startTimbre(cli, columns: 130, rows: 36)
             let session = Session(sandbox: sandbox, cli: cli, tmux: tmux)
             _ = try await session.wait("synced")
             try await body(session)
-            try tmux.keys("q")
+            try await tmux.keys("q")
             let deadline = ContinuousClock.now + .seconds(10)
             while !FileManager.default.fileExists(atPath: marker), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
             #expect((try? String(contentsOfFile: marker, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
@@ -73,44 +73,44 @@ import TimbreTestSupport
             try await s.open("Morning Coffee")
 
             // Mark the first two entries, d, the question names how many; n sends nothing.
-            try s.tmux.keys("Space", "Space")
+            try await s.tmux.keys("Space", "Space")
             _ = try await s.wait("2 marked")
-            try s.tmux.keys("d")
+            try await s.tmux.keys("d")
             // The entries it names come before the keys, which end the question.
             let asked = try await s.wait("Remove 2 entries from “Morning Coffee”?")
             #expect(asked.contains("(y/n)"), "\(asked)")
-            try s.tmux.keys("n")
+            try await s.tmux.keys("n")
             _ = try await s.wait("cancelled; nothing was sent")
             #expect(try await s.sandbox.writeRequests().isEmpty)
-            try s.tmux.keys("d")
+            try await s.tmux.keys("d")
             _ = try await s.wait("(y/n)")
-            try s.tmux.keys("y")
+            try await s.tmux.keys("y")
             _ = try await s.wait("Removed 2 entries")
             #expect(try await s.sandbox.entries(of: coffee) == Array(original.dropFirst(2)), "exactly the marked entries are gone")
 
             // u puts them back where they were.
-            try s.tmux.keys("u")
+            try await s.tmux.keys("u")
             _ = try await s.wait("Undid edit")
             #expect(try await s.sandbox.entries(of: coffee) == original)
 
             // v j j y yanks three; paste them into another playlist, then before its first entry.
-            try s.tmux.keys("g", "v", "j", "j", "y")
+            try await s.tmux.keys("g", "v", "j", "j", "y")
             _ = try await s.wait("yanked 3 entries")
             try await s.open("Empty Playlist")
-            try s.tmux.keys("p")
+            try await s.tmux.keys("p")
             _ = try await s.wait("Added 3 entries")
             #expect(try await s.sandbox.entries(of: empty) == Array(original.prefix(3)))
             // They are there already: the duplicate question first, y adds them all the same.
-            try s.tmux.keys("g", "P")
+            try await s.tmux.keys("g", "P")
             _ = try await s.wait("3 already in “Empty Playlist” — add anyway? (y/n/s=skip them)")
-            try s.tmux.keys("y")
+            try await s.tmux.keys("y")
             _ = try await s.wait("edit 3,")
             #expect(try await s.sandbox.entries(of: empty) == Array(original.prefix(3)) + Array(original.prefix(3)))
             // C-r after u: the paste comes back.
-            try s.tmux.keys("u")
+            try await s.tmux.keys("u")
             _ = try await s.wait("Undid edit 3")
             #expect(try await s.sandbox.entries(of: empty) == Array(original.prefix(3)))
-            try s.tmux.keys("C-r")
+            try await s.tmux.keys("C-r")
             _ = try await s.wait("Redid edit 3")
             #expect(try await s.sandbox.entries(of: empty).count == 6)
             // The CLI sees the interface's edits in the same journal.
@@ -138,12 +138,12 @@ import TimbreTestSupport
             try await s.sandbox.clearRequests()
             try await s.command("sort! duration reverse")
             _ = try await s.wait("dates kept")
-            try s.tmux.keys("n")
+            try await s.tmux.keys("n")
             _ = try await s.wait("ancelled; nothing was sent")
             #expect(try await s.sandbox.writeRequests().isEmpty)
             try await s.command("sort! duration reverse")
             _ = try await s.wait("dates kept")
-            try s.tmux.keys("y")
+            try await s.tmux.keys("y")
             _ = try await s.wait("added dates kept (")
             let writes = try await s.sandbox.writeRequests()
             #expect(writes.count > 20 && writes.allSatisfy { $0.method == "PUT" }, "moves only")
@@ -156,13 +156,13 @@ import TimbreTestSupport
         try await withInterface { s in
             let coffee = try await s.id(of: "Morning Coffee")
             try await s.open("Morning Coffee")
-            try s.tmux.keys("y")
+            try await s.tmux.keys("y")
             _ = try await s.wait("yanked 1 entry")
 
             // Someone else's playlist: locked; paste, shuffle and dedupe are refused, nothing is sent.
             try await s.open("Today's Top Hits")
             var screen = try await s.wait("🔒 read-only")
-            try s.tmux.keys("p")
+            try await s.tmux.keys("p")
             screen = try await s.wait("nothing was sent")
             #expect(screen.contains("🔒"))
             try await s.command("shuffle")
@@ -176,21 +176,21 @@ import TimbreTestSupport
             let changed = try await s.sandbox.entries(of: coffee)
             try await s.sandbox.clearRequests()
             try await s.open("Morning Coffee")
-            try s.tmux.keys("j", "d")
+            try await s.tmux.keys("j", "d")
             _ = try await s.wait("(y/n)")
-            try s.tmux.keys("y")
+            try await s.tmux.keys("y")
             screen = try await s.wait("nothing was written")
             // Wrapped whole onto the lines under the list.
             #expect(screen.contains("changed on Spotify since it was last synced") && screen.contains("then try again"), "\(screen)")
             #expect(try await s.sandbox.writeRequests().isEmpty, "a conflicting edit wrote")
             #expect(try await s.sandbox.entries(of: coffee) == changed)
             _ = try await s.wait("Morning Coffee · \(changed.count) ")
-            try s.tmux.keys(":")
-            try s.tmux.type("messages")
-            try s.tmux.keys("Enter")
+            try await s.tmux.keys(":")
+            try await s.tmux.type("messages")
+            try await s.tmux.keys("Enter")
             screen = try await s.wait("Messages (")
             #expect(screen.contains("the list now shows what Spotify") && screen.contains("look, then try again"), "the whole sentence under M:\n\(screen)")
-            try s.tmux.keys("Escape")
+            try await s.tmux.keys("Escape")
         }
     }
 
@@ -206,15 +206,15 @@ import TimbreTestSupport
                 let clock = (row.split(separator: " ").last ?? "").split(separator: ":").compactMap { Int($0) }
                 #expect(clock.count == 2 && clock[0] * 60 + clock[1] < 240, "\(row)\n\(screen)")
             }
-            try s.tmux.keys("Escape")
+            try await s.tmux.keys("Escape")
 
             // A folder from the interface: the selected playlist goes into it, the pane shows a tree.
-            try s.tmux.keys("h")
+            try await s.tmux.keys("h")
             try await s.command("folder add Road Trips")
             _ = try await s.wait("No folder “Road Trips” — create it? (y/n)")
-            try s.tmux.keys("y")
+            try await s.tmux.keys("y")
             screen = try await s.wait("into the folder “Road Trips”")
-            try s.tmux.keys("Escape")
+            try await s.tmux.keys("Escape")
             _ = try await s.wait("▾ Road Trips")
             screen = try await s.wait("    Morning Coffee")
             #expect(screen.contains("▾ Road Trips"), "the playlist is indented under its folder")
@@ -223,37 +223,37 @@ import TimbreTestSupport
             try Data("mine\n".utf8).write(to: file)
             try await s.command("export \(file.path)")
             _ = try await s.wait("“\(file.path)” exists — overwrite? (y/n)")
-            try s.tmux.keys("n")
+            try await s.tmux.keys("n")
             _ = try await s.wait("cancelled; nothing was sent")
             #expect(try String(contentsOf: file, encoding: .utf8) == "mine\n")
             try await s.command("export \(file.path)")
             _ = try await s.wait("overwrite? (y/n)")
-            try s.tmux.keys("y")
+            try await s.tmux.keys("y")
             _ = try await s.wait("entries to \(file.path)")
             #expect(try String(contentsOf: file, encoding: .utf8).hasPrefix("Track URI,"))
             let folders = try await s.cli.run(["folder", "list", "--json"])
             let coffee = try await s.id(of: "Morning Coffee")
             #expect(folders.stdout.contains("Road Trips") && folders.stdout.contains(coffee))
             // Enter on the folder closes it; the state is kept in the user data.
-            try s.tmux.keys("g", "j", "Enter")
+            try await s.tmux.keys("g", "j", "Enter")
             _ = try await s.wait("▸ Road Trips")
             try await Task.sleep(for: .milliseconds(300))
             let closed = try await s.cli.run(["folder", "list", "--json"])
             #expect(closed.stdout.contains("\"expanded\":false"), "\(closed.stdout)")
 
             // i: the statistics overlay.
-            try s.tmux.keys("g", "Enter")
-            try s.tmux.keys("i")
+            try await s.tmux.keys("g", "Enter")
+            try await s.tmux.keys("i")
             // The overlay is drawn top to bottom: wait for its last line, then read the rest.
             screen = try await s.wait("decades:")
             #expect(screen.contains("Statistics of “Liked Songs”") && screen.contains("entries:") && screen.contains("top artists:"))
-            try s.tmux.keys("Escape")
+            try await s.tmux.keys("Escape")
 
             // ? lists every new binding.
-            try s.tmux.keys("?")
+            try await s.tmux.keys("?")
             _ = try await s.wait("Keys, as bound now")
             screen = try await s.wait("down one row")
-            try s.tmux.keys("G")
+            try await s.tmux.keys("G")
             screen += try await s.wait(":search TEXT")
             for text in [
                 "mark a range", "paste the yanked entries after", "move the marked run", "remove the marked", "copy the marked", "undo the journal",
@@ -261,7 +261,7 @@ import TimbreTestSupport
             ] {
                 #expect(screen.contains(text), "help lacks \(text)")
             }
-            try s.tmux.keys("Escape")
+            try await s.tmux.keys("Escape")
         }
     }
 }

@@ -27,7 +27,7 @@ import TimbreTestSupport
 
     @Test func everyScreenAndQuestionFitsAt80x24() async throws {
         try await TUITmuxTests.withSyncedSandbox(.small) { sandbox, cli, tmux in
-            let marker = try tmux.startTimbre(cli, columns: 80, rows: 24)
+            let marker = try await tmux.startTimbre(cli, columns: 80, rows: 24)
             let s = Session(sandbox: sandbox, cli: cli, tmux: tmux)
             var screen = try await s.wait("synced")
             Self.show("first screen", screen)
@@ -36,17 +36,17 @@ import TimbreTestSupport
             #expect(Self.cutSentences(screen).isEmpty, "\(Self.cutSentences(screen))")
 
             // The `:` prompt lists its candidates under it, fuzzy.
-            try tmux.keys(":")
-            try tmux.type("srt")
+            try await tmux.keys(":")
+            try await tmux.type("srt")
             screen = try await s.wait("sort! FIELD [reverse]")
             Self.show(": srt", screen)
             let lines = screen.split(separator: "\n").map(String.init)
             let prompt = try #require(lines.firstIndex { $0.hasPrefix(":srt") }, "\(screen)")
             #expect(lines[(prompt + 1)...].contains { $0.contains("sort! FIELD [reverse]") }, "under the prompt:\n\(screen)")
-            try tmux.keys("C-u")
+            try await tmux.keys("C-u")
             screen = try await s.wait("add-to")
             Self.show(": (every verb)", screen)
-            try tmux.keys("Escape")
+            try await tmux.keys("Escape")
             _ = try await s.wait("q quit")
 
             // `:sort! artist` asks y/r/n: wrapped whole, its keys at the end; M reads the messages
@@ -59,40 +59,40 @@ import TimbreTestSupport
             let keysLine = screen.split(separator: "\n").dropLast().last.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
             #expect(keysLine.hasSuffix("(y/r/n)"), "the keys end the question: \(keysLine)")
             #expect(Self.cutSentences(screen).isEmpty, "\(Self.cutSentences(screen))")
-            try tmux.keys("M")
+            try await tmux.keys("M")
             _ = try await s.wait("Messages (")
-            try tmux.keys("M")
+            try await tmux.keys("M")
             screen = try await s.wait("(y/r/n)")
             #expect(!screen.contains("cancelled"), "M did not answer the question:\n\(screen)")
-            try tmux.keys("n")
+            try await tmux.keys("n")
             _ = try await s.wait("nothing was sent")
 
             // `d` names the entry before its keys.
-            try tmux.keys("g", "d")
+            try await tmux.keys("g", "d")
             screen = try await s.wait("(y/n)")
             Self.show("d", screen)
             #expect(Self.cutSentences(screen).isEmpty, "\(Self.cutSentences(screen))")
-            try tmux.keys("n")
+            try await tmux.keys("n")
             _ = try await s.wait("cancelled")
 
             // `i`: the statistics wrap in the pane.
-            try tmux.keys("i")
+            try await tmux.keys("i")
             screen = try await s.wait("Statistics of")
             Self.show("i", screen)
             #expect(Self.cutSentences(screen, paneRows: true).isEmpty, "\(Self.cutSentences(screen, paneRows: true))")
-            try tmux.keys("Escape")
+            try await tmux.keys("Escape")
             _ = try await s.wait("q quit")
 
             // Too small: the notice fits the space it has.
-            _ = try tmux.run(["resize-window", "-x", "40", "-y", "10"])
+            _ = try await tmux.run(["resize-window", "-x", "40", "-y", "10"])
             screen = try await s.wait("60×10")
             Self.show("40×10", screen)
             let notice = screen.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: " ")
             #expect(notice == "Terminal too small (40×10); timbre needs 60×10.", "\(screen)")
             #expect(Self.cutSentences(screen).isEmpty, "\(Self.cutSentences(screen))")
-            _ = try tmux.run(["resize-window", "-x", "80", "-y", "24"])
+            _ = try await tmux.run(["resize-window", "-x", "80", "-y", "24"])
             _ = try await s.wait("q quit")
-            try tmux.keys("q")
+            try await tmux.keys("q")
             #expect(try await TUITmuxTests.exitStatus(marker) == "0")
         }
     }
@@ -105,35 +105,35 @@ import TimbreTestSupport
             _ = try await sandbox.mutate(playlist: coffee, action: "reorder")
             _ = try await sandbox.mutate(playlist: coffee, action: "remove_first")
             #expect(try await cli.run(["sync", "--quiet"]).status == 0)
-            let marker = try tmux.startTimbre(cli, columns: 80, rows: 24)
+            let marker = try await tmux.startTimbre(cli, columns: 80, rows: 24)
             let s = Session(sandbox: sandbox, cli: cli, tmux: tmux)
             _ = try await s.wait("synced")
             try await s.open("Morning Coffee")
-            try tmux.keys("H")
+            try await tmux.keys("H")
             var screen = try await s.wait("Versions of “Morning Coffee” (2)")
             Self.show("H", screen)
             #expect(Self.cutSentences(screen).isEmpty, "\(Self.cutSentences(screen))")
-            try tmux.keys("j", "Enter")
+            try await tmux.keys("j", "Enter")
             screen = try await s.wait("restoring it puts")
             Self.show("H Enter", screen)
             #expect(Self.cutSentences(screen).isEmpty, "\(Self.cutSentences(screen))")
             let pane = screen.split(separator: "\n").compactMap { $0.split(separator: "│", maxSplits: 1).dropFirst().first }
                 .map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
             #expect(pane.contains("— r restores, Esc back"), "the line saying what a restore does, wrapped whole:\n\(screen)")
-            try tmux.keys("r")
+            try await tmux.keys("r")
             screen = try await s.wait("(y/n)")
             Self.show("H r", screen)
             let keysLine = screen.split(separator: "\n").dropLast().last.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
             #expect(keysLine.hasSuffix("(y/n)") && screen.contains("the other"), "whole, keys last:\n\(screen)")
             #expect(Self.cutSentences(screen).isEmpty, "\(Self.cutSentences(screen))")
             // ? reads the help over it; Esc comes back to it; Esc then says no.
-            try tmux.keys("?")
+            try await tmux.keys("?")
             _ = try await s.wait("Keys, as bound now")
-            try tmux.keys("Escape")
+            try await tmux.keys("Escape")
             _ = try await s.wait("(y/n)")
-            try tmux.keys("Escape")
+            try await tmux.keys("Escape")
             _ = try await s.wait("cancelled")
-            try tmux.keys("q")
+            try await tmux.keys("q")
             #expect(try await TUITmuxTests.exitStatus(marker) == "0")
         }
     }
@@ -143,7 +143,7 @@ import TimbreTestSupport
         let cli = try TimbreCLI()
         let tmux = TUITmuxTests.Tmux()
         try await withCleanup({
-            tmux.kill()
+            await tmux.kill()
             cli.remove()
         }) {
             let bin = try SandboxProcess.binaryDirectory().appendingPathComponent("timbre").path
@@ -153,14 +153,14 @@ import TimbreTestSupport
             }
             let marker = cli.home.appendingPathComponent("exit-status").path
             let command = "env " + env.map { "'\($0)'" }.joined(separator: " ") + " '\(bin)' demo --library small; echo $? > '\(marker)'; sleep 60"
-            _ = try tmux.run(["new-session", "-d", "-x", "80", "-y", "24", command])
+            _ = try await tmux.run(["new-session", "-d", "-x", "80", "-y", "24", command])
             let screen = try await tmux.waitFor("this sandbox too", timeout: .seconds(90))
             Self.show("demo", screen)
             let text = screen.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
             #expect(text.contains("try `timbre --profile demo playlists` in another terminal: the CLI works on this sandbox too"), "\(screen)")
             #expect(!screen.contains("⚠"), "a greeting, not a warning:\n\(screen)")
             #expect(Self.cutSentences(screen).isEmpty, "\(Self.cutSentences(screen))")
-            try tmux.keys("q")
+            try await tmux.keys("q")
             #expect(try await TUITmuxTests.exitStatus(marker, within: 30) == "0")
         }
     }

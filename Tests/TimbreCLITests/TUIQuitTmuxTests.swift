@@ -13,7 +13,7 @@ import TimbreTestSupport
     /// of it, so the edits asked for are still queued when the test quits.
     func withSlowMoves(_ body: (Session, _ coffee: String, _ marker: String) async throws -> Void) async throws {
         try await TUITmuxTests.withSyncedSandbox(.small) { sandbox, cli, tmux in
-            let marker = try tmux.startTimbre(cli, columns: 130, rows: 36)
+            let marker = try await tmux.startTimbre(cli, columns: 130, rows: 36)
             let session = Session(sandbox: sandbox, cli: cli, tmux: tmux)
             _ = try await session.wait("synced")
             let coffee = try await session.id(of: "Morning Coffee")
@@ -39,7 +39,7 @@ import TimbreTestSupport
             let pid = s.sandbox.info.pid
             kill(pid, SIGSTOP)
             try await withCleanup({ kill(pid, SIGCONT) }) {
-                try s.tmux.keys("g", "J", "J", "J", "q")
+                try await s.tmux.keys("g", "J", "J", "J", "q")
                 let screen = try await s.wait("still to send — q again to drop")
                 #expect(!FileManager.default.fileExists(atPath: marker), "quit with edits queued:\n\(screen)")
             }
@@ -55,7 +55,7 @@ import TimbreTestSupport
     @Test func ctrlCAsksAndASecondQDropsTheQueuedOnes() async throws {
         try await withSlowMoves { s, coffee, marker in
             let before = try await s.sandbox.entries(of: coffee)
-            try s.tmux.keys("g", "d")
+            try await s.tmux.keys("g", "d")
             _ = try await s.wait("(y/n)")
             // The sandbox stopped (SIGSTOP) from the answer on: the removal cannot be answered and
             // the moves stay queued behind it for as long as the test takes to look — on a loaded
@@ -64,11 +64,11 @@ import TimbreTestSupport
             let pid = s.sandbox.info.pid
             kill(pid, SIGSTOP)
             try await withCleanup({ kill(pid, SIGCONT) }) {
-                try s.tmux.keys("y", "J", "J")
+                try await s.tmux.keys("y", "J", "J")
                 _ = try await s.wait("waiting)")
-                try s.tmux.keys("C-c")
+                try await s.tmux.keys("C-c")
                 _ = try await s.wait("2 edits still to send — q again to drop them")
-                try s.tmux.keys("q")
+                try await s.tmux.keys("q")
             }
             #expect(try await TUITmuxTests.exitStatus(marker) == "0")
             #expect(try await s.sandbox.entries(of: coffee) == Array(before.dropFirst()), "exactly the removal under way was sent")
@@ -86,7 +86,7 @@ import TimbreTestSupport
             var slower = Fault(kind: .latency, pathContains: "/v1/playlists/\(coffee)/items", count: 1, ms: 5_000)
             slower.method = "PUT"
             try await s.sandbox.addFaults([slower])
-            try s.tmux.keys("g", "J", "J", "J", "J", "J")
+            try await s.tmux.keys("g", "J", "J", "J", "J", "J")
             // At once, before Spotify answers: the row is already sixth, marked pending (…).
             let ahead = try await s.wait("…   6 ")
             #expect(ahead.contains("…   6 "), "\(ahead)")
@@ -96,10 +96,10 @@ import TimbreTestSupport
             #expect(try await s.sandbox.entries(of: coffee) == expected)
             let writes = try await s.sandbox.writeRequests()
             #expect(writes.count == 1, "one move by five: \(writes.map(\.path))")
-            try s.tmux.keys("u")
+            try await s.tmux.keys("u")
             _ = try await s.wait("Undid edit")
             #expect(try await s.sandbox.entries(of: coffee) == before, "one undo step puts all five places back")
-            try s.tmux.keys("q")
+            try await s.tmux.keys("q")
         }
     }
 }

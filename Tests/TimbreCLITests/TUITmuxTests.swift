@@ -9,27 +9,32 @@ import TimbreTestSupport
     final class Tmux: @unchecked Sendable {
         let socket = "timbre-test-\(UUID().uuidString.prefix(8))"
 
-        func run(_ arguments: [String]) throws -> String {
-            try ChildProcess.run(["/usr/bin/tmux", "-L", socket] + arguments).output
+        /// One tmux command, run off the cooperative pool (`ChildProcess.runOffPool`).
+        func run(_ arguments: [String]) async throws -> String {
+            try await ChildProcess.runOffPool(["/usr/bin/tmux", "-L", socket] + arguments).output
         }
 
-        func screen() throws -> String { try run(["capture-pane", "-p"]) }
-        func keys(_ keys: String...) throws { _ = try run(["send-keys"] + keys) }
-        func type(_ text: String) throws { _ = try run(["send-keys", "-l", text]) }
-        func title() throws -> String { try run(["display-message", "-p", "#{pane_title}"]).trimmingCharacters(in: .whitespacesAndNewlines) }
+        func screen() async throws -> String { try await run(["capture-pane", "-p"]) }
+        func keys(_ keys: String...) async throws { _ = try await run(["send-keys"] + keys) }
+        func type(_ text: String) async throws { _ = try await run(["send-keys", "-l", text]) }
+        func title() async throws -> String {
+            try await run(["display-message", "-p", "#{pane_title}"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
         /// Ends the server and waits until it is gone (a new session started meanwhile would join
         /// the dying server and vanish with it).
-        func kill() {
-            _ = try? run(["kill-server"])
+        func kill() async {
+            _ = try? await run(["kill-server"])
             let deadline = ContinuousClock.now + .seconds(5)
-            while ContinuousClock.now < deadline, (try? ChildProcess.run(["/usr/bin/tmux", "-L", socket, "list-sessions"]).status) == 0 {
-                usleep(20_000)
+            while ContinuousClock.now < deadline,
+                (try? await ChildProcess.runOffPool(["/usr/bin/tmux", "-L", socket, "list-sessions"]).status) == 0
+            {
+                try? await Task.sleep(for: .milliseconds(20))
             }
         }
 
         /// Starts the real `timbre` (no arguments: the interface) in a new session, with `cli`'s
         /// homes and sign-in; returns the file its exit status is written to when it ends.
-        func startTimbre(_ cli: TimbreCLI, columns: Int, rows: Int) throws -> String {
+        func startTimbre(_ cli: TimbreCLI, columns: Int, rows: Int) async throws -> String {
             let bin = try SandboxProcess.binaryDirectory().appendingPathComponent("timbre").path
             var env = ["LANG=C.UTF-8", "TERM=tmux-256color"]
             for key in ["XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "TIMBRE_REFRESH_TOKEN", "HOME", "PATH"] {
@@ -37,7 +42,7 @@ import TimbreTestSupport
             }
             let marker = cli.home.appendingPathComponent("exit-status").path
             let command = "env " + env.map { "'\($0)'" }.joined(separator: " ") + " '\(bin)'; echo $? > '\(marker)'; sleep 60"
-            _ = try run(["new-session", "-d", "-x", String(columns), "-y", String(rows), command])
+            _ = try await run(["new-session", "-d", "-x", String(columns), "-y", String(rows), command])
             return marker
         }
 
@@ -48,10 +53,10 @@ import TimbreTestSupport
             let deadline = ContinuousClock.now + timeout
             var last = ""
             while ContinuousClock.now < deadline {
-                last = try screen()
+                last = try await screen()
                 if last.contains(text) {
                     try await Task.sleep(for: Self.settle)
-                    let again = try screen()
+                    let again = try await screen()
                     if again == last { return again }
                     // Still drawing: look again at once.
                     continue
@@ -69,8 +74,8 @@ import TimbreTestSupport
     @Test func browseFilterSortSearchResizeQuit() async throws {
         try await Self.withSyncedSandbox(.medium) { sandbox, cli, tmux in
             _ = sandbox
-            let marker = try tmux.startTimbre(cli, columns: 120, rows: 32)
-            let titleBefore = try tmux.title()
+            let marker = try await tmux.startTimbre(cli, columns: 120, rows: 32)
+            let titleBefore = try await tmux.title()
 
             // First frame: Liked Songs first, then the sandbox's playlists, status line with the user.
             var screen = try await tmux.waitFor("Liked Songs")
@@ -78,56 +83,56 @@ import TimbreTestSupport
             screen = try await tmux.waitFor("synced")
             // Hostile names are shown inert and did not retitle the pane.
             #expect(screen.contains("^[]0;pwned^G"))
-            #expect(try tmux.title() == titleBefore)
+            #expect(try await tmux.title() == titleBefore)
 
             // Navigate and open a playlist.
-            try tmux.keys("j", "Enter")
+            try await tmux.keys("j", "Enter")
             screen = try await tmux.waitFor("Morning Coffee · 150")
 
             // Incremental filter on the tracks pane, then clear.
-            try tmux.keys("/")
-            try tmux.type("signal")
+            try await tmux.keys("/")
+            try await tmux.type("signal")
             screen = try await tmux.waitFor("/signal")
             let filtered = screen.split(separator: "\n").filter { $0.contains("│") && $0.lowercased().contains("signal") }
             #expect(!filtered.isEmpty)
-            try tmux.keys("Enter", "Escape")
+            try await tmux.keys("Enter", "Escape")
             screen = try await tmux.waitFor("Morning Coffee · 150 ·")
 
             // Sort by title, then reverse.
-            try tmux.keys("s")
+            try await tmux.keys("s")
             screen = try await tmux.waitFor("sort title ↑")
-            try tmux.keys("S")
+            try await tmux.keys("S")
             screen = try await tmux.waitFor("sort title ↓")
 
             // Search across every playlist, jump to a hit.
-            try tmux.keys("F")
-            try tmux.type("beyonce")
-            try tmux.keys("Enter")
+            try await tmux.keys("F")
+            try await tmux.type("beyonce")
+            try await tmux.keys("Enter")
             screen = try await tmux.waitFor("matches for “beyonce”")
             #expect(screen.contains("Beyoncé"))
-            try tmux.keys("Enter")
+            try await tmux.keys("Enter")
             screen = try await tmux.waitFor("sort ")
 
             // Help lists the live keymap.
-            try tmux.keys("?")
+            try await tmux.keys("?")
             screen = try await tmux.waitFor("Keys, as bound now")
             #expect(screen.contains("down one row"))
-            try tmux.keys("Escape")
+            try await tmux.keys("Escape")
 
             // Resize: too small gets a message, back to normal re-lays out.
-            _ = try tmux.run(["resize-window", "-x", "50", "-y", "8"])
+            _ = try await tmux.run(["resize-window", "-x", "50", "-y", "8"])
             screen = try await tmux.waitFor("too small")
-            _ = try tmux.run(["resize-window", "-x", "100", "-y", "30"])
+            _ = try await tmux.run(["resize-window", "-x", "100", "-y", "30"])
             screen = try await tmux.waitFor("Liked Songs")
 
             // The `:` prompt runs commands and reports mistakes.
-            try tmux.keys(":")
-            try tmux.type("fly away")
-            try tmux.keys("Enter")
+            try await tmux.keys(":")
+            try await tmux.type("fly away")
+            try await tmux.keys("Enter")
             screen = try await tmux.waitFor("unknown command")
 
-            #expect(try tmux.title() == titleBefore, "a hostile name changed the terminal title")
-            try tmux.keys("q")
+            #expect(try await tmux.title() == titleBefore, "a hostile name changed the terminal title")
+            try await tmux.keys("q")
             let deadline = ContinuousClock.now + .seconds(10)
             while !FileManager.default.fileExists(atPath: marker), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
             #expect((try? String(contentsOfFile: marker, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
@@ -154,7 +159,7 @@ import TimbreTestSupport
             try cli.configure(for: sandbox)
             let tmux = Tmux()
             try await withCleanup({
-                tmux.kill()
+                await tmux.kill()
                 cli.remove()
             }) {
                 #expect(try await cli.run(["sync", "--quiet"]).status == 0)
@@ -175,85 +180,88 @@ import TimbreTestSupport
     @Test func dumbTerminalGetsAClearMessage() async throws {
         let cli = try TimbreCLI()
         let tmux = Tmux()
-        defer {
-            tmux.kill()
+        try await withCleanup({
+            await tmux.kill()
             cli.remove()
+        }) {
+            let bin = try SandboxProcess.binaryDirectory().appendingPathComponent("timbre").path
+            let env =
+                ["LANG=C.UTF-8", "TERM=dumb"]
+                + ["XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "HOME", "PATH"]
+                .compactMap { key in cli.environment[key].map { "\(key)=\($0)" } }
+            let command = "env " + env.map { "'\($0)'" }.joined(separator: " ") + " '\(bin)'; echo \"DUMB-EXIT=$?\"; sleep 30"
+            _ = try await tmux.run(["new-session", "-d", "-x", "100", "-y", "30", command])
+            let screen = try await tmux.waitFor("DUMB-EXIT=")
+            #expect(screen.contains("DUMB-EXIT=2"))
+            #expect(screen.contains("TERM is dumb"))
         }
-        let bin = try SandboxProcess.binaryDirectory().appendingPathComponent("timbre").path
-        let env =
-            ["LANG=C.UTF-8", "TERM=dumb"]
-            + ["XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "HOME", "PATH"]
-            .compactMap { key in cli.environment[key].map { "\(key)=\($0)" } }
-        let command = "env " + env.map { "'\($0)'" }.joined(separator: " ") + " '\(bin)'; echo \"DUMB-EXIT=$?\"; sleep 30"
-        _ = try tmux.run(["new-session", "-d", "-x", "100", "-y", "30", command])
-        let screen = try await tmux.waitFor("DUMB-EXIT=")
-        #expect(screen.contains("DUMB-EXIT=2"))
-        #expect(screen.contains("TERM is dumb"))
     }
 
     @Test func noColorMeansNoColourCodes() async throws {
         let cli = try TimbreCLI()
         let tmux = Tmux()
-        defer {
-            tmux.kill()
+        try await withCleanup({
+            await tmux.kill()
             cli.remove()
+        }) {
+            let bin = try SandboxProcess.binaryDirectory().appendingPathComponent("timbre").path
+            func start(_ extra: [String]) async throws -> String {
+                let env =
+                    ["LANG=C.UTF-8", "TERM=tmux-256color"] + extra
+                    + ["XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "HOME", "PATH"]
+                    .compactMap { key in cli.environment[key].map { "\(key)=\($0)" } }
+                await tmux.kill()
+                // `env -u`: the tmux server inherits this process's environment, and `swift test` may
+                // itself run with NO_COLOR set.
+                _ = try await tmux.run([
+                    "new-session", "-d", "-x", "100", "-y", "30", "env -u NO_COLOR " + env.map { "'\($0)'" }.joined(separator: " ") + " '\(bin)'; sleep 30",
+                ])
+                _ = try await tmux.waitFor("not signed in")
+                return try await tmux.run(["capture-pane", "-p", "-e"])
+            }
+            // Any SGR sequence that sets a foreground or background colour (30–37, 40–47, 38;5, 48;5).
+            let colour = try NSRegularExpression(pattern: "\u{1B}\\[(?:[0-9]*;)*(?:3[0-8]|4[0-8])(?:;[0-9]*)*m")
+            func hasColour(_ text: String) -> Bool {
+                colour.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+            }
+            var coloured = try await start([])
+            for _ in 0..<20 where !hasColour(coloured) {
+                try await Task.sleep(for: .milliseconds(100))
+                coloured = try await tmux.run(["capture-pane", "-p", "-e"])
+            }
+            #expect(hasColour(coloured), "colours are used by default: \(coloured.suffix(300).debugDescription)")
+            let plain = try await start(["NO_COLOR=1"])
+            #expect(!hasColour(plain), "NO_COLOR still produced colour codes")
         }
-        let bin = try SandboxProcess.binaryDirectory().appendingPathComponent("timbre").path
-        func start(_ extra: [String]) async throws -> String {
-            let env =
-                ["LANG=C.UTF-8", "TERM=tmux-256color"] + extra
-                + ["XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "HOME", "PATH"]
-                .compactMap { key in cli.environment[key].map { "\(key)=\($0)" } }
-            tmux.kill()
-            // `env -u`: the tmux server inherits this process's environment, and `swift test` may
-            // itself run with NO_COLOR set.
-            _ = try tmux.run([
-                "new-session", "-d", "-x", "100", "-y", "30", "env -u NO_COLOR " + env.map { "'\($0)'" }.joined(separator: " ") + " '\(bin)'; sleep 30",
-            ])
-            _ = try await tmux.waitFor("not signed in")
-            return try tmux.run(["capture-pane", "-p", "-e"])
-        }
-        // Any SGR sequence that sets a foreground or background colour (30–37, 40–47, 38;5, 48;5).
-        let colour = try NSRegularExpression(pattern: "\u{1B}\\[(?:[0-9]*;)*(?:3[0-8]|4[0-8])(?:;[0-9]*)*m")
-        func hasColour(_ text: String) -> Bool {
-            colour.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
-        }
-        var coloured = try await start([])
-        for _ in 0..<20 where !hasColour(coloured) {
-            try await Task.sleep(for: .milliseconds(100))
-            coloured = try tmux.run(["capture-pane", "-p", "-e"])
-        }
-        #expect(hasColour(coloured), "colours are used by default: \(coloured.suffix(300).debugDescription)")
-        let plain = try await start(["NO_COLOR=1"])
-        #expect(!hasColour(plain), "NO_COLOR still produced colour codes")
     }
 
     @Test func sigtermRestoresTheTerminal() async throws {
         let cli = try TimbreCLI()
         let tmux = Tmux()
-        defer {
-            tmux.kill()
+        try await withCleanup({
+            await tmux.kill()
             cli.remove()
+        }) {
+            let bin = try SandboxProcess.binaryDirectory().appendingPathComponent("timbre").path
+            let env =
+                ["LANG=C.UTF-8", "TERM=tmux-256color"]
+                + ["XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "HOME", "PATH"]
+                .compactMap { key in cli.environment[key].map { "\(key)=\($0)" } }
+            let command =
+                "env " + env.map { "'\($0)'" }.joined(separator: " ")
+                + " '\(bin)'; echo \"TERM-EXIT=$?\"; stty -a | tr ' ' '\\n' | grep -x echo | sed 's/^/ /'; sleep 30"
+            _ = try await tmux.run(["new-session", "-d", "-x", "100", "-y", "30", command])
+            _ = try await tmux.waitFor("Playlists (")
+            let shell = try await tmux.run(["display-message", "-p", "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)
+            let pgrep = Process()
+            pgrep.executableURL = URL(fileURLWithPath: "/usr/bin/pkill")
+            pgrep.arguments = ["-TERM", "-P", shell, "timbre"]
+            try pgrep.run()
+            while pgrep.isRunning { try await Task.sleep(for: .milliseconds(20)) }
+            _ = try await tmux.waitFor("TERM-EXIT=0")
+            // `stty -a` lists "echo" (not "-echo") only if the terminal was restored.
+            let screen = try await tmux.waitFor(" echo", timeout: .seconds(5))
+            #expect(screen.contains("TERM-EXIT=0"))
         }
-        let bin = try SandboxProcess.binaryDirectory().appendingPathComponent("timbre").path
-        let env =
-            ["LANG=C.UTF-8", "TERM=tmux-256color"]
-            + ["XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "HOME", "PATH"]
-            .compactMap { key in cli.environment[key].map { "\(key)=\($0)" } }
-        let command =
-            "env " + env.map { "'\($0)'" }.joined(separator: " ")
-            + " '\(bin)'; echo \"TERM-EXIT=$?\"; stty -a | tr ' ' '\\n' | grep -x echo | sed 's/^/ /'; sleep 30"
-        _ = try tmux.run(["new-session", "-d", "-x", "100", "-y", "30", command])
-        _ = try await tmux.waitFor("Playlists (")
-        let shell = try tmux.run(["display-message", "-p", "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)
-        let pgrep = Process()
-        pgrep.executableURL = URL(fileURLWithPath: "/usr/bin/pkill")
-        pgrep.arguments = ["-TERM", "-P", shell, "timbre"]
-        try pgrep.run()
-        while pgrep.isRunning { try await Task.sleep(for: .milliseconds(20)) }
-        _ = try await tmux.waitFor("TERM-EXIT=0")
-        // `stty -a` lists "echo" (not "-echo") only if the terminal was restored.
-        let screen = try await tmux.waitFor(" echo", timeout: .seconds(5))
-        #expect(screen.contains("TERM-EXIT=0"))
     }
 }

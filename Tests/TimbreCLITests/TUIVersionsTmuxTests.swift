@@ -19,19 +19,19 @@ import TimbreTestSupport
             _ = try await sandbox.mutate(playlist: coffee, action: "remove_first")
             #expect(try await cli.run(["sync", "--quiet"]).status == 0)
 
-            let marker = try tmux.startTimbre(cli, columns: 130, rows: 36)
+            let marker = try await tmux.startTimbre(cli, columns: 130, rows: 36)
             let s = Session(sandbox: sandbox, cli: cli, tmux: tmux)
             _ = try await s.wait("synced")
             try await s.open("Morning Coffee")
-            try tmux.keys("H")
+            try await tmux.keys("H")
             _ = try await s.wait("Versions of “Morning Coffee” (2)")
-            try tmux.keys("j", "Enter")
+            try await tmux.keys("j", "Enter")
             let compared = try await s.wait("restoring it puts 1 back")
             #expect(compared.contains("~ #"), "\(compared)")
-            try tmux.keys("r")
+            try await tmux.keys("r")
             _ = try await s.wait("Restore “Morning Coffee” to version 1: 1 entry back (dated today)")
             try await sandbox.clearRequests()
-            try tmux.keys("y")
+            try await tmux.keys("y")
             _ = try await s.wait("Restored")
             #expect(try await sandbox.entries(of: coffee) == original, "version 1 again, in its order")
             let after = try await sandbox.datedEntries(of: coffee)
@@ -43,7 +43,7 @@ import TimbreTestSupport
                 #expect(after[index] == before[index], "position \(index + 1): \(before[index]) → \(after[index])")
             }
             #expect(try await sandbox.writeRequests().allSatisfy { $0.method != "PUT" || $0.path.hasSuffix("/items") })
-            try tmux.keys("q")
+            try await tmux.keys("q")
             #expect(try await TUITmuxTests.exitStatus(marker) == "0")
         }
     }

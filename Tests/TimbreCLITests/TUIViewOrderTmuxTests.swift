@@ -9,7 +9,7 @@ import TimbreTestSupport
 
     @Test func sortIsTheViewOnlyAndIsRememberedAcrossRestarts() async throws {
         try await TUITmuxTests.withSyncedSandbox(.small) { sandbox, cli, tmux in
-            let first = try tmux.startTimbre(cli, columns: 130, rows: 36)
+            let first = try await tmux.startTimbre(cli, columns: 130, rows: 36)
             let s = Session(sandbox: sandbox, cli: cli, tmux: tmux)
             _ = try await s.wait("synced")
             let coffee = try await s.id(of: "Morning Coffee")
@@ -26,15 +26,15 @@ import TimbreTestSupport
             // Another playlist opens in its own order.
             try await s.open("Empty Playlist")
             _ = try await s.wait("sort position ↑")
-            try tmux.keys("q")
+            try await tmux.keys("q")
             #expect(try await TUITmuxTests.exitStatus(first) == "0")
-            tmux.kill()
+            await tmux.kill()
 
             // A new run: Morning Coffee opens in the order it was left.
             let again = TUITmuxTests.Tmux()
-            try await withCleanup({ again.kill() }) {
+            try await withCleanup({ await again.kill() }) {
                 try FileManager.default.removeItem(atPath: first)
-                let second = try again.startTimbre(cli, columns: 130, rows: 36)
+                let second = try await again.startTimbre(cli, columns: 130, rows: 36)
                 let t = Session(sandbox: sandbox, cli: cli, tmux: again)
                 _ = try await t.wait("synced")
                 try await t.open("Morning Coffee")
@@ -43,12 +43,12 @@ import TimbreTestSupport
                 try await t.command("save-order")
                 // Long: it asks first (y moves, r rewrites, n sends nothing).
                 _ = try await t.wait("dates kept — or r to rewrite")
-                try again.keys("y")
+                try await again.keys("y")
                 _ = try await t.wait("added dates kept")
                 let after = try await sandbox.datedEntries(of: coffee)
                 #expect(after.sorted() == beforeDated.sorted() && after != beforeDated, "a new order, every (entry, date added) kept")
                 #expect(try await sandbox.writeRequests().allSatisfy { $0.method == "PUT" }, "moves only: dates kept")
-                try again.keys("q")
+                try await again.keys("q")
                 #expect(try await TUITmuxTests.exitStatus(second) == "0")
             }
         }

@@ -15,7 +15,7 @@ extension TUITmuxTests {
             try cli.configure(for: sandbox)
             let tmux = Tmux()
             try await withCleanup({
-                tmux.kill()
+                await tmux.kill()
                 cli.remove()
             }) {
                 let bin = try SandboxProcess.binaryDirectory().appendingPathComponent("timbre").path
@@ -24,7 +24,7 @@ extension TUITmuxTests {
                     if let value = cli.environment[key] { env.append("\(key)=\(value)") }
                 }
                 let command = "env " + env.map { "'\($0)'" }.joined(separator: " ") + " '\(bin)'; sleep 30"
-                _ = try tmux.run(["new-session", "-d", "-x", "120", "-y", "32", command])
+                _ = try await tmux.run(["new-session", "-d", "-x", "120", "-y", "32", command])
 
                 // The cache starts empty: the background sync fills it, warning on the way.
                 var screen = try await tmux.waitFor("synced", timeout: .seconds(30))
@@ -36,12 +36,12 @@ extension TUITmuxTests {
                 let status = rows.last { !$0.trimmingCharacters(in: .whitespaces).isEmpty } ?? ""
                 #expect(status.contains("⚠"), "the latest warning is in the status line: \(status)")
 
-                try tmux.keys("M")
+                try await tmux.keys("M")
                 screen = try await tmux.waitFor("Messages (")
                 #expect(screen.contains("new refresh token"), "\(screen)")
-                try tmux.keys("Escape")
+                try await tmux.keys("Escape")
                 screen = try await tmux.waitFor("Tracks")
-                try tmux.keys("q")
+                try await tmux.keys("q")
             }
         }
     }

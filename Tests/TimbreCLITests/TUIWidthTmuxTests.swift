@@ -11,7 +11,7 @@ extension TUITmuxTests {
             let name = "Fam👨‍👩‍👧‍👦 🇸🇪 🎙️ Cafe\u{301} end"
             let created = try await cli.run(["playlist", "create", name])
             #expect(created.status == 0, "\(created.stderr)")
-            _ = try tmux.startTimbre(cli, columns: 120, rows: 32)
+            _ = try await tmux.startTimbre(cli, columns: 120, rows: 32)
             let screen = try await tmux.waitFor("Morning Coffee")
             let rows = screen.split(separator: "\n").map(String.init)
             let reference = try #require(rows.first { $0.contains("Morning Coffee") })
@@ -24,7 +24,7 @@ extension TUITmuxTests {
             let emojiCells = emoji.distance(from: emoji.startIndex, to: emojiBorder) + 2
             #expect(emojiCells == referenceCells, "the border after the name is where it is on every row:\n\(reference)\n\(emoji)")
             #expect(emoji.contains("Cafe\u{301} end"), "the combining mark stays on its letter")
-            try tmux.keys("q")
+            try await tmux.keys("q")
         }
     }
 }

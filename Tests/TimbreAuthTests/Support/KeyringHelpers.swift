@@ -19,16 +19,9 @@ struct KeyringTestFailure: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// Runs blocking work on a thread of its own, so parallel tests never starve the cooperative pool.
-func keyringOffPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, any Error>, Never>) in
-        Thread { continuation.resume(returning: Result { try work() }) }.start()
-    }.get()
-}
-
 /// Runs a program to completion; returns stdout + stderr and the exit status.
 func runTool(_ executable: String, _ arguments: [String]) async throws -> (output: String, status: Int32) {
-    try await keyringOffPool { try ChildProcess.run([executable] + arguments, mergeStderr: true) }
+    try await offThePool { try ChildProcess.run([executable] + arguments, mergeStderr: true) }
 }
 
 /// Tests/Fixtures/keyring.py: plays the user's part (create/unlock the sensitive collection with a
@@ -84,7 +77,7 @@ final class FakeBus: @unchecked Sendable {
     private let process: Process
 
     static func start(_ mode: String) async throws -> FakeBus {
-        try await keyringOffPool { try FakeBus(mode: mode) }
+        try await offThePool { try FakeBus(mode: mode) }
     }
 
     private init(mode: String) throws {

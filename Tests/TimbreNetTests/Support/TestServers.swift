@@ -15,8 +15,10 @@ enum Repo {
 /// Runs blocking work on a thread of its own, so tests running in parallel never starve Swift's
 /// cooperative pool (two threads on a 2-core machine).
 func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async -> Result<T, any Error> {
-    await withCheckedContinuation { continuation in
-        Thread { continuation.resume(returning: Result { try work() }) }.start()
+    do {
+        return .success(try await offThePool(work))
+    } catch {
+        return .failure(error)
     }
 }
 

@@ -100,7 +100,9 @@ import Testing
         let one = TUIApp(source: EmptySource(), sync: nil, status: StatusInfo(), keys: ["x": "fly away"], environment: [:]).stateForTests
         // Two lines under the list, the second ending with the pointer to M.
         let lines = Screen.render(one, rows: 24, columns: 80).map { $0.map(\.text).joined() }
-        #expect(lines[21].hasPrefix(" [keys] x: unknown command 'fly'") && lines[22].trimmingCharacters(in: .whitespaces).hasSuffix(" (M for more)"), "one mistake: itself, cut: \(lines[21...22])")
+        #expect(
+            lines[21].hasPrefix(" [keys] x: unknown command 'fly'") && lines[22].trimmingCharacters(in: .whitespaces).hasSuffix(" (M for more)"),
+            "one mistake: itself, cut: \(lines[21...22])")
         var shown = state
         shown.apply(.messages)
         let screen = Screen.render(shown, rows: 20, columns: 200).map { $0.map(\.text).joined() }
