@@ -16,14 +16,7 @@ import TimbreTestSupport
             await tmux.kill()
             cli.remove()
         }) {
-            let bin = try SandboxProcess.binaryDirectory().appendingPathComponent("timbre").path
-            var env = ["LANG=C.UTF-8", "TERM=tmux-256color"]
-            for key in ["XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "HOME", "PATH"] {
-                if let value = cli.environment[key] { env.append("\(key)=\(value)") }
-            }
-            let marker = cli.home.appendingPathComponent("exit-status").path
-            let command = "env " + env.map { "'\($0)'" }.joined(separator: " ") + " '\(bin)' demo --library small; echo $? > '\(marker)'; sleep 60"
-            _ = try await tmux.run(["new-session", "-d", "-x", "150", "-y", "36", command])
+            let marker = try await tmux.startTimbre(cli, columns: 150, rows: 36, arguments: ["demo", "--library", "small"])
             // The first screen says the CLI works on this sandbox.
             _ = try await tmux.waitFor("try `timbre --profile demo playlists` in another terminal", timeout: .seconds(90))
 

@@ -134,10 +134,9 @@ struct FileSafetyCLITests {
         }
     }
 
-    /// README: nothing timbre writes is opened through a link — the log included. A linked
-    /// timbre.log was once skipped in silence (exit 0, nothing logged): now the run says so and stops.
-    @Test(arguments: [["playlists"], ["paths"], ["sync"]])
-    func aLinkedLogIsRefusedNamingTheFileAndTheFix(_ arguments: [String]) async throws {
+    /// An offline profile whose timbre.log is a symbolic link to another file (`target`, mode 0644,
+    /// holding "theirs\n"): `body` gets the CLI, the log's path and the target's.
+    func withLinkedLog(_ body: (TimbreCLI, _ log: String, _ target: String) async throws -> Void) async throws {
         let cli = try TimbreCLI()
         let other = try scratch()
         try await withCleanup({
@@ -151,6 +150,15 @@ struct FileSafetyCLITests {
             let log = cli.home.appendingPathComponent("state/timbre/timbre.log").path
             try FileManager.default.createDirectory(atPath: (log as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             try FileManager.default.createSymbolicLink(atPath: log, withDestinationPath: target)
+            try await body(cli, log, target)
+        }
+    }
+
+    /// README: nothing timbre writes is opened through a link — the log included. A linked
+    /// timbre.log was once skipped in silence (exit 0, nothing logged): now the run says so and stops.
+    @Test(arguments: [["playlists"], ["paths"], ["sync"]])
+    func aLinkedLogIsRefusedNamingTheFileAndTheFix(_ arguments: [String]) async throws {
+        try await withLinkedLog { cli, log, target in
             let result = try await cli.run(arguments, environment: ["TIMBRE_REFRESH_TOKEN": "not-a-real-token"])
             #expect(result.status == 1, "\(result.stderr)")
             #expect(result.stderr.contains("timbre will not open \(log): it is a symbolic link"), "\(result.stderr)")
@@ -169,18 +177,7 @@ struct FileSafetyCLITests {
     /// While the link is there, `--help` and `--version` still answer, and `doctor` runs and
     /// names it as a failed check (exit 1) instead of refusing to run.
     @Test func aLinkedLogLeavesHelpVersionAndDoctorWorking() async throws {
-        let cli = try TimbreCLI()
-        let other = try scratch()
-        try await withCleanup({
-            cli.remove()
-            try? FileManager.default.removeItem(atPath: other)
-        }) {
-            try cli.writeConfig(Self.offlineConfig)
-            let target = other + "/elsewhere.txt"
-            #expect(FileManager.default.createFile(atPath: target, contents: Data("theirs\n".utf8)))
-            let log = cli.home.appendingPathComponent("state/timbre/timbre.log").path
-            try FileManager.default.createDirectory(atPath: (log as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            try FileManager.default.createSymbolicLink(atPath: log, withDestinationPath: target)
+        try await withLinkedLog { cli, log, target in
             let help = try await cli.run(["--help"])
             #expect(help.status == 0, "\(help.stderr)")
             #expect(help.stdout.contains("USAGE:"))

@@ -34,14 +34,17 @@ import TimbreTestSupport
 
         /// Starts the real `timbre` (no arguments: the interface) in a new session, with `cli`'s
         /// homes and sign-in; returns the file its exit status is written to when it ends.
-        func startTimbre(_ cli: TimbreCLI, columns: Int, rows: Int) async throws -> String {
+        /// `arguments`: what `timbre` is given (none: the interface; `demo --library small`).
+        func startTimbre(_ cli: TimbreCLI, columns: Int, rows: Int, arguments: [String] = []) async throws -> String {
             let bin = try SandboxProcess.binaryDirectory().appendingPathComponent("timbre").path
             var env = ["LANG=C.UTF-8", "TERM=tmux-256color"]
             for key in ["XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "TIMBRE_REFRESH_TOKEN", "HOME", "PATH"] {
                 if let value = cli.environment[key] { env.append("\(key)=\(value)") }
             }
             let marker = cli.home.appendingPathComponent("exit-status").path
-            let command = "env " + env.map { "'\($0)'" }.joined(separator: " ") + " '\(bin)'; echo $? > '\(marker)'; sleep 60"
+            let command =
+                "env " + env.map { "'\($0)'" }.joined(separator: " ") + " " + ([bin] + arguments).map { "'\($0)'" }.joined(separator: " ")
+                + "; echo $? > '\(marker)'; sleep 60"
             _ = try await run(["new-session", "-d", "-x", String(columns), "-y", String(rows), command])
             return marker
         }

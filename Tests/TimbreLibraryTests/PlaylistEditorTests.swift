@@ -19,6 +19,16 @@ import TimbreNet
         let cache: LibraryCache
         let journal: EditJournal
         var editor: PlaylistEditor { PlaylistEditor(api: server, cache: cache, journal: journal) }
+
+        /// An edit whose first write failed, settled in front of the user: nothing applied, so it
+        /// ended failed, and nothing sends it later (the server back up, the next command finds
+        /// nothing to finish and the list is still `original`).
+        func expectFailedAndNeverSent(_ original: [String]) async throws {
+            #expect(try journal.history().first?.state == .failed)
+            server.state.withLock { $0.downAfter = nil }
+            #expect(try await editor.finishInterrupted().isEmpty)
+            #expect(server.entries == original && server.writes == 0)
+        }
     }
 
     func setUp(_ entries: [String]) async throws -> Setup {
@@ -242,11 +252,7 @@ import TimbreNet
             s.server.state.withLock { $0.downAfter = diesAfter }
             await #expect(throws: (any Error).self) { try await s.editor.apply(EditRequest(playlist: Self.id, what: .removePositions(positions))) }
             if diesAfter == 0 {
-                // Settled in front of the user: nothing applied, so it ends failed and is never sent.
-                #expect(try s.journal.history().first?.state == .failed)
-                s.server.state.withLock { $0.downAfter = nil }
-                #expect(try await s.editor.finishInterrupted().isEmpty)
-                #expect(s.server.entries == original && s.server.writes == 0)
+                try await s.expectFailedAndNeverSent(original)
                 continue
             }
             // Part of it applied: it stays interrupted, told, and the next command sends the rest.

@@ -134,11 +134,7 @@ extension PlaylistEditorTests {
             s.server.state.withLock { $0.downAfter = diesAfter }
             await #expect(throws: (any Error).self) { try await library(s).perform(.entries(Self.id, .restore(to: version))) }
             if diesAfter == 0 {
-                // Settled in front of the user: nothing applied, so it ends failed and is never sent.
-                #expect(try s.journal.history().first?.state == .failed)
-                s.server.state.withLock { $0.downAfter = nil }
-                #expect(try await s.editor.finishInterrupted().isEmpty)
-                #expect(s.server.entries == original && s.server.writes == 0)
+                try await s.expectFailedAndNeverSent(original)
                 continue
             }
             #expect(try s.journal.running().count == 1, "after \(diesAfter) writes the restore is interrupted")
