@@ -41,13 +41,14 @@ import TimbreTestSupport
     }
 
     /// Requests sent one at a time, each once the loop is asleep: only a wakeup can start them
-    /// before the idle poll (20 s here) ends, so a lost wakeup makes the five take 100 s and the
-    /// test runs past its time limit — no clock is read.
-    @Test(.timeLimit(.minutes(1))) func anIdleLoopStartsEachNewRequest() async throws {
+    /// before the idle poll (60 s here) ends, so a lost wakeup makes the five take 300 s and the
+    /// test runs past its time limit — no clock is read. (3 minutes: a run with both cores kept
+    /// busy took more than one to start the test's Python server and send the five.)
+    @Test(.timeLimit(.minutes(3))) func anIdleLoopStartsEachNewRequest() async throws {
         let server = try await TestTLSServer.start(pki: pki)
         let transport = CurlTransport(
             settings: settings(pki, pins: [pki.leaf]), observer: nil, logger: Logger(label: "test"),
-            idlePollMilliseconds: 20_000)
+            idlePollMilliseconds: 60_000)
         for _ in 0..<5 {
             while !transport.loopIsAsleep { try await Task.sleep(for: .milliseconds(5)) }
             #expect(try await transport.send(HTTPRequest(url: server.url("/ok"))).status == 200)
@@ -78,7 +79,8 @@ import TimbreTestSupport
     /// answer. A transport that aborts on cancel ends the task while the server is still asleep; one
     /// that waited for the answer could only end it after that "end" — so the next request's "start"
     /// would follow it in the server's log.
-    @Test(.timeLimit(.minutes(1))) func cancellingTheTaskAbortsTheTransfer() async throws {
+    /// (The time limit only stops a hang; a loaded run took more than a minute to get this far.)
+    @Test(.timeLimit(.minutes(3))) func cancellingTheTaskAbortsTheTransfer() async throws {
         let server = try await TestTLSServer.start(pki: pki)
         let transport = CurlTransport(settings: settings(pki, pins: [pki.leaf]))
         let task = Task { try await transport.send(HTTPRequest(url: server.url("/slow?ms=10000"))) }
