@@ -14,8 +14,8 @@ import TimbreTestSupport
         /// Every screen captured, to check that nothing was written under curses.
         let screens = ScreenLog()
 
-        func wait(_ text: String) async throws -> String {
-            let screen = try await tmux.waitFor(text)
+        func wait(_ text: String, settled: Bool = true) async throws -> String {
+            let screen = try await tmux.waitFor(text, settled: settled)
             screens.add(screen)
             return screen
         }

@@ -52,11 +52,14 @@ import TimbreTestSupport
         /// Waits until the screen contains `text` AND has settled: two captures `settle` apart are
         /// the same. The first capture holding the text may be a frame tmux is still being sent
         /// (an overlay's header drawn, its lines not yet), so it is never the one returned.
-        func waitFor(_ text: String, timeout: Duration = .seconds(30)) async throws -> String {
+        /// `settled: false` is for a screen that keeps changing while the text is there (a progress
+        /// line counting writes): the first capture holding the text is returned.
+        func waitFor(_ text: String, timeout: Duration = .seconds(30), settled: Bool = true) async throws -> String {
             let deadline = ContinuousClock.now + timeout
             var last = ""
             while ContinuousClock.now < deadline {
                 last = try await screen()
+                if last.contains(text), !settled { return last }
                 if last.contains(text) {
                     try await Task.sleep(for: Self.settle)
                     let again = try await screen()
