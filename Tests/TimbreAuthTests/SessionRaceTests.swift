@@ -83,11 +83,12 @@ private struct NoFile: SecretStore {
     /// One "process": its own vault (its own memory of the session) and manager, over the shared
     /// keyring and accounts service.
     private func process(
-        _ accounts: RotatingAccounts, _ keyring: SharedKeyring, locked: Bool = true, session: Session? = nil
+        _ accounts: RotatingAccounts, _ keyring: SharedKeyring, locked: Bool = true, session: Session? = nil,
+        environment: [String: String] = [:]
     ) throws -> TokenManager {
         let vault = CredentialVault(
-            profile: "p", refreshTier: .high, environment: nil, keyring: keyring, file: NoFile(), insecureStorage: false,
-            warnings: { _ in })
+            profile: "p", refreshTier: .high, environment: EnvironmentSecretStore(environment: environment), keyring: keyring,
+            file: NoFile(), insecureStorage: false, warnings: { _ in })
         let executor = RequestExecutor(transport: accounts, policy: RetryPolicy(maxRetries: 0))
         let client = AccountsClient(executor: executor, accountsURL: try #require(URL(string: "https://accounts.test")), clientID: "c")
         return TokenManager(accounts: client, vault: vault, session: session, lockPath: locked ? folder + "/session.lock" : nil)
@@ -130,6 +131,23 @@ private struct NoFile: SecretStore {
         #expect(try await mine.accessToken() == "a1", "the stored session, not a second refresh")
         #expect(accounts.state.current.refreshes == 1)
         #expect(await mine.refreshCount == 0)
+    }
+
+    /// The profile's keyring holds account A's fresh session; a run given account B's refresh
+    /// token in TIMBRE_REFRESH_TOKEN must neither start with it nor take it over at its refresh —
+    /// it refreshes with B's token (which this accounts service refuses: the run fails, it does
+    /// not act on A's library). Seen in the suite: tests sharing one keyring profile picked up
+    /// one another's sessions and got 401 from their own sandbox.
+    @Test func anotherAccountsStoredSessionIsNeitherUsedNorAdopted() async throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let accounts = RotatingAccounts()
+        let keyring = signedIn()
+        #expect(try await process(accounts, keyring).accessToken() == "a1")
+        let other = try process(accounts, keyring, environment: ["TIMBRE_REFRESH_TOKEN": "account-b"])
+        #expect(await other.currentSession() == nil, "A's session is not B's")
+        await #expect(throws: (any Error).self) { try await other.accessToken() }
+        #expect(await other.adoptedCount == 0)
+        #expect(accounts.state.current.rejected == 1, "B's own token was the one tried")
     }
 
     @Test func aStoredSessionThatHasExpiredIsNotAdopted() async throws {

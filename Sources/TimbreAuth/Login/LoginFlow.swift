@@ -148,7 +148,7 @@ public struct LoginFlow: Sendable {
         try await vault.storeRefreshToken(refreshToken, to: vault.loginDestination)
         let session = Session(
             accessToken: tokens.accessToken, expiresAt: Date().addingTimeInterval(TimeInterval(tokens.expiresIn)),
-            scopes: tokens.scopes, userID: profile.id, displayName: profile.displayName)
+            scopes: tokens.scopes, userID: profile.id, displayName: profile.displayName, grant: Session.grant(of: refreshToken))
         await vault.saveSession(session)
         logger.info("signed in", metadata: ["user": "\(profile.id)", "store": "\(vault.loginDestination.rawValue)"])
         return (profile, session)

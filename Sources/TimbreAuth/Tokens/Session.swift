@@ -1,4 +1,5 @@
 import Foundation
+import TimbreNet
 import TimbreCore
 
 /// What timbre remembers between runs besides the refresh token: the access token, its expiry,
@@ -9,17 +10,31 @@ public struct Session: Codable, Sendable, Equatable {
     public var scopes: [String]
     public var userID: String?
     public var displayName: String?
+    /// Which refresh token this session goes with (`grant(of:)`: a digest, never the token): a
+    /// session stored by a process holding another refresh token — another account given in
+    /// `TIMBRE_REFRESH_TOKEN`, or a sign-in since — is not taken over. Nil in sessions stored before.
+    public var grant: String?
 
-    public init(accessToken: String, expiresAt: Date, scopes: [String], userID: String? = nil, displayName: String? = nil) {
+    public init(
+        accessToken: String, expiresAt: Date, scopes: [String], userID: String? = nil, displayName: String? = nil, grant: String? = nil
+    ) {
         self.accessToken = accessToken
         self.expiresAt = expiresAt
         self.scopes = scopes
         self.userID = userID
         self.displayName = displayName
+        self.grant = grant
     }
 
     enum CodingKeys: String, CodingKey {
-        case accessToken = "access_token", expiresAt = "expires_at", scopes, userID = "user_id", displayName = "display_name"
+        case accessToken = "access_token", expiresAt = "expires_at", scopes, userID = "user_id", displayName = "display_name", grant
+    }
+
+    /// The first 16 bytes of the refresh token's SHA-256, in hex: enough to tell two tokens apart,
+    /// nothing to learn the token from.
+    public static func grant(of refreshToken: SecretBytes) -> String {
+        let digest = refreshToken.withString { Crypto.sha256(Array($0.utf8)) }
+        return digest.prefix(16).map { String(format: "%02x", $0) }.joined()
     }
 
     /// Usable for at least `margin` more.

@@ -55,7 +55,13 @@ public actor TokenManager {
     /// The current session, loading it from the store the first time.
     public func currentSession() async -> Session? {
         if !loaded {
-            session = await vault.loadSession()
+            // Only a session minted from the refresh token this run uses: the profile's stored one
+            // may be another account's (a token given in TIMBRE_REFRESH_TOKEN) or an older sign-in's.
+            if let stored = await vault.loadSession(), let grant = stored.grant,
+                let (refreshToken, _) = try? await vault.refreshToken(), grant == Session.grant(of: refreshToken)
+            {
+                session = stored
+            }
             loaded = true
         }
         return session
@@ -127,10 +133,12 @@ public actor TokenManager {
         }
     }
 
-    /// The stored session, when it is not the one being replaced and still valid.
+    /// The stored session, when it is not the one being replaced, still valid, and minted from
+    /// the refresh token this process would use (another account's session is never taken over).
     private func adoptable(replacing: String?) async -> Session? {
         guard var stored = await vault.storedSession(), stored.accessToken != replacing,
-            stored.isValid(for: Self.adoptionMargin)
+            stored.isValid(for: Self.adoptionMargin),
+            let grant = stored.grant, let (refreshToken, _) = try? await vault.refreshToken(), grant == Session.grant(of: refreshToken)
         else { return nil }
         if stored.userID == nil {
             stored.userID = session?.userID
@@ -156,11 +164,13 @@ public actor TokenManager {
                 try await vault.storeRefreshToken(SecretBytes(rotated), to: source)
             }
         }
+        // The grant of the refresh token the store holds now: the rotated one when it was stored.
+        let current = response.refreshToken.flatMap { $0.isEmpty || source == .env ? nil : SecretBytes($0) } ?? refreshToken
         var fresh = Session(
             accessToken: response.accessToken, expiresAt: Date().addingTimeInterval(TimeInterval(response.expiresIn)),
             scopes: response.scopes.isEmpty ? (session?.scopes ?? []) : response.scopes,
-            userID: session?.userID, displayName: session?.displayName)
-        if fresh.userID == nil, let stored = await vault.loadSession() {
+            userID: session?.userID, displayName: session?.displayName, grant: Session.grant(of: current))
+        if fresh.userID == nil, let stored = await vault.loadSession(), stored.grant == Session.grant(of: refreshToken) {
             fresh.userID = stored.userID
             fresh.displayName = stored.displayName
         }
