@@ -1,6 +1,6 @@
 import Foundation
-import TimbreNet
 import TimbreCore
+import TimbreNet
 
 /// What timbre remembers between runs besides the refresh token: the access token, its expiry,
 /// and who it belongs to. Stored as the `session` secret (standard tier).
