@@ -76,8 +76,10 @@ public struct TimbreCLI: Sendable {
                     """))
     }
 
+    /// `timeout`: a guard against a hang, not a bound on speed (a refused `sync` took more than 60 s
+    /// once, with both cores kept busy by stress-ng and a build beside the suite).
     public func run(
-        _ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:], timeout: Duration = .seconds(60),
+        _ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:], timeout: Duration = .seconds(120),
         executable: String? = nil
     ) async throws -> CLIResult {
         let binary = try executable.map { URL(fileURLWithPath: $0) } ?? SandboxProcess.binaryDirectory().appendingPathComponent("timbre")
