@@ -67,13 +67,6 @@ private final class SharedKeyring: SecretStore, Sendable {
     }
 }
 
-private struct NoFile: SecretStore {
-    let source: SecretSource = .file
-    func read(_ kind: SecretKind, profile: String) async throws(SecretStoreError) -> SecretBytes? { nil }
-    func write(_ secret: SecretBytes, kind: SecretKind, tier: SecretTier, profile: String) async throws(SecretStoreError) {}
-    func delete(_ kind: SecretKind, profile: String) async throws(SecretStoreError) {}
-}
-
 /// The refresh of a rotating token shared by several processes: one at a time under the
 /// profile's lock, a session renewed by another process adopted, `invalid_grant` checked against
 /// the store once before the user is told to sign in again.
@@ -88,7 +81,7 @@ private struct NoFile: SecretStore {
     ) throws -> TokenManager {
         let vault = CredentialVault(
             profile: "p", refreshTier: .high, environment: EnvironmentSecretStore(environment: environment), keyring: keyring,
-            file: NoFile(), insecureStorage: false, warnings: { _ in })
+            file: EmptyStore(), insecureStorage: false, warnings: { _ in })
         let executor = RequestExecutor(transport: accounts, policy: RetryPolicy(maxRetries: 0))
         let client = AccountsClient(executor: executor, accountsURL: try #require(URL(string: "https://accounts.test")), clientID: "c")
         return TokenManager(accounts: client, vault: vault, session: session, lockPath: locked ? folder + "/session.lock" : nil)

@@ -75,7 +75,8 @@ private final class MemoryStore: SecretStore, @unchecked Sendable {
     }
 }
 
-private struct EmptyStore: SecretStore {
+/// A store that holds nothing and keeps nothing (the file store of a profile without one).
+struct EmptyStore: SecretStore {
     let source: SecretSource = .file
     func read(_ kind: SecretKind, profile: String) async throws(SecretStoreError) -> SecretBytes? { nil }
     func write(_ secret: SecretBytes, kind: SecretKind, tier: SecretTier, profile: String) async throws(SecretStoreError) {}
