@@ -118,27 +118,27 @@ public actor TokenManager {
     /// Under the lock: adopt what another process stored, else refresh with the stored refresh
     /// token (always the newest one: every refresh stores its rotation before letting go).
     private func refreshStored(replacing: String?) async throws -> Session {
-        if let adopted = await adoptable(replacing: replacing) { return adopted }
+        // One read of the store's refresh token serves the adoption check and the refresh.
         guard let (refreshToken, source) = try await vault.refreshToken() else { throw AuthError.notSignedIn }
+        if let adopted = await adoptable(replacing: replacing, holding: refreshToken) { return adopted }
         do {
             return try await exchange(refreshToken, from: source)
         } catch let error as SpotifyError where error.isInvalidGrant {
             // Once: a process of an older timbre, or one whose lock file was elsewhere, may have
             // rotated the token after it was read here.
-            if let adopted = await adoptable(replacing: replacing) { return adopted }
-            guard let (newer, newerSource) = try await vault.refreshToken(), !newer.withString({ n in refreshToken.withString { $0 == n } })
-            else { throw error }
+            guard let (newer, newerSource) = try await vault.refreshToken() else { throw error }
+            if let adopted = await adoptable(replacing: replacing, holding: newer) { return adopted }
+            guard !newer.withString({ n in refreshToken.withString { $0 == n } }) else { throw error }
             logger.info("refresh token rotated by another process; trying the newer one")
             return try await exchange(newer, from: newerSource)
         }
     }
 
     /// The stored session, when it is not the one being replaced, still valid, and minted from
-    /// the refresh token this process would use (another account's session is never taken over).
-    private func adoptable(replacing: String?) async -> Session? {
+    /// `refreshToken`, the one this process would use (another account's session is never taken over).
+    private func adoptable(replacing: String?, holding refreshToken: SecretBytes) async -> Session? {
         guard var stored = await vault.storedSession(), stored.accessToken != replacing,
-            stored.isValid(for: Self.adoptionMargin),
-            let grant = stored.grant, let (refreshToken, _) = try? await vault.refreshToken(), grant == Session.grant(of: refreshToken)
+            stored.isValid(for: Self.adoptionMargin), stored.grant == Session.grant(of: refreshToken)
         else { return nil }
         if stored.userID == nil {
             stored.userID = session?.userID
