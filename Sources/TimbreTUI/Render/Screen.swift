@@ -106,21 +106,26 @@ public enum Screen {
         if state.mode.kind == .messages { return " Messages (\(state.messages.count)), newest first" }
         if let picker = state.picker { return pickerHeader(picker) }
         guard let playlist = state.openedPlaylist else { return " Tracks — Enter opens the selected playlist" }
-        var text = " \(playlist.name) · \(state.visibleTracks.count)"
-        if state.visibleTracks.count != state.tracks.count { text += "/\(state.tracks.count)" }
+        var tail = " · \(state.visibleTracks.count)"
+        if state.visibleTracks.count != state.tracks.count { tail += "/\(state.tracks.count)" }
         // The parts after the name and count, most needed first: each shown whole or not at all
-        // (a narrow pane drops the ones that do not fit rather than cutting one mid-word).
+        // (a narrow pane drops the ones that do not fit rather than cutting one mid-word). A long
+        // name is cut (down to `shortestName` columns) before the count and the sort are dropped.
         var parts: [String] = []
         if !playlist.editable { parts.append("🔒 read-only") }
         if !state.trackFilter.isEmpty { parts.append("/\(state.trackFilter)") }
         if !state.entryFilter.isEmpty { parts.append("filter \(state.entryFilter)") }
         parts.append("sort \(state.sortField.rawValue) \(state.sortOrder == .asc ? "↑" : "↓")")
         if !playlist.isLiked { parts.append(playlist.visibility.rawValue) }
+        let name = TerminalText.sanitize(playlist.name)
+        let nameWidth = TextWidth.width(of: name)
+        let shortestName = min(nameWidth, 16)
         for part in parts {
-            let longer = text + " · " + part
-            if TextWidth.width(of: longer) <= width { text = longer }
+            let longer = tail + " · " + part
+            if 1 + shortestName + TextWidth.width(of: longer) <= width { tail = longer }
         }
-        return text
+        let nameColumns = width - 1 - TextWidth.width(of: tail)
+        return " " + (nameWidth <= nameColumns ? name : TextWidth.fit(name, columns: max(1, nameColumns))) + tail
     }
 
     /// The title of a mode over the right pane and the keys it takes.

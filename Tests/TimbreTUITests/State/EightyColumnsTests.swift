@@ -214,4 +214,21 @@ import TimbreLibrary
         #expect(text.contains("in another terminal: the CLI works on this sandbox too"), "wrapped whole: \(lines.suffix(3))")
         #expect(cutSentences(lines).isEmpty, "\(cutSentences(lines))")
     }
+
+    @Test func aLongNameIsCutBeforeTheCountAndTheSort() {
+        var state = TUIState()
+        let name = String(repeating: "Very long title ", count: 12)
+        state.setPlaylists([PlaylistRow(id: "mine", name: name, trackCount: 30, owner: "me", unavailable: false)])
+        state.apply(.open)
+        state.setTracks(rows(30), of: "mine")
+        for columns in [60, 80, 120] {
+            let header = String(screen(state, columns: columns)[0].split(separator: "│", maxSplits: 1).last ?? "")
+            #expect(header.hasPrefix(" Very long title") && !cutSentences([header]).contains(header), "\(columns): \(header)")
+            #expect(header.contains(columns == 60 ? "… · 30" : "… · 30 · sort position ↑"), "\(columns): \(header)")
+        }
+        // A pane too narrow for the sort still keeps the count, and a short name is never cut.
+        let narrow = Screen.rightHeader(state, width: 24)
+        #expect(narrow.hasSuffix("… · 30") && TextWidth.width(of: narrow) <= 24, "\(narrow)")
+        #expect(Screen.rightHeader(opened(), width: 40) == " Morning Coffee · 100 · sort position ↑")
+    }
 }
