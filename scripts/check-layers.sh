@@ -11,8 +11,9 @@
 # command-line parser only in the targets that own them. The sandbox and the test support never
 # reach the client's targets, and the client never imports them.
 #
-# Also checked: docs/ARCHITECTURE.md's table of targets against Package.swift and the imports, and
-# that no library target reads the process's environment (it comes down in the Invocation).
+# Also checked: docs/ARCHITECTURE.md's table of targets against Package.swift and the imports,
+# that no library target reads the process's environment (it comes down in the Invocation), and
+# that every `Sources/…` path the docs and README name exists.
 #
 # Usage: scripts/check-layers.sh [REPO_ROOT]   (default: this repository)
 #        scripts/check-layers.sh --self-test    (proves the check fails on a wrong import and a stale table)
@@ -46,6 +47,14 @@ if [ "${1:-}" = "--self-test" ]; then
     exit 1
   fi
   echo "check-layers self-test: a stale architecture table fails the check: $(grep -m1 'TimbreBench' <<<"$output" | sed 's/^check-layers: //')"
+  # A path in the documentation that does not exist must fail the check.
+  cp "$here/docs/ARCHITECTURE.md" "$copy/docs/ARCHITECTURE.md"
+  echo 'See `Sources/TimbreNet/NoSuchFile.swift`.' >>"$copy/docs/ARCHITECTURE.md"
+  if output="$("$0" "$copy" 2>&1)"; then
+    echo "check-layers self-test: a stale path in docs/ARCHITECTURE.md was not caught" >&2
+    exit 1
+  fi
+  echo "check-layers self-test: a stale path fails the check: $(grep -m1 'NoSuchFile' <<<"$output" | sed 's/^check-layers: //')"
   exit 0
 fi
 
@@ -186,5 +195,16 @@ PY
     status=1
   fi
   rm -rf "$scratch"
+fi
+# Every source path docs/*.md and README.md name (`Sources/…`) exists: a file moved or renamed
+# leaves no stale path in the documentation.
+if [ -d "$root/docs" ]; then
+  while IFS= read -r hit; do
+    path="${hit#*:*:}"; path="${path%.}"
+    if [ ! -e "$root/$path" ]; then
+      echo "check-layers: ${hit%%:*}:$(cut -d: -f2 <<<"$hit") names $path, which does not exist — correct the path" >&2
+      status=1
+    fi
+  done < <(cd "$root" && grep -onE 'Sources/[A-Za-z0-9_/+.-]*[A-Za-z0-9_+-]' docs/*.md README.md 2>/dev/null || true)
 fi
 exit "$status"
