@@ -1,4 +1,5 @@
 // swift-tools-version:6.2
+import Foundation
 import PackageDescription
 
 // Layers (arrows point down only; docs/ARCHITECTURE.md):
@@ -83,3 +84,11 @@ let package = Package(
         .testTarget(name: "TimbreJQTests", dependencies: ["TimbreJQ"]),
     ]
 )
+
+// CI builds with TIMBRE_WARNINGS_AS_ERRORS=1 (`.ci/run`): a compiler warning in our own sources
+// (not in the dependencies, whose warnings SwiftPM suppresses) fails the build there.
+if ProcessInfo.processInfo.environment["TIMBRE_WARNINGS_AS_ERRORS"] == "1" {
+    for target in package.targets where target.type == .regular || target.type == .executable {
+        target.swiftSettings = (target.swiftSettings ?? []) + [.treatAllWarnings(as: .error)]
+    }
+}

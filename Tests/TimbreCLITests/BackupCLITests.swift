@@ -63,7 +63,7 @@ import TimbreTestSupport
         #expect(again.status == 2 && again.stderr.contains("exists already"), "\(again.stderr)")
         // An empty file (what mktemp leaves) holds nothing to lose: it is replaced.
         let empty = file.deletingLastPathComponent().appendingPathComponent("empty.json")
-        FileManager.default.createFile(atPath: empty.path, contents: Data())
+        _ = FileManager.default.createFile(atPath: empty.path, contents: Data())
         #expect(await source.cli.invoke(["backup", "-o", empty.path]).status == 0)
         #expect(try Data(contentsOf: empty).count > 1_000)
         return try read(file)

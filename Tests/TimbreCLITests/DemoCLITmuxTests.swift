@@ -7,7 +7,6 @@ import TimbreTestSupport
 /// after `U`. Asserts the sandbox's state through the CLI's `api` (the demo's sandbox has no
 /// test handle).
 @Suite(.serialized, .tags(.integration), .integrationTier) struct DemoCLITmuxTests {
-    typealias Tmux = TUITmuxTests.Tmux
 
     @Test func theCLIWorksAgainstTheRunningDemoAndItsInterfaceSeesTheEdit() async throws {
         let cli = try TimbreCLI()
@@ -49,9 +48,7 @@ import TimbreTestSupport
             try await tmux.keys("U")
             _ = try await tmux.waitFor("From The Other Terminal")
             try await tmux.keys("q")
-            let deadline = ContinuousClock.now + .seconds(20)
-            while !FileManager.default.fileExists(atPath: marker), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
-            #expect((try? String(contentsOfFile: marker, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+            #expect(try await Tmux.exitStatus(marker, within: 20) == "0")
             // After the demo its cache stays readable, until the next demo.
             #expect(try await cli.run(["--profile", "demo", "tracks", "from the other", "--json"]).stdout.contains(track))
         }

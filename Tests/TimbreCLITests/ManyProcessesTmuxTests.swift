@@ -24,7 +24,7 @@ import TimbreTestSupport
     }
 
     /// The interface's process: the `timbre` child of the pane's shell.
-    func interfacePID(_ tmux: TUITmuxTests.Tmux) async throws -> Int32 {
+    func interfacePID(_ tmux: Tmux) async throws -> Int32 {
         let pane = try #require(Int32(try await tmux.run(["display-message", "-p", "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)))
         let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
@@ -37,7 +37,7 @@ import TimbreTestSupport
     }
 
     /// The screen once it shows `text` and two captures 50 ms apart are the same.
-    func settled(_ tmux: TUITmuxTests.Tmux, _ text: String) async throws -> String {
+    func settled(_ tmux: Tmux, _ text: String) async throws -> String {
         var screen = try await tmux.waitFor(text)
         while true {
             try await Task.sleep(for: .milliseconds(50))
@@ -117,7 +117,7 @@ import TimbreTestSupport
             #expect(!ProcessFiles.posixLocks(pid: pid, on: files.cache).isEmpty)
 
             try await tmux.keys("q")
-            #expect(try await TUITmuxTests.exitStatus(marker) == "0")
+            #expect(try await Tmux.exitStatus(marker) == "0")
             #expect(try integrity(files.cache) == "ok")
             #expect(try integrity(files.data) == "ok")
         }
@@ -192,7 +192,7 @@ import TimbreTestSupport
                 #expect(try await cachedURIs(cli, id) == server, "the cache of \(id) after the last sync")
             }
             try await tmux.keys("q")
-            #expect(try await TUITmuxTests.exitStatus(marker) == "0")
+            #expect(try await Tmux.exitStatus(marker) == "0")
             let verdicts = (cache: try integrity(files.cache), data: try integrity(files.data))
             #expect(verdicts.cache == "ok")
             #expect(verdicts.data == "ok")

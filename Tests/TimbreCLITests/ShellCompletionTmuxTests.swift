@@ -121,51 +121,12 @@ import TimbreTestSupport
 
     // MARK: real shells in tmux
 
-    final class Terminal: @unchecked Sendable {
-        let socket = "timbre-complete-\(UUID().uuidString.prefix(8))"
-
-        /// One tmux command, run off the cooperative pool (`ChildProcess.runOffPool`).
-        func run(_ arguments: [String]) async throws -> String {
-            try await ChildProcess.runOffPool(["/usr/bin/tmux", "-L", socket] + arguments).output
-        }
-        func screen() async throws -> String { try await run(["capture-pane", "-p", "-J"]) }
-        func keys(_ keys: String...) async throws { _ = try await run(["send-keys"] + keys) }
-        func type(_ text: String) async throws { _ = try await run(["send-keys", "-l", text]) }
-        func kill() async {
-            _ = try? await run(["kill-server"])
-            let deadline = ContinuousClock.now + .seconds(10)
-            while ContinuousClock.now < deadline,
-                (try? await ChildProcess.runOffPool(["/usr/bin/tmux", "-L", socket, "list-sessions"]).status) == 0
-            {
-                try? await Task.sleep(for: .milliseconds(20))
-            }
-        }
-
-        /// The screen once `done` holds for it and it stayed the same across two captures 80 ms
-        /// apart (the shell finished drawing); records an issue at the generous deadline.
-        func settled(_ what: String, _ done: (String) -> Bool) async throws -> String {
-            let deadline = ContinuousClock.now + .seconds(60)
-            var last = ""
-            while ContinuousClock.now < deadline {
-                last = try await screen()
-                if done(last) {
-                    try await Task.sleep(for: .milliseconds(80))
-                    if try await screen() == last { return last }
-                    continue
-                }
-                try await Task.sleep(for: .milliseconds(50))
-            }
-            Issue.record("the screen never showed \(what):\n\(last)")
-            return last
-        }
-    }
-
     /// The shell's prompt in every test: `READY` then the shell's sign.
     static let prompt = "READY"
 
     /// Starts `shell` in tmux, interactive, with the completion `timbre completion SHELL` printed
     /// installed where README says, `timbre` on its PATH and the CLI's homes.
-    static func start(_ shell: String, _ h: Hostile, _ terminal: Terminal) async throws {
+    static func start(_ shell: String, _ h: Hostile, _ terminal: Tmux) async throws {
         let bin = try SandboxProcess.binaryDirectory().path
         let home = h.cli.home
         let data = home.appendingPathComponent("data"), config = home.appendingPathComponent("config")
@@ -209,7 +170,7 @@ import TimbreTestSupport
         let line = (["env", "-i"] + environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" } + command)
             .map { "'\($0.replacingOccurrences(of: "'", with: "'\\''"))'" }.joined(separator: " ")
         _ = try await terminal.run(["new-session", "-d", "-x", "220", "-y", "50", "-c", h.marks.path, line])
-        _ = try await terminal.settled("the prompt") { $0.contains(prompt) }
+        _ = try await terminal.waitUntil("the prompt") { $0.contains(prompt) }
     }
 
     /// The last line of the screen that shows the prompt: the command line being edited.
@@ -220,16 +181,16 @@ import TimbreTestSupport
     /// Types `typed` after `timbre tracks `, presses Tab, waits until the line shows `expected`,
     /// then runs the line and returns its exit status as the shell reports it.
     static func complete(
-        _ typed: String, to expected: String, in shell: String, _ terminal: Terminal, step: Int
+        _ typed: String, to expected: String, in shell: String, _ terminal: Tmux, step: Int
     ) async throws -> String {
         try await terminal.keys("C-l")
         try await terminal.type("timbre tracks \(typed)")
         try await terminal.keys("Tab")
-        let completed = try await terminal.settled("the completed “\(expected)” after “\(typed)”") { commandLine($0).contains(expected) }
+        let completed = try await terminal.waitUntil("the completed “\(expected)” after “\(typed)”") { commandLine($0).contains(expected) }
         let status = shell == "fish" ? "$status" : "$?"
         try await terminal.type(" >/dev/null; echo STEP\(step)=\(status)")
         try await terminal.keys("Enter")
-        let ran = try await terminal.settled("step \(step)'s exit status") { screen in
+        let ran = try await terminal.waitUntil("step \(step)'s exit status") { screen in
             screen.split(separator: "\n").contains { $0.hasPrefix("STEP\(step)=") }
         }
         _ = completed
@@ -239,7 +200,7 @@ import TimbreTestSupport
     @Test(arguments: ["bash", "zsh", "fish"])
     func tabRunsNoNameAndAnApostropheCompletesToAWordThatResolves(shell: String) async throws {
         try await Self.withHostileProfile { h in
-            let terminal = Terminal()
+            let terminal = Tmux(joinsWrappedLines: true, patience: .seconds(60))
             try await withCleanup({ await terminal.kill() }) {
                 try await Self.start(shell, h, terminal)
 
@@ -249,12 +210,12 @@ import TimbreTestSupport
                 // start cycling through them.)
                 try await terminal.type("timbre tracks ")
                 if shell == "bash" { try await terminal.keys("Tab", "Tab") } else { try await terminal.keys("Tab") }
-                let listed = try await terminal.settled("the candidates listed") { $0.contains("crate digging") }
+                let listed = try await terminal.waitUntil("the candidates listed") { $0.contains("crate digging") }
                 #expect(listed.contains("crate digging"), "\(listed)")
                 #expect(h.madeMarks.isEmpty, "Tab ran a playlist name in \(shell): \(h.madeMarks)")
                 // Leave the line empty (Ctrl-E Ctrl-U clears it in all three).
                 try await terminal.keys("C-e", "C-u")
-                _ = try await terminal.settled("an empty command line") { screen in
+                _ = try await terminal.waitUntil("an empty command line") { screen in
                     let line = Self.commandLine(screen).trimmingCharacters(in: .whitespaces)
                     return line.hasSuffix(Self.prompt + (shell == "bash" ? "$" : shell == "zsh" ? "%" : ">"))
                 }

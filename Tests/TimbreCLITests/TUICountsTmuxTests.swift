@@ -32,7 +32,7 @@ import TimbreTestSupport
             let line = screen.split(separator: "\n").first { $0.contains("   11 ") } ?? ""
             #expect(line.contains(String(title.prefix(12))), "row 11: \(line) — CLI position 11: \(title)")
             try await tmux.keys("q")
-            #expect(try await TUITmuxTests.exitStatus(marker) == "0")
+            #expect(try await Tmux.exitStatus(marker) == "0")
         }
     }
 }

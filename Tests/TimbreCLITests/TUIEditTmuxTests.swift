@@ -5,7 +5,6 @@ import TimbreTestSupport
 /// Managing playlists in the interface, end to end: the real binary in tmux over the sandbox; every
 /// step asserts what the SANDBOX holds afterwards, not only what the screen says.
 @Suite(.serialized, .tags(.integration), .integrationTier) struct TUIEditTmuxTests {
-    typealias Tmux = TUITmuxTests.Tmux
 
     struct Session {
         let sandbox: SandboxProcess
@@ -55,9 +54,7 @@ import TimbreTestSupport
             _ = try await session.wait("synced")
             try await body(session)
             try await tmux.keys("q")
-            let deadline = ContinuousClock.now + .seconds(10)
-            while !FileManager.default.fileExists(atPath: marker), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
-            #expect((try? String(contentsOfFile: marker, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+            #expect(try await Tmux.exitStatus(marker, within: 10) == "0")
             // Nothing printed under curses: no warning or error line from timbre on any screen.
             for screen in session.screens.screens {
                 #expect(!screen.contains("timbre: "), "stray output under the interface:\n\(screen)")

@@ -93,7 +93,7 @@ import TimbreTestSupport
             _ = try await tmux.run(["resize-window", "-x", "80", "-y", "24"])
             _ = try await s.wait("q quit")
             try await tmux.keys("q")
-            #expect(try await TUITmuxTests.exitStatus(marker) == "0")
+            #expect(try await Tmux.exitStatus(marker) == "0")
         }
     }
 
@@ -134,14 +134,14 @@ import TimbreTestSupport
             try await tmux.keys("Escape")
             _ = try await s.wait("cancelled")
             try await tmux.keys("q")
-            #expect(try await TUITmuxTests.exitStatus(marker) == "0")
+            #expect(try await Tmux.exitStatus(marker) == "0")
         }
     }
 
     /// `timbre demo` at 80×24: its greeting is a message (wrapped whole), not a ⚠ warning.
     @Test func theDemoGreetingIsAMessageAt80x24() async throws {
         let cli = try TimbreCLI()
-        let tmux = TUITmuxTests.Tmux()
+        let tmux = Tmux()
         try await withCleanup({
             await tmux.kill()
             cli.remove()
@@ -154,7 +154,7 @@ import TimbreTestSupport
             #expect(!screen.contains("⚠"), "a greeting, not a warning:\n\(screen)")
             #expect(Self.cutSentences(screen).isEmpty, "\(Self.cutSentences(screen))")
             try await tmux.keys("q")
-            #expect(try await TUITmuxTests.exitStatus(marker, within: 30) == "0")
+            #expect(try await Tmux.exitStatus(marker, within: 30) == "0")
         }
     }
 }

@@ -88,9 +88,7 @@ extension TUITmuxTests {
             try await tmux.keys("Escape", "?", "G")
             screen = try await tmux.waitFor("  q Z ")
             try await tmux.keys("Escape", "Z")
-            let deadline = ContinuousClock.now + .seconds(10)
-            while !FileManager.default.fileExists(atPath: marker), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
-            #expect((try? String(contentsOfFile: marker, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) == "0", "Z quits")
+            #expect(try await Tmux.exitStatus(marker, within: 10) == "0", "Z quits")
         }
     }
 }

@@ -43,7 +43,7 @@ import TimbreTestSupport
                 let screen = try await s.wait("still to send — q again to drop")
                 #expect(!FileManager.default.fileExists(atPath: marker), "quit with edits queued:\n\(screen)")
             }
-            #expect(try await TUITmuxTests.exitStatus(marker) == "0")
+            #expect(try await Tmux.exitStatus(marker) == "0")
             var expected = before
             expected.insert(expected.removeFirst(), at: 3)
             #expect(try await s.sandbox.entries(of: coffee) == expected, "the moves were sent before quitting")
@@ -70,7 +70,7 @@ import TimbreTestSupport
                 _ = try await s.wait("2 edits still to send — q again to drop them")
                 try await s.tmux.keys("q")
             }
-            #expect(try await TUITmuxTests.exitStatus(marker) == "0")
+            #expect(try await Tmux.exitStatus(marker) == "0")
             #expect(try await s.sandbox.entries(of: coffee) == Array(before.dropFirst()), "exactly the removal under way was sent")
         }
     }

@@ -6,77 +6,6 @@ import TimbreTestSupport
 /// The interface end to end: the real binary in tmux over a cache synced from the sandbox,
 /// driven with send-keys and read with capture-pane.
 @Suite(.serialized, .tags(.integration), .integrationTier) struct TUITmuxTests {
-    final class Tmux: @unchecked Sendable {
-        let socket = "timbre-test-\(UUID().uuidString.prefix(8))"
-
-        /// One tmux command, run off the cooperative pool (`ChildProcess.runOffPool`).
-        func run(_ arguments: [String]) async throws -> String {
-            try await ChildProcess.runOffPool(["/usr/bin/tmux", "-L", socket] + arguments).output
-        }
-
-        func screen() async throws -> String { try await run(["capture-pane", "-p"]) }
-        func keys(_ keys: String...) async throws { _ = try await run(["send-keys"] + keys) }
-        func type(_ text: String) async throws { _ = try await run(["send-keys", "-l", text]) }
-        func title() async throws -> String {
-            try await run(["display-message", "-p", "#{pane_title}"]).trimmingCharacters(in: .whitespacesAndNewlines)
-        }
-        /// Ends the server and waits until it is gone (a new session started meanwhile would join
-        /// the dying server and vanish with it).
-        func kill() async {
-            _ = try? await run(["kill-server"])
-            let deadline = ContinuousClock.now + .seconds(5)
-            while ContinuousClock.now < deadline,
-                (try? await ChildProcess.runOffPool(["/usr/bin/tmux", "-L", socket, "list-sessions"]).status) == 0
-            {
-                try? await Task.sleep(for: .milliseconds(20))
-            }
-        }
-
-        /// Starts the real `timbre` (no arguments: the interface) in a new session, with `cli`'s
-        /// homes and sign-in; returns the file its exit status is written to when it ends.
-        /// `arguments`: what `timbre` is given (none: the interface; `demo --library small`).
-        func startTimbre(_ cli: TimbreCLI, columns: Int, rows: Int, arguments: [String] = []) async throws -> String {
-            let bin = try SandboxProcess.binaryDirectory().appendingPathComponent("timbre").path
-            var env = ["LANG=C.UTF-8", "TERM=tmux-256color"]
-            for key in ["XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "TIMBRE_REFRESH_TOKEN", "HOME", "PATH"] {
-                if let value = cli.environment[key] { env.append("\(key)=\(value)") }
-            }
-            let marker = cli.home.appendingPathComponent("exit-status").path
-            let command =
-                "env " + env.map { "'\($0)'" }.joined(separator: " ") + " " + ([bin] + arguments).map { "'\($0)'" }.joined(separator: " ")
-                + "; echo $? > '\(marker)'; sleep 60"
-            _ = try await run(["new-session", "-d", "-x", String(columns), "-y", String(rows), command])
-            return marker
-        }
-
-        /// Waits until the screen contains `text` AND has settled: two captures `settle` apart are
-        /// the same. The first capture holding the text may be a frame tmux is still being sent
-        /// (an overlay's header drawn, its lines not yet), so it is never the one returned.
-        /// `settled: false` is for a screen that keeps changing while the text is there (a progress
-        /// line counting writes): the first capture holding the text is returned.
-        func waitFor(_ text: String, timeout: Duration = .seconds(30), settled: Bool = true) async throws -> String {
-            let deadline = ContinuousClock.now + timeout
-            var last = ""
-            while ContinuousClock.now < deadline {
-                last = try await screen()
-                if last.contains(text), !settled { return last }
-                if last.contains(text) {
-                    try await Task.sleep(for: Self.settle)
-                    let again = try await screen()
-                    if again == last { return again }
-                    // Still drawing: look again at once.
-                    continue
-                }
-                try await Task.sleep(for: .milliseconds(100))
-            }
-            Issue.record("screen never showed “\(text)” (settled):\n\(last)")
-            return last
-        }
-
-        /// How long a screen must stay the same to count as drawn.
-        static let settle: Duration = .milliseconds(60)
-    }
-
     @Test func browseFilterSortSearchResizeQuit() async throws {
         try await Self.withSyncedSandbox(.medium) { sandbox, cli, tmux in
             _ = sandbox
@@ -139,21 +68,8 @@ import TimbreTestSupport
 
             #expect(try await tmux.title() == titleBefore, "a hostile name changed the terminal title")
             try await tmux.keys("q")
-            let deadline = ContinuousClock.now + .seconds(10)
-            while !FileManager.default.fileExists(atPath: marker), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
-            #expect((try? String(contentsOfFile: marker, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+            #expect(try await Tmux.exitStatus(marker, within: 10) == "0")
         }
-    }
-
-    /// The exit status the interface wrote to `marker` when it ended (`startTimbre`); nil while it
-    /// still runs after `seconds`.
-    static func exitStatus(_ marker: String, within seconds: Int = 30) async throws -> String? {
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while ContinuousClock.now < deadline {
-            if let text = try? String(contentsOfFile: marker, encoding: .utf8) { return text.trimmingCharacters(in: .whitespacesAndNewlines) }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        return nil
     }
 
     /// A sandbox, a CLI signed in to it and synced, and a tmux server, all ended after `body`.

@@ -44,7 +44,7 @@ import TimbreTestSupport
             }
             #expect(try await sandbox.writeRequests().allSatisfy { $0.method != "PUT" || $0.path.hasSuffix("/items") })
             try await tmux.keys("q")
-            #expect(try await TUITmuxTests.exitStatus(marker) == "0")
+            #expect(try await Tmux.exitStatus(marker) == "0")
         }
     }
 }

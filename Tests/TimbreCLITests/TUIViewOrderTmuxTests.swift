@@ -27,11 +27,11 @@ import TimbreTestSupport
             try await s.open("Empty Playlist")
             _ = try await s.wait("sort position ↑")
             try await tmux.keys("q")
-            #expect(try await TUITmuxTests.exitStatus(first) == "0")
+            #expect(try await Tmux.exitStatus(first) == "0")
             await tmux.kill()
 
             // A new run: Morning Coffee opens in the order it was left.
-            let again = TUITmuxTests.Tmux()
+            let again = Tmux()
             try await withCleanup({ await again.kill() }) {
                 try FileManager.default.removeItem(atPath: first)
                 let second = try await again.startTimbre(cli, columns: 130, rows: 36)
@@ -49,7 +49,7 @@ import TimbreTestSupport
                 #expect(after.sorted() == beforeDated.sorted() && after != beforeDated, "a new order, every (entry, date added) kept")
                 #expect(try await sandbox.writeRequests().allSatisfy { $0.method == "PUT" }, "moves only: dates kept")
                 try await again.keys("q")
-                #expect(try await TUITmuxTests.exitStatus(second) == "0")
+                #expect(try await Tmux.exitStatus(second) == "0")
             }
         }
     }

@@ -89,7 +89,11 @@ import TimbreCore
         let doc = Self.document(version: 1, Self.twoHosts)
         let text = try signer.signatureText(doc)
         let wrapped = stride(from: 0, to: text.count, by: 20).map { String(Array(text)[$0..<min($0 + 20, text.count)]) }.joined(separator: "\n") + "\n"
-        _ = try scene.updater.update(document: doc, signature: wrapped, key: try Self.key(signer), source: "doc.json", allowHostRemoval: false, now: Self.now)
+        #expect(wrapped.contains("\n") && wrapped != text + "\n", "the signature is really wrapped")
+        let applied = try scene.updater.update(
+            document: doc, signature: wrapped, key: try Self.key(signer), source: "doc.json", allowHostRemoval: false, now: Self.now)
+        #expect(applied.parsed.version == 1)
+        #expect(scene.store.load(key: try Self.key(signer), now: Self.now) == .applied(applied), "stored and read back as applied")
     }
 
     // MARK: Refused

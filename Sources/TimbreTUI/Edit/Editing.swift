@@ -173,15 +173,17 @@ public struct TUIServices: Sendable {
     /// one `run` passes to the editor).
     public var stop: EditStop
 
+    /// Every service is required: a feature wired in the interface but not given here does not
+    /// compile, rather than silently doing nothing.
     public init(
         run:
             @escaping @Sendable (
                 TUIEdit, _ progress: @escaping @Sendable (Int, Int) -> Void,
                 _ choose: @escaping @Sendable (OrderCost) async -> OrderChoice
             ) async throws -> TUIEditReport,
-        reread: @escaping @Sendable (String) async -> String? = { _ in nil },
-        searchCatalogue: @escaping @Sendable (String) async throws -> [CatalogueHit] = { _ in [] },
-        statistics: @escaping @Sendable (String) throws -> [String] = { _ in [] }, stop: EditStop = EditStop()
+        reread: @escaping @Sendable (String) async -> String?,
+        searchCatalogue: @escaping @Sendable (String) async throws -> [CatalogueHit],
+        statistics: @escaping @Sendable (String) throws -> [String], stop: EditStop
     ) {
         self.run = run
         self.reread = reread
