@@ -119,18 +119,21 @@ final class GDBusHost: @unchecked Sendable {
         }
     }
 
-    /// Runs `job` on the loop thread (at once when called there).
+    /// Runs `job` on the loop thread, later: always from an idle source (also when called on the
+    /// loop thread, so that nothing runs inside one of GIO's callbacks), in the order asked.
     func onLoop(_ job: @escaping @Sendable (GDBusHost) -> Void) {
-        guard !lifecycle.withLock({ $0.finished }) else { return }
+        guard !lifecycle.withLock({ $0.finished }), let source = g_idle_source_new() else { return }
         let box = Unmanaged.passRetained(LoopJob(host: self, job: job)).toOpaque()
-        g_main_context_invoke(
-            context,
+        g_source_set_callback(
+            source,
             { data in
                 guard let data else { return 0 }
                 let box = Unmanaged<LoopJob>.fromOpaque(data).takeRetainedValue()
                 box.job(box.host)
                 return 0  // G_SOURCE_REMOVE
-            }, box)
+            }, box, nil)
+        g_source_attach(source, context)
+        g_source_unref(source)
     }
 
     /// Emits a signal from the object (to every listener).
