@@ -32,6 +32,8 @@ let package = Package(
         .systemLibrary(name: "CNcursesw", pkgConfig: "ncursesw", providers: [.apt(["libncursesw5-dev"])]),
         // libjq ships no pkg-config file: the module map links "jq".
         .systemLibrary(name: "CJQ", providers: [.apt(["libjq-dev"])]),
+        // GIO's GDBus, for the MPRIS bridge (GIO is already linked through libsecret).
+        .systemLibrary(name: "CGio", pkgConfig: "gio-2.0", providers: [.apt(["libglib2.0-dev"])]),
 
         .target(
             name: "TimbreCore",
@@ -49,6 +51,8 @@ let package = Package(
         .target(name: "TimbreTUI", dependencies: ["TimbreLibrary", "CNcursesw"]),
         // `--jq EXPR`: one type over libjq, beside the layers (it knows no Timbre module).
         .target(name: "TimbreJQ", dependencies: ["CJQ"]),
+        // The MPRIS bridge on the session bus: GDBus behind one type, driving an `MPRISPlayer`.
+        .target(name: "TimbreMPRIS", dependencies: ["TimbreCore", "CGio"]),
         // Commands, the console, doctor, the demo, and the composition root that builds the live
         // Spotify API once.
         .target(name: "TimbreApp", dependencies: ["TimbreTUI", "TimbreAuth", "TimbreLibrary", "TimbreNet", "TimbreCore", "TimbreJQ"]),
@@ -82,6 +86,7 @@ let package = Package(
         .testTarget(name: "SandboxTests", dependencies: ["SandboxCore", "TimbreTestSupport"]),
         .testTarget(name: "TimbreAuthTests", dependencies: ["TimbreAuth", "TimbreTestSupport"]),
         .testTarget(name: "TimbreJQTests", dependencies: ["TimbreJQ"]),
+        .testTarget(name: "TimbreMPRISTests", dependencies: ["TimbreMPRIS", "TimbreTestSupport"]),
     ]
 )
 

@@ -7,6 +7,9 @@
 # in TimbreApp joins them behind TimbreLibrary's SpotifyAPI). The executable imports TimbreApp,
 # TimbreCore and the parser.
 #
+# TimbreMPRIS (the MPRIS bridge: GIO's GDBus, through CGio) stands beside the layers above
+# TimbreCore: it sees TimbreCore alone, and drives the player through its own MPRISPlayer protocol.
+#
 # A target may import only targets below it, and each C library, GRDB, the server stack and the
 # command-line parser only in the targets that own them. The sandbox and the test support never
 # reach the client's targets, and the client never imports them.
@@ -72,6 +75,7 @@ allowed() {
     TimbreLibrary)     echo "TimbreCore TimbreNet Logging GRDB GRDBSQLite" ;;
     TimbreTUI)         echo "TimbreCore TimbreNet TimbreLibrary Logging CNcursesw" ;;
     TimbreJQ)          echo "CJQ" ;;
+    TimbreMPRIS)       echo "TimbreCore CGio" ;;
     TimbreApp)         echo "TimbreCore TimbreNet TimbreAuth TimbreLibrary TimbreTUI TimbreJQ Logging" ;;
     timbre)            echo "TimbreApp TimbreCore ArgumentParser" ;;
     TimbreBench)       echo "TimbreCore TimbreNet TimbreAuth TimbreLibrary TimbreTUI Logging ArgumentParser" ;;
