@@ -89,10 +89,9 @@ public struct Doctor: Sendable {
         do {
             try FilePermissions.requireOwnFile(path)
             return DoctorCheck(.ok, "log", path)
-        } catch let error as UnsafeFileError {
-            return DoctorCheck(.fail, "log", "\(error.message) — fix: \(error.fix)")
         } catch {
-            return DoctorCheck(.fail, "log", "\(path): \(error)")
+            // `requireOwnFile` throws only `UnsafeFileError` (typed throws).
+            return DoctorCheck(.fail, "log", "\(error.message) — fix: \(error.fix)")
         }
     }
 
