@@ -5,7 +5,8 @@ import Foundation
 /// (`markdown`; KeyHelpTests fails when README's copy differs).
 public struct KeyHelp: Sendable, Equatable {
     public enum Group: String, Sendable, CaseIterable {
-        case move = "Move", select = "Select", edit = "Edit", view = "View", playlists = "Playlists", search = "Search", app = "App"
+        case move = "Move", select = "Select", edit = "Edit", view = "View", playlists = "Playlists", search = "Search", play = "Play"
+        case app = "App"
     }
 
     public let group: Group

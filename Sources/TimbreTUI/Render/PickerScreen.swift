@@ -8,7 +8,7 @@ extension Screen {
             let enter = request == nil ? "Enter moves playback there" : "Enter plays there"
             return " Devices (\(picker.matches.count) of \(picker.candidates.count)) — type to narrow, ↑↓ choose, \(enter), Esc closes"
         }
-        " Add \(picker.what) to (\(picker.matches.count) of \(picker.candidates.count)) — type to narrow, ↑↓ C-p C-n choose, Enter adds, Esc closes"
+        return " Add \(picker.what) to (\(picker.matches.count) of \(picker.candidates.count)) — type to narrow, ↑↓ C-p C-n choose, Enter adds, Esc closes"
     }
 
     static func pickerLines(_ picker: TUIState.Picker, width: Int, height: Int) -> [Segment] {
