@@ -11,7 +11,7 @@ extension TUIApp {
             events = []
             return taken
         }
-        for event in events where !apply(editEvent: event) {
+        for event in events where !apply(editEvent: event) && !apply(playerEvent: event) {
             apply(otherEvent: event)
         }
         return !events.isEmpty

@@ -36,6 +36,15 @@ public final class TUIApp: @unchecked Sendable {
         case catalogueFailed(String)
         /// An edit waits for the answer to an order change's question.
         case orderQuestion(OrderCost, OrderAnswer)
+        /// The player was read (App+Player.swift), at that instant of the local clock.
+        case playerState(NowPlaying?, at: ContinuousClock.Instant)
+        case playerReadFailed(String)
+        /// A rate-limit pause or quota wait in force: nothing was sent.
+        case playerWait(PlayerWait, at: ContinuousClock.Instant, read: Bool)
+        /// A player command was answered (nil) or failed.
+        case playerAnswered(PlayerRequest, PlayerFailure?)
+        case playerDevices([PlayerDevice], then: PlayerRequest?)
+        case playerDevicesFailed(String)
     }
 
     /// Where the answer to an order change's question goes: the edit waiting for it.
@@ -81,6 +90,16 @@ public final class TUIApp: @unchecked Sendable {
     /// Set (under the mailbox's lock) once the interface has quit: a question an edit asks after
     /// that is answered "no" at once, so the edit ends and quitting never waits on it.
     let closing = Locked(false)
+    /// When the player is read (few requests: Player/PlayerPoll.swift).
+    var poll: PlayerPoll
+    /// Player commands run one at a time, in order; the newest volume or seek waiting to be sent,
+    /// which the next one replaces (held keys: one request).
+    let playerCommands = EditQueue()
+    var lastPlayerRequest: PendingPlayerRequest?
+    /// The now-playing line last painted (a new second of progress repaints).
+    var paintedPlayerLine: String?
+    /// The last read's failure, said once (not every poll).
+    var lastPlayerProblem: String?
 
     /// `inbox` brings warnings from background work (the keyring, the token manager, the cache)
     /// to the status line and `:messages`; `stderrLog` is where fd 2 points while the interface
@@ -90,8 +109,11 @@ public final class TUIApp: @unchecked Sendable {
         source: any LibrarySource, sync: BackgroundSync?, status: StatusInfo, keys: [String: String],
         services: TUIServices? = nil,
         environment: [String: String],
-        inbox: MessageInbox = MessageInbox(), stderrLog: String? = nil, viewOrders: String? = nil, greeting: String? = nil
+        inbox: MessageInbox = MessageInbox(), stderrLog: String? = nil, viewOrders: String? = nil, greeting: String? = nil,
+        playerPoll: Int = 30
     ) {
+        poll = PlayerPoll(seconds: playerPoll)
+        state.enablePlayer(services?.player != nil)
         self.viewOrdersPath = viewOrders
         if let viewOrders { state.viewOrders = ViewOrders.load(viewOrders) }
         self.source = source
@@ -164,6 +186,9 @@ public final class TUIApp: @unchecked Sendable {
                 askToQuit()
                 dirty = true
             }
+            state.setClock(.now)
+            pollPlayer()
+            if playerLineChanged() { dirty = true }
             let event = terminal.readEvent()
             if let event, stopsEdit(event) {
                 dirty = true
@@ -197,8 +222,9 @@ public final class TUIApp: @unchecked Sendable {
     func paint(_ terminal: Terminal) {
         logMessages()
         let (rows, columns) = terminal.size
-        state.pageSize = max(1, rows - 4)
+        state.pageSize = max(1, rows - 4 - (state.player.enabled ? 1 : 0))
         state.columns = columns
+        paintedPlayerLine = Screen.nowPlayingLine(state, width: columns)?.text
         terminal.draw(Screen.render(state, rows: rows, columns: columns))
     }
 
@@ -230,6 +256,11 @@ public final class TUIApp: @unchecked Sendable {
                 pendingOrder = nil
             case .checkAdd(let add): perform(state.resolveAdd(add, existing: cachedURIs(of: add.playlistID)), terminal)
             case .copyToClipboard(let text): terminal.copy(text)
+            case .player(let request): sendPlayer(request)
+            case .pickDevice(let request): loadDevices(then: request)
+            case .openPlaying(let playlistID, let uri):
+                loadTracks(playlistID)
+                state.focusTrack(uri: uri)
             }
         }
     }

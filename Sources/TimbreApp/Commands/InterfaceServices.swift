@@ -34,7 +34,8 @@ actor InterfaceServices {
             run: { edit, progress, choose in try await self.run(edit, progress: progress, choose: choose) },
             reread: { id in await self.reread(id) },
             searchCatalogue: { query in try await self.searchCatalogue(query) },
-            statistics: { [context] id in try Self.statistics(id, context: context) }, stop: stop)
+            statistics: { [context] id in try Self.statistics(id, context: context) }, stop: stop,
+            player: nil)
     }
 
     static let undoKey = "u", redoKey = "C-r"

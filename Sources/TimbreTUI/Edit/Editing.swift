@@ -172,6 +172,9 @@ public struct TUIServices: Sendable {
     /// What Esc sets to stop the shuffle or sort under way between two of its range moves (the
     /// one `run` passes to the editor).
     public var stop: EditStop
+    /// Spotify's player (Player/TUIPlayer.swift); nil: no playback (signed out, or not given yet),
+    /// and the playback keys say it needs sign-in.
+    public var player: TUIPlayer?
 
     /// Every service is required: a feature wired in the interface but not given here does not
     /// compile, rather than silently doing nothing.
@@ -183,12 +186,13 @@ public struct TUIServices: Sendable {
             ) async throws -> TUIEditReport,
         reread: @escaping @Sendable (String) async -> String?,
         searchCatalogue: @escaping @Sendable (String) async throws -> [CatalogueHit],
-        statistics: @escaping @Sendable (String) throws -> [String], stop: EditStop
+        statistics: @escaping @Sendable (String) throws -> [String], stop: EditStop, player: TUIPlayer?
     ) {
         self.run = run
         self.reread = reread
         self.searchCatalogue = searchCatalogue
         self.statistics = statistics
         self.stop = stop
+        self.player = player
     }
 }

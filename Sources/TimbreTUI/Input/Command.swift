@@ -98,6 +98,25 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
     case export(String)
     case importFile(String)
     case folder(FolderAction)
+    // Playback (State/Playback.swift).
+    /// `:play`: the entry under the cursor in its playlist's context (as Enter in the tracks
+    /// pane), else resumes.
+    case play
+    /// `c`: pauses or resumes.
+    case playPause
+    /// `>` / `<`.
+    case nextTrack
+    case previousTrack
+    /// `.` / `,`: seconds forward (+) or back (-) from the progress shown.
+    case seek(Int)
+    /// `+` / `-`: percent up (+) or down (-).
+    case volume(Int)
+    /// `D`: the device picker; the picked device gets playback.
+    case devices
+    /// `e`: the marked entries (or the current one) added to the queue.
+    case queue
+    /// `O`: the playing entry's playlist opened, the cursor on its row.
+    case showPlaying
 
     /// The first word of every command's text. Each `Command` case has one (`name` switches over
     /// them), and `parse` switches over these, so a command cannot be added without a name.
@@ -117,6 +136,12 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
         case export
         case importFile = "import"
         case folder
+        case play
+        case playPause = "play-pause"
+        case nextTrack = "next-track"
+        case previousTrack = "previous-track"
+        case seek, volume, devices, queue
+        case showPlaying = "show-playing"
     }
 
     public var name: Name {
@@ -160,6 +185,15 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
         case .export: return .export
         case .importFile: return .importFile
         case .folder: return .folder
+        case .play: return .play
+        case .playPause: return .playPause
+        case .nextTrack: return .nextTrack
+        case .previousTrack: return .previousTrack
+        case .seek: return .seek
+        case .volume: return .volume
+        case .devices: return .devices
+        case .queue: return .queue
+        case .showPlaying: return .showPlaying
         }
     }
 
@@ -185,8 +219,10 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
             case .add(let name): return "add \(name)"
             case .remove: return "remove"
             }
+        case .seek(let amount), .volume(let amount): return Self.signed(amount)
         case .open, .nextMatch, .previousMatch, .clear, .sync, .help, .messages, .redraw, .prompt, .quit,
-            .mark, .markRange, .remove, .yank, .undo, .redo, .info, .versions, .toggle, .delete, .shuffle, .saveOrder, .copyLink:
+            .mark, .markRange, .remove, .yank, .undo, .redo, .info, .versions, .toggle, .delete, .shuffle, .saveOrder, .copyLink,
+            .play, .playPause, .nextTrack, .previousTrack, .devices, .queue, .showPlaying:
             return nil
         }
     }
@@ -269,8 +305,30 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
         case .toggle: return try noArguments(.toggle)
         case .delete: return try noArguments(.delete)
         case .shuffle: return try noArguments(.shuffle)
+        case .play: return try noArguments(.play)
+        case .playPause: return try noArguments(.playPause)
+        case .nextTrack: return try noArguments(.nextTrack)
+        case .previousTrack: return try noArguments(.previousTrack)
+        case .devices: return try noArguments(.devices)
+        case .queue: return try noArguments(.queue)
+        case .showPlaying: return try noArguments(.showPlaying)
+        case .seek: return .seek(try signedArgument(name: name, words: words, rest: rest, examples: ["+10", "-10"], limit: 86_400))
+        case .volume: return .volume(try signedArgument(name: name, words: words, rest: rest, examples: ["+5", "-5"], limit: 100))
         }
     }
+
+    /// `+N` or `-N` (the sign required: the change, not a place), N from 1 to `limit`.
+    private static func signedArgument(name: String, words: [String], rest: String, examples: [String], limit: Int) throws(CommandError) -> Int {
+        guard let word = words.first else { throw .missingArgument(command: name, expected: examples) }
+        guard words.count == 1 else { throw .unexpectedArgument(command: name, argument: rest) }
+        guard let sign = word.first, sign == "+" || sign == "-", let amount = Int(word.dropFirst()), (1...limit).contains(amount) else {
+            throw .badArgument(command: name, argument: word, expected: examples + ["(+ or - and 1 to \(limit))"])
+        }
+        return sign == "-" ? -amount : amount
+    }
+
+    /// `+10`, `-10`: how `seek` and `volume` print their change.
+    private static func signed(_ amount: Int) -> String { amount < 0 ? "\(amount)" : "+\(amount)" }
 
     /// The CLI's `playlist edit --name NAME` (the only detail the interface changes): the NAME.
     private static func nameOption(_ rest: String, command: String) throws(CommandError) -> String {

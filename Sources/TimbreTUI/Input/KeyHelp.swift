@@ -5,7 +5,8 @@ import Foundation
 /// (`markdown`; KeyHelpTests fails when README's copy differs).
 public struct KeyHelp: Sendable, Equatable {
     public enum Group: String, Sendable, CaseIterable {
-        case move = "Move", select = "Select", edit = "Edit", view = "View", playlists = "Playlists", search = "Search", app = "App"
+        case move = "Move", select = "Select", edit = "Edit", view = "View", playlists = "Playlists", search = "Search", play = "Play"
+        case app = "App"
     }
 
     public let group: Group
@@ -40,7 +41,9 @@ public struct KeyHelp: Sendable, Equatable {
         KeyHelp(.move, ["BackTab"], "focus previous", "the other pane"),
         KeyHelp(.move, ["h", "Left"], "focus playlists", "the playlists pane"),
         KeyHelp(.move, ["l", "Right"], "focus tracks", "the tracks pane"),
-        KeyHelp(.move, ["Enter"], "open", "open the playlist or folder; jump to a search hit; add the picked catalogue results"),
+        KeyHelp(
+            .move, ["Enter"], "open",
+            "open the playlist or folder; on an entry, play it in its playlist from there; jump to a search hit; add the picked catalogue results"),
         KeyHelp(.select, ["Space"], "mark", "mark the entry and move down (3 Space marks three)"),
         KeyHelp(.select, ["v"], "mark-range", "mark a range: move to extend it, v again ends it"),
         KeyHelp(.select, ["y"], "yank", "copy the marked entries (or the current one)"),
@@ -83,6 +86,17 @@ public struct KeyHelp: Sendable, Equatable {
         KeyHelp(.playlists, [], ":folder delete", "delete the folder under the cursor (its playlists stay)"),
         KeyHelp(.search, ["F"], "search", "search every cached playlist (where is this track?)"),
         KeyHelp(.search, [], ":search TEXT", "the same, typed at the prompt"),
+        KeyHelp(.play, ["c"], "play-pause", "pause or resume (nothing playing: pick a device to resume on)"),
+        KeyHelp(.play, [">"], "next-track", "next track"),
+        KeyHelp(.play, ["<"], "previous-track", "previous track"),
+        KeyHelp(.play, ["."], "seek +10", "forward 10 s (held down: one request; 3. is 30 s)"),
+        KeyHelp(.play, [","], "seek -10", "back 10 s"),
+        KeyHelp(.play, ["+"], "volume +5", "volume up 5 (held down: one request)"),
+        KeyHelp(.play, ["-"], "volume -5", "volume down 5"),
+        KeyHelp(.play, ["D"], "devices", "pick a Spotify Connect device and move playback there"),
+        KeyHelp(.play, ["e"], "queue", "add the marked entries (or the current one) to the queue"),
+        KeyHelp(.play, ["O"], "show-playing", "open the playing entry's playlist, the cursor on its row"),
+        KeyHelp(.play, [], ":play", "play the entry under the cursor in its playlist (as Enter), else resume"),
         KeyHelp(
             .app, [":"], "prompt",
             "command prompt: its candidates listed under it (fuzzy: srt finds sort), Tab completes and cycles, Up/Down history, C-w C-u Left Right Home End edit"

@@ -28,8 +28,11 @@ public enum Screen {
         if state.currentOverlay != nil { return overlay(state, rows: rows, columns: columns) }
         // The lines under the body: a question or a message wrapped onto as many as it needs, the
         // `:` prompt with its candidates under it; one line otherwise. The body keeps 3 rows.
-        let bottom = bottomLines(state, width: columns, room: rows - 5)
-        let bodyRows = rows - 2 - bottom.count
+        // The now-playing line (with a player) sits over the status line.
+        let playerLine = nowPlayingLine(state, width: columns)
+        let playerRows = playerLine == nil ? 0 : 1
+        let bottom = bottomLines(state, width: columns, room: rows - 5 - playerRows)
+        let bodyRows = rows - 2 - bottom.count - playerRows
         var lines: [[Segment]] = []
 
         // Header row.
@@ -53,6 +56,7 @@ public enum Screen {
             lines.append([leftRows[index], Segment("│", .dim), rightRows[index]])
         }
         lines += bottom.map { [$0] }
+        if let playerLine { lines.append([playerLine]) }
         lines.append([Segment(TextWidth.pad(statusText(state, width: columns), columns: columns), .status)])
         return lines
     }
@@ -311,7 +315,9 @@ public enum Screen {
             }
             return Segment(TextWidth.pad(label + line.beforeCursor + "▏" + line.afterCursor, columns: width))
         case .confirm(let question): return questionLines(question, width: width, room: 1)[0]
-        case .picker(let picker): return Segment(TextWidth.pad("Add to: " + picker.line.beforeCursor + "▏" + picker.line.afterCursor, columns: width))
+        case .picker(let picker):
+            let label = picker.purpose == .add ? "Add to: " : "Device: "
+            return Segment(TextWidth.pad(label + picker.line.beforeCursor + "▏" + picker.line.afterCursor, columns: width))
         default:
             if let message = state.message {
                 // An error kept in `M` says so when the line cannot show all of it.

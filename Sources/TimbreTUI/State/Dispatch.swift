@@ -34,6 +34,13 @@ extension TUIState {
         case checkAdd(PendingAdd)
         /// Put the text on the system clipboard (OSC 52 through the terminal).
         case copyToClipboard(String)
+        /// Send a command to the player (held keys joined into one request), then read it once.
+        case player(PlayerRequest)
+        /// Read the devices, then `showDevices(_:then:)`: `then` goes to the active device, or
+        /// waits in the picker for one.
+        case pickDevice(then: PlayerRequest?)
+        /// Read the playlist's tracks, then `focusTrack(uri:)` (`O`).
+        case openPlaying(playlistID: String, uri: String)
     }
 
     /// One event from the terminal. Help and messages scroll (Overlay.swift); in an input mode
@@ -102,6 +109,9 @@ extension TUIState {
         guard count > 1 else { return apply(command) }
         switch command {
         case .move(let motion, let times): return apply(.move(motion, count: min(Self.countLimit, times * count)))
+        // `3.`: 30 s; `4+`: 20 %.
+        case .seek(let seconds): return apply(.seek(seconds * min(count, 100)))
+        case .volume(let step): return apply(.volume(step * min(count, 100)))
         case .shift(let direction):
             message = nil
             return shift(direction, by: count)
@@ -171,6 +181,8 @@ extension TUIState {
         case .toggle: return toggle()
         case .new, .rename, .delete, .dedupe, .shuffle, .sort, .saveOrder, .export, .importFile, .folder:
             return playlistVerb(command)
+        case .play, .playPause, .nextTrack, .previousTrack, .seek, .volume, .devices, .queue, .showPlaying:
+            return playback(command)
         }
         return []
     }
@@ -192,6 +204,7 @@ extension TUIState {
             focus = .tracks
             return [.loadTracks(playlist.id)]
         }
+        if focus == .tracks, mode == .normal, selectedTrack != nil { return playEntry() }
         return []
     }
 

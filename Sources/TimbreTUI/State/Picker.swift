@@ -17,6 +17,15 @@ extension TUIState {
             var folded: [Character]
         }
 
+        /// What Enter does with the chosen candidate.
+        public enum Purpose: Sendable, Equatable {
+            /// `A`: add `uris` to the chosen playlist.
+            case add
+            /// `D` (or a play with no active device): send the request there, or move playback there.
+            case device(then: PlayerRequest?)
+        }
+
+        public internal(set) var purpose: Purpose = .add
         /// The URIs to add, in order (local files already left out).
         public internal(set) var uris: [String]
         /// What is added, for the header ("2 entries", "“Title”").
@@ -33,6 +42,20 @@ extension TUIState {
             self.uris = uris
             self.what = what
             candidates = playlists.map { Candidate(id: $0.id, name: $0.name, folded: Array(SearchText.fold($0.name))) }
+            narrow()
+        }
+
+        /// The devices, each with its type and whether it plays now or takes no commands.
+        init(devices: [PlayerDevice], then request: PlayerRequest?) {
+            purpose = .device(then: request)
+            uris = []
+            what = request == nil ? "playback" : "the play"
+            candidates = devices.map { device in
+                let name =
+                    TerminalText.sanitize(device.name) + " — " + TerminalText.sanitize(device.type) + (device.isActive ? " · active" : "")
+                    + (device.restricted ? " · takes no commands" : "") + (device.volumePercent == nil ? " · fixed volume" : "")
+                return Candidate(id: device.id, name: name, folded: Array(SearchText.fold(device.name)))
+            }
             narrow()
         }
 
@@ -134,7 +157,7 @@ extension TUIState {
             switch key.name {
             case "Esc":
                 mode = .normal
-                message = "nothing was added"
+                message = picker.purpose == .add ? "nothing was added" : "nothing was sent"
                 return []
             case "Enter": return addPicked()
             case "Up", "C-p": picker.cursor = max(0, picker.cursor - 1)
@@ -158,6 +181,7 @@ extension TUIState {
     /// their tracks it holds already (`Effect.checkAdd`).
     mutating func addPicked() -> [Effect] {
         guard case .picker(let picker) = mode else { return [] }
+        if case .device(let request) = picker.purpose { return pickDevice(picker, then: request) }
         guard let chosen = picker.chosen else {
             message = "no playlist matches “\(TerminalText.preview(picker.line.text, limit: 30))” — Backspace widens, Esc closes"
             return []

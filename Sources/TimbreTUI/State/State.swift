@@ -92,6 +92,9 @@ public struct TUIState: Sendable {
     /// `:filter year:… duration:… artist:…`, on top of the text filter.
     public internal(set) var entryFilter = EntryFilter()
 
+    /// Playback (Playback.swift): what plays, the local clock, a wait in force.
+    public internal(set) var player = PlayerView()
+
     public init() {}
 
     // MARK: Data

@@ -45,7 +45,7 @@ import TimbreLibrary
 
     @Test func namesComeFromTheEnum() {
         #expect(Command.names == Command.Name.allCases.map(\.rawValue))
-        #expect(Command.names.count == 39)
+        #expect(Command.names.count == 48)
         #expect(Command.names.contains("next-match") && Command.names.contains("quit"))
         #expect(Set(Command.names).count == Command.names.count, "no name twice")
         let listed = CommandError.unknownCommand("jump").description
