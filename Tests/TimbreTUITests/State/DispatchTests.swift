@@ -113,6 +113,9 @@ import Testing
             (.export("f.csv"), [.edit(.export(playlistID: "liked", path: "f.csv"))]), (.importFile("f.csv"), []),
             (.folder(.create("F")), [.edit(.folder(.create("F")))]),
             (.addTo(nil), []), (.copyLink, [.copyToClipboard("https://open.spotify.com/collection/tracks")]),
+            // Playback, with no player (signed out): said, nothing sent (PlaybackTests has the rest).
+            (.play, []), (.playPause, []), (.nextTrack, []), (.previousTrack, []), (.seek(10), []), (.volume(5), []),
+            (.devices, []), (.queue, []), (.showPlaying, []),
         ]
         for (command, effects) in expected {
             var state = sampleState()
@@ -182,7 +185,9 @@ import Testing
         #expect(state.handle(try key("Left")) == [])
         #expect(state.handle(try key("Delete")) == [], "Delete takes the character under the cursor")
         #expect(state.input == "qu")
-        #expect(state.handle(try key("Tab")) == [], "Tab completes (nothing starts with “qu” but quit)")
+        #expect(state.handle(try key("Tab")) == [], "Tab completes the verbs starting with “qu”: queue, then quit")
+        #expect(state.input == "queue")
+        _ = state.handle(try key("Tab"))
         #expect(state.input == "quit")
         for _ in 0..<2 { _ = state.handle(try key("Backspace")) }
         #expect(state.handle(.character("i")) == [])
