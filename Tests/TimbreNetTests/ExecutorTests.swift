@@ -95,7 +95,7 @@ import TimbreCore
         }
         #expect(!quota && given == 3600 && budget == 5)
         #expect(abs(until.timeIntervalSince(at) - 3600) < 1)
-        #expect(error?.message.hasPrefix("Spotify asks timbre to wait 60 min, until ") == true, "\(String(describing: error?.message))")
+        #expect(error?.message.hasPrefix("Spotify asks timbre to wait 1 h, until ") == true, "\(String(describing: error?.message))")
         #expect(error?.exitStatus == .failure && error?.forSync.exitStatus == .partial)
         #expect(executor.budget.waited == .zero, "a refused pause is not waited")
         await #expect(throws: RequestsStopped.self) { try await executor.send(HTTPRequest(url: server.url("/status/200"))) }
