@@ -59,8 +59,15 @@ public struct AppContext: Sendable {
     /// budget, one per process and profile (`ProcessServices`).
     public func executor() -> RequestExecutor {
         invocation.services.executor(key: servicesKey) {
-            RequestExecutor(transport: exchangeTransport(), budget: RateBudget(waitBudget: .seconds(config.rateLimitBudget)))
+            RequestExecutor(
+                transport: exchangeTransport(), budget: RateBudget(waitBudget: .seconds(config.rateLimitBudget)), ledger: requestLedger())
         }
+    }
+
+    /// The profile's count of requests and the wait Spotify asked for, shared by all its
+    /// processes (`timbre quota`); a wait stored under another client id is not this app's.
+    public func requestLedger() -> RequestLedger {
+        RequestLedger(directory: paths.stateDirectory, app: config.clientID)
     }
 
     /// What the shared executor and token manager depend on: the profile's files and the
@@ -143,9 +150,12 @@ public struct AppContext: Sendable {
     }
 
     /// The live Web API: the one place an authorized client is put together, over the process's
-    /// shared executor and token manager.
-    public func spotify(vault: CredentialVault, executor: RequestExecutor? = nil) throws -> AuthorizedClient {
+    /// shared executor and token manager. While a wait Spotify asked for is in force (this
+    /// process's or one stored by another), it refuses with that wait before anything is sent or
+    /// written — unless `whileWaiting` (the interface opens on the cache and says it there).
+    public func spotify(vault: CredentialVault, executor: RequestExecutor? = nil, whileWaiting: Bool = false) throws -> AuthorizedClient {
         let executor = executor ?? self.executor()
+        if !whileWaiting { try executor.checkMaySend() }
         return AuthorizedClient(executor: executor, tokens: try tokens(executor: executor, vault: vault), apiURL: config.apiURL)
     }
 

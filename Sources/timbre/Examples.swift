@@ -19,7 +19,11 @@ enum Examples {
         "logout": ["timbre logout", "timbre logout --profile work"],
         "auth status": ["timbre auth status", "timbre auth status --json | jq -r .expires_at"],
         "auth token": ["curl -H \"Authorization: Bearer $(timbre auth token)\" https://api.spotify.com/v1/me", "timbre auth token --profile work"],
-        "sync": ["timbre sync", "timbre sync --playlist \"Road Trip\" --liked", "timbre sync --quiet --json > last-sync.json   # from cron"],
+        "sync": [
+            "timbre sync", "timbre sync --playlist \"Road Trip\" --liked", "timbre sync --quiet --json > last-sync.json   # from cron",
+            "timbre sync --quiet --max-requests 300       # at most 300 requests (a small daily quota)",
+        ],
+        "quota": ["timbre quota", "timbre quota --json | jq .last_24h", "timbre quota --reset                     # after changing client_id"],
         "playlists": ["timbre playlists", "timbre playlists --json | jq -r '.[] | \"\\(.id) \\(.name)\"'", "timbre playlists --deleted"],
         "tracks": ["timbre tracks \"road trip\"", "timbre tracks liked --csv > liked.csv", "timbre tracks 37i9dQZF1DXcBWIGoYBM5M --json | jq length"],
         "playlist create": ["timbre playlist create \"Road Trip 2024\"", "timbre playlist create Focus --private --description \"no lyrics\""],

@@ -31,7 +31,7 @@ struct Root: Runnable {
         subcommands: [
             Demo.self, Doctor.self, Login.self, Logout.self, Auth.self, Sync.self, Playlists.self, Tracks.self, Playlist.self,
             Folder.self, Stats.self, Export.self, Import.self, Duplicates.self, Search.self, Like.self, Unlike.self, Undo.self, Redo.self, History.self,
-            API.self, Pins.self, PathsCommand.self, Backup.self, Restore.self, Completion.self,
+            API.self, Pins.self, PathsCommand.self, Backup.self, Restore.self, Completion.self, Quota.self,
         ]
     )
 
@@ -134,7 +134,7 @@ struct Root: Runnable {
             return logRefusal.exitStatus.rawValue
         }
         do {
-            return try await runnable.run(invocation).rawValue
+            return try await RequestUse.running(command: type(of: runnable)._commandName) { try await runnable.run(invocation) }.rawValue
         } catch let error as UsageError where error.showsHelp {
             console.writeError(withGlobalOptions(helpMessage(for: type(of: command))) + "\n")
             console.report(error)

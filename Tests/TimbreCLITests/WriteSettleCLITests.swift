@@ -95,6 +95,8 @@ extension SyncCLITests {
 
             try await s.sandbox.clearFaults()
             try await s.sandbox.clearRequests()
+            // The hour's wait is kept for the profile (issue #42): forgotten here, as a user who knows better would.
+            #expect(await s.cli.invoke(["quota", "--reset"]).status == 0)
             let other = await s.cli.invoke(["playlist", "create", "Unrelated"])
             #expect(other.status == 0, "\(other.stderr)")
             #expect(other.stderr.contains("did not reach Spotify, as you were told"), "\(other.stderr)")

@@ -81,16 +81,25 @@ import TimbreCore
         #expect(okTimes.allSatisfy { $0 >= rateLimitedAt + 0.9 }, "requests sent during the pause: \(okTimes.map { $0 - rateLimitedAt })")
     }
 
-    @Test func retryAfterBeyondTheBudgetSurfacesAsAnErrorNamingTheWait() async throws {
+    /// Issue #42 item 1: a `Retry-After` past the budget stops the process at once — the next
+    /// request is refused without being sent — with a sentence naming the wait and the time.
+    @Test func retryAfterBeyondTheBudgetStopsEveryRequestNamingTheWait() async throws {
         let server = try await TestTLSServer.start(pki: pki)
         let executor = executor(server, budget: RateBudget(waitBudget: .seconds(5)))
-        let error = await #expect(throws: SpotifyError.self) {
+        let error = await #expect(throws: RequestsStopped.self) {
             try await executor.send(HTTPRequest(url: server.url("/status/429?retry_after=3600")))
         }
-        #expect(error == .rateLimited(retryAfterSeconds: 3600, waitedSeconds: 0, budgetSeconds: 5, path: "/status/429"))
-        #expect(error?.message.contains("asks to wait 60 min, longer than rate_limit_budget (5 s)") == true, "\(String(describing: error?.message))")
+        guard case .wait(let until, let quota, let given, let budget)? = error?.reason, let at = error?.at else {
+            Issue.record("\(String(describing: error))")
+            return
+        }
+        #expect(!quota && given == 3600 && budget == 5)
+        #expect(abs(until.timeIntervalSince(at) - 3600) < 1)
+        #expect(error?.message.hasPrefix("Spotify asks timbre to wait 1 h, until ") == true, "\(String(describing: error?.message))")
+        #expect(error?.exitStatus == .failure && error?.forSync.exitStatus == .partial)
         #expect(executor.budget.waited == .zero, "a refused pause is not waited")
-        #expect(try server.requests().count == 1)
+        await #expect(throws: RequestsStopped.self) { try await executor.send(HTTPRequest(url: server.url("/status/200"))) }
+        #expect(try server.requests().count == 1, "nothing is sent after the stop")
     }
 
     @Test func serverErrorsAreRetriedWithBackoff() async throws {

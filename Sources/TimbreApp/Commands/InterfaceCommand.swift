@@ -35,7 +35,7 @@ public struct InterfaceCommand: Sendable {
         let session = signedIn ? await vault.loadSession() : nil
         if signedIn, context.config.clientID != nil {
             status.user = session?.displayName ?? session?.userID ?? "signed in"
-            let sync = context.librarySync(api: try context.spotify(vault: vault), warnings: { inbox.post($0) })
+            let sync = context.librarySync(api: try context.spotify(vault: vault, whileWaiting: true), warnings: { inbox.post($0) })
             background = BackgroundSync(
                 run: { progress in try await sync.run(cache: cache, lockWait: .seconds(2), progress: progress) },
                 rateLimitWait: {

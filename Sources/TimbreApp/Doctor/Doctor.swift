@@ -19,10 +19,19 @@ public struct Doctor: Sendable {
         results += cache()
         results += await pins()
         results.append(trust())
+        results.append(quota())
         results.append(await clientCertificate())
         results.append(proxy())
         results += await connect(online: online)
         return results
+    }
+
+    /// The requests of the last 24 h and any wait Spotify asked for (`timbre quota`): a warning
+    /// while nothing may be sent.
+    func quota() -> DoctorCheck {
+        let report = QuotaReport(ledger: context.requestLedger(), now: Date())
+        guard report.stop != nil else { return DoctorCheck(.ok, "quota", report.doctorLine) }
+        return DoctorCheck(.warn, "quota", report.doctorLine + " — fix: wait, or `timbre quota --reset` after changing client_id")
     }
 
     /// config.toml parses (a config that does not is reported by `DoctorCommand` before any check runs).

@@ -397,6 +397,8 @@ public final class SyncEngine: Sendable {
     /// were cancelled.
     public static func isFatal(_ error: any Error) -> Bool {
         if error is CancellationError { return true }
+        // Spotify asked for a wait past the budget (or the request limit was reached): nothing more is sent.
+        if error is RequestsStopped { return true }
         if let error = error as? any UserFacingError {
             return error.exitStatus == .authenticationRequired || error.exitStatus == .trustFailure
         }

@@ -54,10 +54,16 @@ public final class RateBudget: Sendable {
         var waited: Duration = .zero
         /// Pauses since the last successful answer: what `waitBudget` bounds.
         var stalled: Duration = .zero
+        /// Set once: every later `acquire` throws it (a wait past the budget, the request limit).
+        var stopped: RequestsStopped?
+        /// Slots handed out so far, and the most this process may hand out (`--max-requests`).
+        var granted = 0
+        var limit: Int?
     }
 
     private enum Step {
         case go(Int)
+        case stop(RequestsStopped)
         case sleep(until: ContinuousClock.Instant)
         case wait
     }
@@ -86,9 +92,16 @@ public final class RateBudget: Sendable {
         while true {
             let now = self.now()
             let step = state.withLock { state -> Step in
+                if let stopped = state.stopped { return .stop(stopped) }
+                if let limit = state.limit, state.granted >= limit {
+                    let stopped = RequestsStopped(.limit(limit))
+                    state.stopped = stopped
+                    return .stop(stopped)
+                }
                 if let until = state.pausedUntil, until > now { return .sleep(until: until) }
                 if state.inFlight < state.cap {
                     state.inFlight += 1
+                    state.granted += 1
                     return .go(state.episode)
                 }
                 return .wait
@@ -96,13 +109,17 @@ public final class RateBudget: Sendable {
             switch step {
             case .go(let episode):
                 return Ticket(episode: episode)
+            case .stop(let stopped):
+                wakeAll()
+                throw stopped
             case .sleep(let until):
-                try await clock.sleep(until: until)
+                // In short steps, so a stop while paused ends this request at once.
+                try await clock.sleep(until: min(until, clock.now + Self.stopCheckInterval))
             case .wait:
                 // Checked again under the lock: a slot released since the look above must not be missed.
                 await withCheckedContinuation { continuation in
                     let free = state.withLock { state -> Bool in
-                        if state.inFlight < state.cap { return true }
+                        if state.inFlight < state.cap || state.stopped != nil { return true }
                         state.waiters.append(continuation)
                         return false
                     }
@@ -110,6 +127,37 @@ public final class RateBudget: Sendable {
                 }
             }
         }
+    }
+
+    /// How often a request paused by a 429 looks whether the process was stopped meanwhile.
+    static let stopCheckInterval: Duration = .milliseconds(100)
+
+    /// Stops every request not yet sent, those waiting for a slot or a pause included: each
+    /// `acquire` from now on throws `stopped` (the first stop is kept).
+    public func stop(_ stopped: RequestsStopped) {
+        state.withLock { state in
+            if state.stopped == nil { state.stopped = stopped }
+        }
+        wakeAll()
+    }
+
+    /// Why requests are stopped, if they are.
+    public var stopped: RequestsStopped? { state.withLock { $0.stopped } }
+
+    /// Lets `count` more requests go out, then stops (`--max-requests`).
+    public func limitRequests(to count: Int) {
+        state.withLock { state in state.limit = state.granted + max(0, count) }
+    }
+
+    /// Requests given a slot so far (retries included).
+    public var granted: Int { state.withLock { $0.granted } }
+
+    private func wakeAll() {
+        let woken = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            defer { state.waiters.removeAll() }
+            return state.waiters
+        }
+        for continuation in woken { continuation.resume() }
     }
 
     /// Returns a slot. A success ends any stall and counts toward growing the cap back.

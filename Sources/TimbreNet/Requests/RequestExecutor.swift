@@ -12,16 +12,31 @@ public final class RequestExecutor: Sendable {
     private let logger: Logger
     private let jitter: @Sendable () -> Double
     private let counter = Locked(0)
+    /// The profile's count of requests and its stored wait (nil: neither counted nor checked).
+    public let ledger: RequestLedger?
 
     public init(
         transport: any HTTPTransport, budget: RateBudget = RateBudget(), policy: RetryPolicy = .default,
-        logger: Logger = Logger(label: "timbre.http"), jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }
+        logger: Logger = Logger(label: "timbre.http"), jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) },
+        ledger: RequestLedger? = nil
     ) {
         self.transport = transport
         self.budget = budget
         self.policy = policy
         self.logger = logger
         self.jitter = jitter
+        self.ledger = ledger
+    }
+
+    /// Throws when no request may be sent now: this process was stopped, or a wait stored by any
+    /// process of the profile is still in force. Commands call it before anything else, so one
+    /// that would talk to Spotify says so without a request (and writes nothing of its own).
+    public func checkMaySend(now: Date = Date()) throws {
+        if let stopped = budget.stopped { throw stopped }
+        if let stored = ledger?.storedStop(now: now) {
+            budget.stop(stored)
+            throw stored
+        }
     }
 
     /// How many HTTP requests were actually sent (retries included).
@@ -43,11 +58,18 @@ public final class RequestExecutor: Sendable {
         while true {
             try Task.checkCancellation()
             let ticket = try await budget.acquire()
+            // Another process of the profile may have been told to wait since the last request.
+            if let stored = ledger?.storedStop() {
+                budget.stop(stored)
+                budget.release()
+                throw stored
+            }
             let started = ContinuousClock.now
             let outcome: Result<HTTPResponse, any Error>
             do {
                 let outgoing = try signer?.sign(request) ?? request
                 counter.withLock { $0 += 1 }
+                ledger?.sent(RequestKind.of(request))
                 logger.debug("→ \(label())")
                 outcome = .success(try await transport.send(outgoing))
             } catch {
@@ -66,10 +88,15 @@ public final class RequestExecutor: Sendable {
                 return response
 
             case .success(let response) where response.status == 429:
-                if SpotifyError.namesQuota(response) { throw SpotifyError.quotaExceeded(path: Self.path(request.url)) }
+                // Sent before another request stopped the process: this answer is that stop's.
+                if let stopped = budget.stopped { throw stopped }
                 let wait = RetryPolicy.retryAfter(response.header("retry-after"))
+                if let stop = await stopIfLong(response, wait: wait, label: label()) { throw stop }
                 switch budget.rateLimited(ticket, wait: wait) {
                 case .paused:
+                    // One record per episode, not per answer: 429s of requests in flight are the same one.
+                    let given = response.header("retry-after").map { _ in Int(wait.components.seconds) }
+                    await ledger?.rateLimited(at: Date(), retryAfter: given, quota: false, stop: nil)
                     logger.notice("rate limited: pausing all requests", metadata: ["wait_ms": "\(wait.milliseconds)", "request": "\(label())"])
                 case .sameEpisode:
                     break
@@ -106,6 +133,25 @@ public final class RequestExecutor: Sendable {
                 throw error
             }
         }
+    }
+
+    /// A 429 whose `Retry-After` exceeds the wait budget, or that names `QUOTA_EXCEEDED`: stops
+    /// every request of the process at once and stores the wait for the profile (and the 429 as its
+    /// last one). Any other 429: nil (the budget pauses for it).
+    private func stopIfLong(_ response: HTTPResponse, wait: Duration, label: String) async -> RequestsStopped? {
+        let now = Date()
+        let quota = SpotifyError.namesQuota(response)
+        let header = response.header("retry-after")?.trimmingCharacters(in: .whitespaces)
+        let given = header.flatMap { $0.isEmpty ? nil : Int(wait.components.seconds) }
+        guard quota || wait > budget.waitBudget else { return nil }
+        let seconds = Double(given ?? RequestsStopped.defaultQuotaWait)
+        let stop = RequestsStopped(
+            .wait(until: now.addingTimeInterval(seconds), quota: quota, given: given, budget: Int(budget.waitBudget.components.seconds)), at: now)
+        budget.stop(stop)
+        logger.notice(
+            "rate limited past the budget: stopping every request", metadata: ["wait_s": "\(Int(seconds))", "quota": "\(quota)", "request": "\(label)"])
+        await ledger?.rateLimited(at: now, retryAfter: given, quota: quota, stop: stop)
+        return stop
     }
 
     /// Waits before the next attempt at something that failed transiently (`attempt` 0-based),
