@@ -10,20 +10,37 @@ extension PlaylistEditor {
         try await operation {
             var seen = Set<String>()
             let unique = uris.filter { seen.insert($0).inserted }
-            let saved = try await contains(unique)
+            // Likes of tracks the cached Liked Songs lacks need no `contains`: what Spotify's top
+            // of the list shows after the like tells which ones it had already (`applyToLiked`).
+            var known = save && !dryRun ? try notLikedInCache(unique) : nil
+            if known == nil { known = try await contains(unique) }
+            let saved = known ?? [:]
             let change = LibraryEdit(uris: unique.filter { saved[$0] != save }, save: save)
             var outcome = Self.libraryOutcome(change, operation: kind, journalID: nil, dryRun: dryRun)
             if !dryRun, !change.uris.isEmpty {
                 let id = try journal.begin(
                     op: kind.rawValue, playlist: change.target,
                     summary: "\(kind.rawValue) \(change.uris.count)", change: .library(change))
-                let dates = try await sendLibrary(change, journalID: id, nothingApplied: .failed)
+                try await sendLibrary(change, journalID: id, nothingApplied: .failed)
                 try journal.finish(id, .done)
-                try await refresh(after: change, dates: dates)
+                if let applied = try await refresh(after: change, journalID: id) {
+                    outcome = Self.libraryOutcome(applied, operation: kind, journalID: id, dryRun: false)
+                }
                 outcome.journalID = id
             }
             return outcome
         }
+    }
+
+    /// Each of `uris` as not liked, when all are tracks (at most 50) that the cached Liked Songs
+    /// does not hold; nil otherwise (then Spotify is asked).
+    func notLikedInCache(_ uris: [String]) throws -> [String: Bool]? {
+        guard !uris.isEmpty, uris.count <= 50, uris.allSatisfy({ $0.hasPrefix("spotify:track:") }),
+            let liked = try cache.entries(of: .liked, \.uri)
+        else { return nil }
+        let present = Set(liked)
+        guard uris.allSatisfy({ !present.contains($0) }) else { return nil }
+        return Dictionary(uris.map { ($0, false) }) { first, _ in first }
     }
 
     /// `GET /me/library/contains`, 40 at a time.
@@ -41,25 +58,20 @@ extension PlaylistEditor {
 
     /// Sends every chunk of `change` from `start` (the chunks before it were applied by a process
     /// that stopped: `EditJournal.Entry.step`), recording each one Spotify confirmed as the entry's
-    /// step so that finishing an interrupted edit sends only the rest. Returns the `added_at`
-    /// Spotify gave each chunk sent (its answer's `Date`, by chunk index). When Spotify refuses
+    /// step so that finishing an interrupted edit sends only the rest. When Spotify refuses
     /// one for good, the journal entry ends: as `nothingApplied` when it was the first; otherwise
     /// the chunks sent before it become the edit (done, so `timbre undo` reverts what was
     /// applied) — and nothing is ever resent. `backward`: an undo in flight (its applied part
     /// cannot become an edit of its own).
-    @discardableResult
     func sendLibrary(
         _ change: LibraryEdit, journalID: Int64, nothingApplied: EditJournal.Entry.State, backward: Bool = false, from start: Int = 0
-    ) async throws -> [Int: String] {
+    ) async throws {
         let chunks = change.chunks
         var sent: [String] = chunks.prefix(max(0, start)).flatMap { $0 }
-        var dates: [Int: String] = [:]
         for (applied, chunk) in chunks.enumerated() where applied >= start {
             do {
-                let response = try await api.send(
-                    change.save ? .put : .delete, "me/library?uris=" + Self.encodedList(chunk), json: nil, reconciles: false)
+                _ = try await api.send(change.save ? .put : .delete, "me/library?uris=" + Self.encodedList(chunk), json: nil, reconciles: false)
                 sent += chunk
-                dates[applied] = Self.isoDate(httpDate: response.header("date")) ?? ClockText.iso(Date())
                 if chunks.count > 1 { try journal.confirm(journalID, step: applied + 1) }
             } catch let error as SpotifyError where error.isDefinitiveRefusal {
                 let name = change.playlistIDs.isEmpty ? CachedPlaylist.likedName : "your library"
@@ -79,15 +91,19 @@ extension PlaylistEditor {
                 throw refusal
             }
         }
-        return dates
     }
 
-    /// The cache after a library change: Liked Songs changed from the change itself and Spotify's
-    /// answers (`dates`: each chunk's `added_at`), never read again — unless the cache does not
-    /// hold what the change started from; unfollowed playlists dropped, followed ones synced.
-    func refresh(after change: LibraryEdit, dates: [Int: String]) async throws {
+    /// The cache after a library change: Liked Songs changed from the change itself and, for
+    /// likes, the top of the list as Spotify now holds it (the entries just liked, with the
+    /// `added_at` Spotify gave them) — never read again in full, unless the cache does not hold
+    /// the list the change started from; unfollowed playlists dropped, followed ones synced.
+    /// Returns the change as it turned out when Spotify had some of the likes already (nil: as sent).
+    @discardableResult
+    func refresh(after change: LibraryEdit, journalID: Int64? = nil) async throws -> LibraryEdit? {
         let playlists = change.playlistIDs
-        let likedDerived = change.touchesLikedSongs ? try await applyToLiked(change, dates: dates) : true
+        var applied: LibraryEdit?
+        var likedDerived = true
+        if change.touchesLikedSongs { (likedDerived, applied) = try await applyToLiked(change, journalID: journalID) }
         if !likedDerived || (change.save && !playlists.isEmpty) {
             _ = try await SyncEngine(
                 api: api, cache: cache,
@@ -95,44 +111,60 @@ extension PlaylistEditor {
             ).run()
         }
         if !change.save, !playlists.isEmpty { try await cache.remove(playlists.map(\.rawValue)) }
+        return applied
     }
 
-    /// Changes the cached Liked Songs as Spotify did: likes go on top in the order sent, each
-    /// chunk above the one before, added at its answer's date; unlikes leave. False when the cache
-    /// cannot follow (it does not hold the list as the change found it, a chunk's date is unknown,
-    /// a track liked cannot be named): the caller reads the list again. Episodes live in "Your
+    /// Changes the cached Liked Songs as Spotify did: likes go on top (read back, one request per
+    /// 50), unlikes leave. `derived` false when the cache cannot follow (it does not hold the
+    /// list the change started from): the caller reads the list again. Episodes live in "Your
     /// Episodes", not in Liked Songs; a cache without Liked Songs is left for the next sync.
-    func applyToLiked(_ change: LibraryEdit, dates: [Int: String]) async throws -> Bool {
+    /// When Spotify's top shows that some likes were liked already (a cache behind Spotify), the
+    /// journal entry `journalID` keeps only those it made, returned as `applied`.
+    func applyToLiked(_ change: LibraryEdit, journalID: Int64?) async throws -> (derived: Bool, applied: LibraryEdit?) {
         let tracks = Set(change.uris.filter { $0.hasPrefix("spotify:track:") })
-        guard !tracks.isEmpty, let (cached, entries) = try cache.playlistWithItems(.liked) else { return true }
+        guard !tracks.isEmpty, let (cached, entries) = try cache.playlistWithItems(.liked) else { return (true, nil) }
         let present = Set(entries.map(\.uri))
         var result: [CachedEntry] = []
         if change.save {
-            guard tracks.isDisjoint(with: present) else { return false }
-            var known: [String: CachedEntry] = [:]
-            for (uri, entry) in try cache.anyEntries(uris: tracks) { known[uri] = entry }
-            let missing = tracks.subtracting(known.keys)
-            if !missing.isEmpty {
-                guard let found = await catalogueEntries(missing) else { return false }
-                known.merge(found) { old, _ in old }
-            }
-            for (index, chunk) in change.chunks.enumerated().reversed() {
-                guard let date = dates[index] else { return false }
-                for uri in chunk where tracks.contains(uri) {
-                    guard var entry = known[uri] else { return false }
-                    entry.position = result.count
-                    entry.addedAt = date
-                    entry.addedBy = nil
-                    result.append(entry)
+            // New likes are on top, each chunk above the one before: the top `tracks.count`
+            // entries, read as the sync reads them, are the rows the cache takes.
+            var top: [CachedEntry] = []
+            while top.count < tracks.count {
+                let limit = min(50, tracks.count - top.count)
+                let body = try await api.get(PlaylistReader.likedPath(offset: top.count, limit: limit)).body
+                guard let page = try? EntryPage.decode(body), page.entries == limit, page.rows.count == limit else { return (false, nil) }
+                let offset = top.count
+                top += EntryList(page.rows).items.map {
+                    var entry = $0
+                    entry.position += offset
+                    return entry
                 }
             }
-            let added = result.count
+            var run: [CachedEntry] = []
+            for entry in top {
+                guard tracks.contains(entry.uri), !present.contains(entry.uri), entry.position == run.count else { break }
+                run.append(entry)
+            }
+            let made = Set(run.map(\.uri))
+            if made != tracks {
+                let kept = change.uris.filter { !tracks.contains($0) || made.contains($0) }
+                let applied = LibraryEdit(uris: kept, save: true)
+                if let journalID {
+                    if kept.isEmpty {
+                        try journal.finish(journalID, .failed, reason: "Spotify had them liked already: nothing changed")
+                    } else {
+                        try journal.update(journalID, change: .library(applied), playlist: applied.target)
+                    }
+                }
+                return (false, applied)
+            }
+            result = run
             for var entry in entries {
-                entry.position += added
+                entry.position += run.count
                 result.append(entry)
             }
         } else {
-            guard tracks.isSubset(of: present) else { return false }
+            guard tracks.isSubset(of: present) else { return (false, nil) }
             var removed = 0
             for var entry in entries {
                 if tracks.contains(entry.uri) {
@@ -150,22 +182,7 @@ extension PlaylistEditor {
         try await cache.replaceEntries(
             of: meta, trackCount: total, items: result, fingerprint: EntryPage.likedFingerprint(total: total, entries: result),
             sortOrder: -1)
-        return true
-    }
-
-    /// `Sun, 22 Nov 2026 10:00:00 GMT` (an answer's `Date`) as `2026-11-22T10:00:00Z` (how Spotify
-    /// writes `added_at`); nil when it is not such a date.
-    static func isoDate(httpDate text: String?) -> String? {
-        guard let text else { return nil }
-        let parts = text.split(separator: " ")
-        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-        guard parts.count == 6, parts[5] == "GMT", let day = Int(parts[1]), (1...31).contains(day),
-            let month = months.firstIndex(of: String(parts[2])), let year = Int(parts[3]), (1970...9999).contains(year)
-        else { return nil }
-        let time = parts[4].split(separator: ":")
-        guard time.count == 3, time.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isASCII) && Int($0) != nil }) else { return nil }
-        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(year)-\(two(month + 1))-\(two(day))T\(time[0]):\(time[1]):\(time[2])Z"
+        return (true, nil)
     }
 
     static func encodedList(_ uris: [String]) -> String {

@@ -108,9 +108,9 @@ extension PlaylistEditor {
         let id = try journal.begin(
             op: LibraryChange.Operation.restore.rawValue, playlist: .playlist(playlist),
             summary: "followed “\(TerminalText.preview(meta.name, limit: 60))” again", change: .library(change))
-        let dates = try await sendLibrary(change, journalID: id, nothingApplied: .failed)
+        try await sendLibrary(change, journalID: id, nothingApplied: .failed)
         try journal.finish(id, .done)
-        try await refresh(after: change, dates: dates)
+        try await refresh(after: change)
         outcome.journalID = id
         return outcome
     }

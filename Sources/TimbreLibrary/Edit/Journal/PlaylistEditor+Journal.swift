@@ -28,9 +28,9 @@ extension PlaylistEditor {
             case .library(let edit):
                 try journal.start(entry.id, undo ? .backward : .forward)
                 let change = undo ? edit.inverse : edit
-                let dates = try await sendLibrary(change, journalID: entry.id, nothingApplied: undo ? .done : .undone, backward: undo)
+                try await sendLibrary(change, journalID: entry.id, nothingApplied: undo ? .done : .undone, backward: undo)
                 try journal.finish(entry.id, undo ? .undone : .done)
-                try await refresh(after: change, dates: dates)
+                try await refresh(after: change)
                 outcome = Self.libraryOutcome(change, operation: undo ? .undo : .redo, journalID: entry.id, dryRun: false)
             case .details(let edit):
                 try journal.start(entry.id, undo ? .backward : .forward)
@@ -166,10 +166,10 @@ extension PlaylistEditor {
             // The chunks Spotify confirmed (the entry's step) are not sent again; the one in
             // flight when the process stopped is (saving and removing are idempotent).
             let change = backward ? edit.inverse : edit
-            let dates = try await sendLibrary(
+            try await sendLibrary(
                 change, journalID: entry.id, nothingApplied: .failed, backward: backward, from: min(entry.step, change.chunks.count))
             try journal.finish(entry.id, backward ? .undone : .done)
-            try await refresh(after: change, dates: dates)
+            try await refresh(after: change)
         case .details(let edit):
             try await sendDetails(backward ? edit.inverse : edit, journalID: entry.id, nothingApplied: backward ? .done : .failed)
             try journal.finish(entry.id, backward ? .undone : .done)
