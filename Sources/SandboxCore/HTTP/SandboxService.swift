@@ -210,8 +210,25 @@ public final class SandboxService: Sendable {
             break
         }
         response.delayMilliseconds = configuration.latencyMilliseconds + decision.delayMilliseconds
+        // Spotify's answers carry `date:`; a write's `added_at` is that second (the clock `now`
+        // the write was applied at), so a client can stamp what it liked without reading it back.
+        if request.path.hasPrefix("/v1/") { response.headers.append(("Date", Self.httpDate(now))) }
         record(request, response: response, now: now)
         return response
+    }
+
+    /// `Sun, 22 Nov 2026 10:00:00 GMT` (RFC 9110's IMF-fixdate), whole seconds rounded down.
+    static func httpDate(_ date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+        let seconds = date.timeIntervalSince1970.rounded(.down)
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second, .weekday], from: Date(timeIntervalSince1970: seconds))
+        let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        func two(_ value: Int?) -> String { String(format: "%02d", value ?? 0) }
+        let weekday = days[((parts.weekday ?? 1) - 1 + 7) % 7]
+        let month = months[((parts.month ?? 1) - 1 + 12) % 12]
+        return "\(weekday), \(two(parts.day)) \(month) \(parts.year ?? 1970) \(two(parts.hour)):\(two(parts.minute)):\(two(parts.second)) GMT"
     }
 
     /// nil when the request carries the owner's secret (or none is set), else the 403 to send.

@@ -81,6 +81,23 @@ struct EntryPage: JSONReadable {
 
     private static let separator: UInt8 = 0x1F
 
+    /// The fingerprint Liked Songs' first page (50 entries) would have, from the cache's rows of
+    /// the list (`entries`, by position); nil when one of those positions has no row (an entry
+    /// the cache could not keep, whose text is unknown).
+    static func likedFingerprint(total: Int, entries: [CachedEntry]) -> String? {
+        var digest: [UInt8] = []
+        let first = min(50, total)
+        guard entries.count >= first else { return nil }
+        for (position, entry) in entries.prefix(first).enumerated() {
+            guard entry.position == position else { return nil }
+            for text in [entry.addedAt, entry.uri, entry.name] {
+                if let text { digest.append(contentsOf: Array(text.utf8)) } else { digest.append(UInt8(ascii: "-")) }
+                digest.append(separator)
+            }
+        }
+        return fingerprint(total: total, digest: digest)
+    }
+
     /// Buffers reused for every entry of a page: a name, an artist's id, a track's artist ids.
     struct Scratch {
         var name: [UInt8] = []

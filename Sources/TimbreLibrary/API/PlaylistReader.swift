@@ -51,7 +51,10 @@ struct PlaylistReader: Sendable {
         "id,uri,name,type,duration_ms,is_local,disc_number,track_number,explicit,external_ids(isrc),"
         + "artists(id,name),album(id,name,release_date),show(name)"
     /// Only what the cache stores: a full items page is ~470 KB, this is several times smaller.
-    static let entryFields = "next,total,items(added_at,added_by(id),is_local,item(\(itemFields)),track(\(itemFields)))"
+    /// 2026 entries carry `item`; only a server of the older shape (read through `/tracks`) is
+    /// asked for the deprecated `track`.
+    static let entryFields = "next,total,items(added_at,added_by(id),is_local,item(\(itemFields)))"
+    static let legacyEntryFields = "next,total,items(added_at,added_by(id),is_local,track(\(itemFields)))"
     static let playlistFields = "id,name,owner(id,display_name),snapshot_id,collaborative,public,items(total),tracks(total)"
 
     /// GET and decode; a body that does not decode (truncated, garbled) is transient like a 5xx:
@@ -134,7 +137,7 @@ struct PlaylistReader: Sendable {
         while true {
             let path =
                 "playlists/\(id)/\(legacy ? "tracks" : "items")?offset=\(offset)&limit=\(limit)"
-                + "&additional_types=track,episode&fields=\(Self.entryFields)"
+                + "&additional_types=track,episode&fields=\(legacy ? Self.legacyEntryFields : Self.entryFields)"
             do {
                 return (try await getDecoded(path, as: EntryPage.self), limit)
             } catch let error as SpotifyError {

@@ -3,8 +3,8 @@ import TimbreCore
 import TimbreNet
 
 /// Making a backup: the library as the cache holds it right after a sync, the local folders, and
-/// the owned playlists' descriptions (the cache does not keep descriptions: one
-/// `GET /playlists/{id}?fields=description` each).
+/// the owned playlists' descriptions (the cache does not keep descriptions: they are read from
+/// `/me/playlists`, 50 playlists a request).
 extension Backup {
     /// A playlist the cache lists without its entries: a backup of it would lose them.
     public struct NotSynced: UserFacingError, Equatable {
@@ -39,15 +39,26 @@ extension Backup {
             folders: folders.map { Folder(name: $0.name, playlists: $0.playlists) }, liked: liked)
     }
 
-    /// The descriptions of the account's own cached playlists, read from Spotify (empty ones left out).
+    /// The descriptions of the account's own cached playlists, read from Spotify (empty ones left
+    /// out): the playlist objects of `/me/playlists` carry them, 50 a request — not one
+    /// `GET /playlists/{id}` each.
     public static func descriptions(of cache: LibraryCache, owner: String, api: any SpotifyAPI) async throws -> [String: String] {
+        let owned = Set(try cache.playlists().filter { !$0.isLiked && $0.ownerID == owner }.map(\.id))
+        guard !owned.isEmpty else { return [:] }
         var result: [String: String] = [:]
-        for playlist in try cache.playlists() where !playlist.isLiked && playlist.ownerID == owner {
-            let response = try await api.get("playlists/\(playlist.id)?fields=description")
-            let object = try? JSONSerialization.jsonObject(with: response.body) as? [String: Any]
-            if let text = object?["description"] as? String, !text.isEmpty { result[playlist.id] = unescapingHTML(text) }
+        var offset = 0
+        while true {
+            let response = try await api.get("me/playlists?offset=\(offset)&limit=50")
+            let page = try? JSONSerialization.jsonObject(with: response.body) as? [String: Any]
+            let items = page?["items"] as? [Any] ?? []
+            for case let object as [String: Any] in items {
+                guard let id = object["id"] as? String, owned.contains(id) else { continue }
+                if let text = object["description"] as? String, !text.isEmpty { result[id] = unescapingHTML(text) }
+            }
+            offset += 50
+            let total = page?["total"] as? Int ?? 0
+            if items.isEmpty || offset >= total { return result }
         }
-        return result
     }
 
     /// Spotify answers descriptions HTML-escaped (`&amp;`, `&#x27;`) and escapes again what it is

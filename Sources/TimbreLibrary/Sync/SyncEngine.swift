@@ -66,6 +66,8 @@ public final class SyncEngine: Sendable {
         let warnings = Locked<[String]>([])
         /// The signed-in user's id, asked for at most once, and only when a playlist turns out unreadable.
         let userID = Locked<String?>(nil)
+        /// `GET /me`, sent at most once a run whoever asks first (an unreadable playlist, Liked Songs).
+        let profile = OneProfile()
         /// Lists finished and lists to do, for the progress display.
         let done = Locked(0)
         let totalWork = Locked(0)
@@ -106,7 +108,7 @@ public final class SyncEngine: Sendable {
     /// Step 1, beside the others: Liked Songs (nil when not selected).
     private func syncLikedSongs(_ run: Run) async throws -> Outcome? {
         guard run.wantsLiked else { return nil }
-        let outcome = try await syncLiked(stored: run.stored[CachedPlaylist.likedID], fetcher: run.fetcher, warnings: run.warnings)
+        let outcome = try await syncLiked(stored: run.stored[CachedPlaylist.likedID], fetcher: run.fetcher, warnings: run.warnings, profile: run.profile)
         progress(SyncProgress(phase: .liked, description: CachedPlaylist.likedName, done: run.finishedOne(), total: run.totalWork.current))
         return outcome
     }
@@ -170,9 +172,14 @@ public final class SyncEngine: Sendable {
         let likedOwner = (try? cache.playlist(.liked))??.ownerID
         let userID = likedOwner?.isEmpty == false ? likedOwner : nil
         run.userID.withLock { $0 = $0 ?? userID }
+        // `--force` too leaves out a playlist already known unreadable by that rule (another
+        // user's, not collaborative, or Spotify's own) whose snapshot has not changed.
         let toFetch = listing.playlists.map(\.meta).filter {
-            options.force || run.stored[$0.id]?.snapshotID != $0.snapshotID || $0.snapshotID == nil
-                || (run.stored[$0.id]?.unavailable == true && ($0.collaborative || userID == nil || $0.ownerID == userID))
+            let stored = run.stored[$0.id]
+            let mayBecomeReadable = $0.collaborative || userID == nil || $0.ownerID == userID
+            let knownUnreadable = stored?.unavailable == true && stored?.snapshotID == $0.snapshotID && $0.snapshotID != nil && !mayBecomeReadable
+            return (options.force && !knownUnreadable) || stored?.snapshotID != $0.snapshotID || $0.snapshotID == nil
+                || (stored?.unavailable == true && mayBecomeReadable)
         }
         var tally = Tally(unchanged: listing.playlists.count - toFetch.count)
         let total = toFetch.count + (run.wantsLiked ? 1 : 0)
@@ -316,14 +323,14 @@ public final class SyncEngine: Sendable {
     private func isUsers(_ meta: PlaylistMeta, _ run: Run) async -> Bool {
         guard meta.ownerID != CachedPlaylist.spotifyOwnerID else { return false }
         if let id = run.userID.current { return id == meta.ownerID }
-        guard let me = try? await api.me() else { return false }
+        guard let me = try? await run.profile.get(api) else { return false }
         run.userID.withLock { $0 = me.id }
         return me.id == meta.ownerID
     }
 
     // MARK: Liked Songs
 
-    private func syncLiked(stored: StoredState?, fetcher: PlaylistReader, warnings: Locked<[String]>) async throws -> Outcome {
+    private func syncLiked(stored: StoredState?, fetcher: PlaylistReader, warnings: Locked<[String]>, profile: OneProfile) async throws -> Outcome {
         do {
             var attempt = 0
             while true {
@@ -350,7 +357,7 @@ public final class SyncEngine: Sendable {
                 }
                 // Asked only when Liked Songs changed, so a no-change resync stays within
                 // ceil(playlists/50) + 2 requests even when it has to refresh the token first.
-                let me = try await api.me()
+                let me = try await profile.get(api)
                 let meta = PlaylistMeta(
                     id: CachedPlaylist.likedID, name: CachedPlaylist.likedName, ownerID: me.id, ownerName: me.displayName,
                     snapshotID: nil, total: fetched.total, collaborative: false, isPublic: false)
@@ -412,5 +419,17 @@ public final class SyncEngine: Sendable {
     static func describe(_ error: any Error) -> String {
         if let error = error as? any UserFacingError { return error.message }
         return TerminalText.preview(String(describing: error))
+    }
+}
+
+/// The signed-in user's profile, asked of Spotify once however many tasks of a run want it.
+actor OneProfile {
+    private var task: Task<UserProfile, any Error>?
+
+    func get(_ api: any SpotifyAPI) async throws -> UserProfile {
+        if let task { return try await task.value }
+        let started = Task { try await api.me() }
+        task = started
+        return try await started.value
     }
 }

@@ -8,9 +8,9 @@ extension PlaylistEditor {
     func details(of playlist: SpotifyID, to new: PlaylistDetails, dryRun: Bool) async throws -> EditOutcome {
         try await operation {
             try refuseKnownForeign(playlist, details: true)
-            let meta = try await LivePlaylist.meta(playlist, api: api)
+            // The playlist's details and what the change is checked against, in one read.
+            let (meta, current) = try await metaAndDetails(playlist)
             try await checkOwner(meta)
-            let current = try await currentDetails(playlist)
             var change = PlaylistDetails(), old = PlaylistDetails()
             if let name = new.name, name != current.name {
                 change.name = name
@@ -44,7 +44,17 @@ extension PlaylistEditor {
                     change: .details(edit))
                 try await sendDetails(edit, journalID: id, nothingApplied: .failed)
                 try journal.finish(id, .done)
-                outcome = try await detailsOutcome(edit, operation: .edit, journalID: id)
+                // Spotify keeps the snapshot (it follows the entries): the cache takes the new
+                // details as they were sent, with nothing read again.
+                var after = meta
+                after.name = change.name ?? meta.name
+                after.isPublic = change.isPublic ?? meta.isPublic
+                after.collaborative = change.collaborative ?? meta.collaborative
+                try await cache.updateMetadata([(after, nil)])
+                outcome = EditOutcome(
+                    operation: .edit, playlist: .playlist(playlist), playlistName: after.name, snapshotID: nil, writes: [], journalID: id,
+                    dryRun: false)
+                outcome.libraryWrites = 1
             }
             return outcome
         }
@@ -80,7 +90,16 @@ extension PlaylistEditor {
             }
             try journal.update(id, change: .library(LibraryEdit(uris: ["spotify:playlist:\(created)"], save: true)), playlist: .playlist(playlist))
             try journal.finish(id, .done)
-            _ = try await SyncEngine(api: api, cache: cache, options: SyncOptions(playlists: [playlist])).run()
+            // Spotify's answer is the new playlist's object: the cache takes it as it is (empty,
+            // at that snapshot) — no read of what was just made.
+            if let object = try? API.decode(response.body, as: API.Playlist.self),
+                var meta = SyncEngine.meta(object, warnings: Locked([])), meta.id == created
+            {
+                meta.total = 0
+                try await cache.replaceEntries(of: meta, trackCount: 0, items: [CachedEntry]())
+            } else {
+                _ = try await SyncEngine(api: api, cache: cache, options: SyncOptions(playlists: [playlist])).run()
+            }
             outcome.playlist = .playlist(playlist)
             outcome.snapshotID = object["snapshot_id"] as? String
             outcome.journalID = id
@@ -125,6 +144,23 @@ extension PlaylistEditor {
         var description: String?
         var isPublic: Bool
         var collaborative: Bool
+    }
+
+    /// `GET /playlists/{id}` with the fields the cache keeps and the description.
+    func metaAndDetails(_ playlist: SpotifyID) async throws -> (PlaylistMeta, CurrentDetails) {
+        let path = "playlists/\(playlist.rawValue)?fields=\(PlaylistReader.playlistFields),description"
+        let response = try await api.get(path)
+        guard let decoded = try? API.decode(response.body, as: API.Playlist.self),
+            let meta = SyncEngine.meta(decoded, warnings: Locked([])), meta.id == playlist.rawValue,
+            let object = try? JSONSerialization.jsonObject(with: response.body) as? [String: Any]
+        else {
+            throw SpotifyError.unexpected(status: response.status, bodyPreview: "not the playlist asked for", path: "/playlists/\(playlist.rawValue)")
+        }
+        return (
+            meta,
+            CurrentDetails(
+                name: meta.name, description: object["description"] as? String, isPublic: meta.isPublic, collaborative: meta.collaborative)
+        )
     }
 
     func currentDetails(_ playlist: SpotifyID) async throws -> CurrentDetails {

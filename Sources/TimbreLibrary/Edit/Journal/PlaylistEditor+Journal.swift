@@ -163,9 +163,11 @@ extension PlaylistEditor {
             // A deleted playlist created again: its id was journalled; the entries missing are added.
             try await finishRevival(entry, edit)
         case .library(let edit):
-            // Saving and removing are idempotent: sending them again finishes them.
+            // The chunks Spotify confirmed (the entry's step) are not sent again; the one in
+            // flight when the process stopped is (saving and removing are idempotent).
             let change = backward ? edit.inverse : edit
-            try await sendLibrary(change, journalID: entry.id, nothingApplied: .failed, backward: backward)
+            try await sendLibrary(
+                change, journalID: entry.id, nothingApplied: .failed, backward: backward, from: min(entry.step, change.chunks.count))
             try journal.finish(entry.id, backward ? .undone : .done)
             try await refresh(after: change)
         case .details(let edit):
