@@ -252,8 +252,9 @@ struct EmptyStore: SecretStore {
         #expect(query["state"] == "st+ate")
         #expect(
             query["scope"]
-                == "playlist-read-private playlist-read-collaborative user-library-read playlist-modify-public playlist-modify-private user-library-modify",
-            "reading and editing")
+                == "playlist-read-private playlist-read-collaborative user-library-read playlist-modify-public playlist-modify-private user-library-modify"
+                + " user-read-playback-state user-modify-playback-state user-read-currently-playing user-read-recently-played",
+            "reading, editing and playback")
     }
 
     @Test func callbackParsing() throws {

@@ -10,7 +10,9 @@ small library plus two Spotify-owned playlists (`--spotify-owned 2`). The comman
 refresh, sync, search (tracks, albums, playlists), every `playlist` verb (create, edit, add,
 remove, move, dedupe, shuffle, sort, copy, delete), like/unlike (more than 40 at once), undo and
 redo, import (URIs and a row found by search), export, `api` (a read and a bodiless write), and
-backup and restore (a deleted playlist followed back, and made anew).
+backup and restore (a deleted playlist followed back, and made anew), and every playback verb (play
+from an entry on a device named by name, Liked Songs, one track, resume, pause, next, prev, seek,
+volume, shuffle, repeat, queue, transfer, devices, now, recent).
 Two edits Spotify refuses (details of another's collaborative playlist, collaborative on a public
 one) must fail without a request. A command that fails otherwise is a mismatch too. Exit 0 only when every command did what it should and
 every request conforms.
@@ -71,6 +73,7 @@ class Battery:
 
         print("conformance battery:")
         self.run(["sync", "--json"])  # the sign-in refresh, /me, /me/playlists, items, Liked Songs
+        self.player(tracks)
         self.run(["search", "night", "--limit", "5"])
         self.run(["search", "love", "--type", "album", "--limit", "3"])
         self.run(["search", "mix", "--type", "playlist", "--json"])
@@ -155,6 +158,43 @@ class Battery:
             json.dump(other, handle)
         self.run(["restore", other_file])
 
+
+    def player(self, tracks):
+        """Every playback verb (Round 4), each in a state where Spotify accepts it: a device by name
+        and by id, a playlist context from an entry, Liked Songs as URIs, one track, resume, the
+        bodiless commands, relative seek and volume (a read first), the queue, transfer, the reads."""
+        library = self.sandbox.call("GET", "/__sandbox/library?include_items=false")["playlists"]
+        own = next(p["id"] for p in library if p["owner_id"] == self.sandbox.info["user_id"] and p.get("track_count", 0) > 3)
+        self.run(["devices"])
+        listed = self.run(["devices", "--json"])
+        devices = json.loads(listed.stdout or "[]")
+        speaker = next((d["id"] for d in devices if d["name"] == "timbre demo speaker"), None)
+        if not speaker:
+            self.failures.append("devices --json lists no 'timbre demo speaker'")
+            return
+        self.run(["now", "--json"])  # 204: nothing plays yet
+        self.run(["play", own, "--track", "3", "--device", "timbre demo"])
+        self.run(["now"])
+        self.run(["pause"])
+        self.run(["play"])  # resume, bodiless
+        self.run(["next"])
+        self.run(["prev"])
+        self.run(["seek", "0:30"])
+        self.run(["seek", "+5"])
+        self.run(["volume", "40"])
+        self.run(["volume", "-5"])
+        self.run(["shuffle", "on"])
+        self.run(["shuffle", "off"])
+        self.run(["repeat", "context"])
+        self.run(["repeat", "off"])
+        self.run(["queue", tracks[0], tracks[1]])
+        self.run(["transfer", speaker, "--play"])
+        self.run(["play", "liked", "--track", "2", "--device", speaker])
+        self.run(["play", "--uri", tracks[2]])
+        entries = [i["uri"] for i in self.sandbox.call("GET", f"/__sandbox/playlists/{own}").get("items") or [] if i.get("kind") == "track"]
+        if len(entries) > 1:
+            self.run(["play", own, "--uri", entries[1]])  # the playlist's context from an entry named by URI
+        self.run(["recent", "--json", "--limit", "5"])
 
     def stop(self):
         self.sandbox.stop()

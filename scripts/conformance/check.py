@@ -201,7 +201,71 @@ def check_exchange(exchange, endpoints):
         if facts.get("required") and name not in seen and not (endpoint.body and has_json_body(exchange)):
             problems.append(f"required query parameter {name} is missing")
     check_body(endpoint, exchange, problems)
+    if endpoint.path.startswith("/me/player"):
+        check_player(endpoint, dict(query), exchange, problems)
     return problems
+
+
+PLAYABLE = ("spotify:track:", "spotify:episode:")
+
+
+def check_player(endpoint, query, exchange, problems):
+    """The player's rules the description states in words, not as limits: volume_percent 0-100,
+    position_ms >= 0, the repeat and shuffle states, one device to transfer to, a track or episode to
+    queue, and play's body (context_uri or uris, never both; offset {position >= 0} or {uri}, only
+    with one of them; uris tracks or episodes). Commands go out bodiless with Content-Length: 0 (the
+    sandbox log's check below); device_id, when sent, is not empty."""
+    if "device_id" in query and not query["device_id"]:
+        problems.append("device_id is empty")
+    path, method = endpoint.path, endpoint.method
+    if path == "/me/player/volume" and "volume_percent" in query:
+        try:
+            if not 0 <= int(query["volume_percent"]) <= 100:
+                problems.append(f"volume_percent={query['volume_percent']} is outside 0-100")
+        except ValueError:
+            pass
+    if path == "/me/player/seek" and "position_ms" in query:
+        try:
+            if int(query["position_ms"]) < 0:
+                problems.append(f"position_ms={query['position_ms']} is negative")
+        except ValueError:
+            pass
+    if path == "/me/player/repeat" and query.get("state") not in ("off", "track", "context"):
+        problems.append(f"repeat state={query.get('state')!r}, not off, track or context")
+    if path == "/me/player/shuffle" and query.get("state") not in ("true", "false"):
+        problems.append(f"shuffle state={query.get('state')!r}, not true or false")
+    if path == "/me/player/queue" and method == "POST" and not str(query.get("uri", "")).startswith(PLAYABLE):
+        problems.append(f"queue uri={query.get('uri')!r} is not a track or episode")
+    if method in ("PUT", "POST") and path not in ("/me/player", "/me/player/play") and has_json_body(exchange):
+        problems.append("a player command with a body: its parameters go in the query")
+    body = None
+    if has_json_body(exchange):
+        try:
+            body = json.loads(exchange.get("request_body"))
+        except ValueError:
+            return
+    if path == "/me/player" and method == "PUT" and isinstance(body, dict):
+        if len(body.get("device_ids") or []) != 1:
+            problems.append("transfer names exactly one device (Spotify answers 400 to more)")
+    if path == "/me/player/play" and isinstance(body, dict):
+        if "context_uri" in body and "uris" in body:
+            problems.append("play sends both context_uri and uris (Spotify answers 400)")
+        if "offset" in body:
+            offset = body["offset"]
+            if "context_uri" not in body and "uris" not in body:
+                problems.append("play's offset without context_uri or uris")
+            if not isinstance(offset, dict) or len(offset) != 1 or not (
+                    (isinstance(offset.get("position"), int) and not isinstance(offset.get("position"), bool) and offset["position"] >= 0)
+                    or isinstance(offset.get("uri"), str)):
+                problems.append(f"play's offset {offset!r} is not {{\"position\": N >= 0}} or {{\"uri\": URI}}")
+        if "context_uri" in body and not str(body["context_uri"]).startswith(("spotify:playlist:", "spotify:album:", "spotify:artist:", "spotify:show:")):
+            problems.append(f"context_uri {body['context_uri']!r} is not a playlist, album, artist or show")
+        for uri in body.get("uris") or []:
+            if not str(uri).startswith(PLAYABLE):
+                problems.append(f"uris holds {uri!r}, not a track or episode")
+                break
+        if "position_ms" in body and (not isinstance(body["position_ms"], int) or body["position_ms"] < 0):
+            problems.append("position_ms is not an integer >= 0")
 
 
 def has_json_body(exchange):
@@ -242,6 +306,26 @@ def self_test(endpoints):
                                      request_body='{"items":[{"uri":"a"}],"positions":[1]}', status=200), "not in the description"),
         ("a required field missing", dict(method="DELETE", url=base + items, request_headers=json_header,
                                           request_body='{"tracks":[{"uri":"a"}]}', status=200), "required field items"),
+        ("conforming play", dict(method="PUT", url=base + "me/player/play?device_id=abc", request_headers=json_header,
+                                 request_body='{"context_uri":"spotify:playlist:a","offset":{"position":3}}', status=204), None),
+        ("conforming pause", dict(method="PUT", url=base + "me/player/pause", status=204), None),
+        ("volume above 100", dict(method="PUT", url=base + "me/player/volume?volume_percent=101", status=204), "outside 0-100"),
+        ("negative seek", dict(method="PUT", url=base + "me/player/seek?position_ms=-5", status=204), "negative"),
+        ("seek without a position", dict(method="PUT", url=base + "me/player/seek", status=204), "position_ms is missing"),
+        ("a bad repeat state", dict(method="PUT", url=base + "me/player/repeat?state=all", status=204), "not off, track or context"),
+        ("a bad shuffle state", dict(method="PUT", url=base + "me/player/shuffle?state=on", status=204), "not true or false"),
+        ("queueing an album", dict(method="POST", url=base + "me/player/queue?uri=spotify:album:a", status=204), "not a track or episode"),
+        ("both context_uri and uris", dict(method="PUT", url=base + "me/player/play", request_headers=json_header,
+                                           request_body='{"context_uri":"spotify:album:a","uris":["spotify:track:b"]}', status=204), "both"),
+        ("an offset of both forms", dict(method="PUT", url=base + "me/player/play", request_headers=json_header,
+                                         request_body='{"uris":["spotify:track:b"],"offset":{"position":0,"uri":"spotify:track:b"}}', status=204), "offset"),
+        ("a negative offset", dict(method="PUT", url=base + "me/player/play", request_headers=json_header,
+                                   request_body='{"context_uri":"spotify:playlist:a","offset":{"position":-1}}', status=204), "offset"),
+        ("transfer to two", dict(method="PUT", url=base + "me/player", request_headers=json_header,
+                                 request_body='{"device_ids":["a","b"]}', status=204), "exactly one device"),
+        ("an empty device_id", dict(method="POST", url=base + "me/player/next?device_id=", status=204), "device_id is empty"),
+        ("a command with a body", dict(method="PUT", url=base + "me/player/pause", request_headers=json_header,
+                                       request_body='{"device_id":"a"}', status=204), "with a body"),
     ]
     failed = 0
     for title, exchange, expected in cases:

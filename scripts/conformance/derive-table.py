@@ -26,6 +26,10 @@ PATHS = [
     "/playlists/{playlist_id}", "/playlists/{playlist_id}/items", "/playlists/{playlist_id}/tracks",
     "/playlists/{playlist_id}/followers", "/users/{user_id}/playlists", "/search", "/tracks/{id}",
     "/albums/{id}/tracks",
+    # The player (round 4): every endpoint `timbre play|pause|…|recent` and the interface call.
+    "/me/player", "/me/player/devices", "/me/player/currently-playing", "/me/player/play", "/me/player/pause",
+    "/me/player/next", "/me/player/previous", "/me/player/seek", "/me/player/repeat", "/me/player/volume",
+    "/me/player/shuffle", "/me/player/recently-played", "/me/player/queue",
 ]
 
 MAXIMUM = re.compile(r"(?:[Mm]aximum:\s*(\d+)\s*(?:URIs|IDs|ids|uris))|(?:maximum\s+of\s+(\d+)\s+(?:items|objects|tracks|URIs|IDs))")

@@ -8,13 +8,19 @@ public struct PKCE: Sendable {
     public let challenge: String
     public let state: String
 
-    /// Reading the library, and editing it (playlists, Liked Songs).
-    public static let scopes = [
-        "playlist-read-private", "playlist-read-collaborative", "user-library-read",
-        "playlist-modify-public", "playlist-modify-private", "user-library-modify",
-    ]
+    /// Reading the library, editing it (playlists, Liked Songs), and playing it on a Connect device.
+    public static let scopes =
+        [
+            "playlist-read-private", "playlist-read-collaborative", "user-library-read",
+            "playlist-modify-public", "playlist-modify-private", "user-library-modify",
+        ] + playbackScopes
     /// What an edit needs; a sign-in from before editing existed lacks them.
     public static let editScopes = ["playlist-modify-public", "playlist-modify-private", "user-library-modify"]
+    /// What the player commands need (reading the player and devices, commanding them, and what
+    /// played); a sign-in from before playback existed lacks them.
+    public static let playbackScopes = [
+        "user-read-playback-state", "user-modify-playback-state", "user-read-currently-playing", "user-read-recently-played",
+    ]
 
     public init() throws {
         // 48 random bytes → 64 base64url characters (RFC 7636 allows 43…128).
