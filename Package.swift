@@ -55,7 +55,7 @@ let package = Package(
         .target(name: "TimbreMPRIS", dependencies: ["TimbreCore", "CGio"]),
         // Commands, the console, doctor, the demo, and the composition root that builds the live
         // Spotify API once.
-        .target(name: "TimbreApp", dependencies: ["TimbreTUI", "TimbreAuth", "TimbreLibrary", "TimbreNet", "TimbreCore", "TimbreJQ"]),
+        .target(name: "TimbreApp", dependencies: ["TimbreTUI", "TimbreAuth", "TimbreLibrary", "TimbreNet", "TimbreCore", "TimbreJQ", "TimbreMPRIS"]),
         // Thin: each subcommand parses its options and calls one TimbreApp function.
         .executableTarget(
             name: "timbre",

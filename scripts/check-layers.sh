@@ -76,7 +76,7 @@ allowed() {
     TimbreTUI)         echo "TimbreCore TimbreNet TimbreLibrary Logging CNcursesw" ;;
     TimbreJQ)          echo "CJQ" ;;
     TimbreMPRIS)       echo "TimbreCore CGio" ;;
-    TimbreApp)         echo "TimbreCore TimbreNet TimbreAuth TimbreLibrary TimbreTUI TimbreJQ Logging" ;;
+    TimbreApp)         echo "TimbreCore TimbreNet TimbreAuth TimbreLibrary TimbreTUI TimbreJQ TimbreMPRIS Logging" ;;
     timbre)            echo "TimbreApp TimbreCore ArgumentParser" ;;
     TimbreBench)       echo "TimbreCore TimbreNet TimbreAuth TimbreLibrary TimbreTUI Logging ArgumentParser" ;;
     SandboxCore)       echo "COpenSSL" ;;

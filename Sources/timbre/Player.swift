@@ -135,3 +135,18 @@ extension Root {
         }
     }
 }
+
+extension Root {
+    struct MPRIS: Runnable {
+        static let configuration = CommandConfiguration(
+            commandName: "mpris",
+            abstract: "Bridge Spotify Connect to MPRIS (media keys, playerctl, status bars) until SIGTERM or Ctrl-C.",
+            discussion: """
+                Owns org.mpris.MediaPlayer2.timbre on the session bus (…timbre.instance<PID> when taken) and \
+                drives whatever device plays: `playerctl -p timbre play-pause`, `next`, `metadata title`. \
+                The player is read after each command, at each track's end, else every `player_poll` seconds \
+                (config.toml, default 30; once a minute while nothing plays).
+                """)
+        func run(_ invocation: Invocation) async throws -> ExitStatus { try await MPRISCommand().run(invocation) }
+    }
+}

@@ -33,7 +33,7 @@ struct Root: Runnable {
             Folder.self, Stats.self, Export.self, Import.self, Duplicates.self, Search.self, Like.self, Unlike.self, Undo.self, Redo.self, History.self,
             API.self, Pins.self, PathsCommand.self, Backup.self, Restore.self, Completion.self, Quota.self,
             Play.self, Pause.self, Next.self, Prev.self, Seek.self, Volume.self, Shuffle.self, Repeat.self, Queue.self,
-            Devices.self, Transfer.self, Now.self, Recent.self,
+            Devices.self, Transfer.self, Now.self, Recent.self, MPRIS.self,
         ]
     )
 

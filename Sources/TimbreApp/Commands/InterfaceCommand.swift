@@ -58,13 +58,21 @@ public struct InterfaceCommand: Sendable {
             invocation: Invocation(console: quietConsole, environment: context.environment, services: context.invocation.services),
             paths: context.paths,
             config: context.config, userData: context.userData)
-        let services = InterfaceServices(context: quiet, makeEditor: { progress in try await quiet.editor(vault: vault, cache: cache, progress: progress) })
-            .services()
+        // Spotify's player, once signed in (the playback keys say so otherwise).
+        var makePlayer: (@Sendable () async throws -> PlayerAPI)?
+        if signedIn, context.config.clientID != nil {
+            makePlayer = { try await quiet.player(needs: PKCE.playbackScopes, vault: vault) }
+        }
+        let services = InterfaceServices(
+            context: quiet, makeEditor: { progress in try await quiet.editor(vault: vault, cache: cache, progress: progress) },
+            makePlayer: makePlayer
+        )
+        .services()
         let app = TUIApp(
             source: CacheLibrarySource(cache: cache, userID: session?.userID, userData: context.userData), sync: background, status: status,
             keys: context.config.keys, services: services,
             environment: context.environment, inbox: inbox, stderrLog: context.paths.log, viewOrders: context.paths.viewOrders,
-            greeting: greeting)
+            greeting: greeting, playerPoll: context.config.playerPoll)
         try await app.run()
     }
 }

@@ -14,10 +14,16 @@ actor InterfaceServices {
     private let progressSink = Locked<(@Sendable (Int, Int) -> Void)?>(nil)
     /// Set by the interface (Esc) to stop a shuffle or sort between two of its range moves.
     private let stop = EditStop()
+    /// Spotify's player, when signed in (nil: the playback keys say sign in first).
+    private let player: SharedPlayer?
 
-    init(context: AppContext, makeEditor: @escaping @Sendable (_ progress: @escaping @Sendable (Int, Int) -> Void) async throws -> PlaylistEditor) {
+    init(
+        context: AppContext, makeEditor: @escaping @Sendable (_ progress: @escaping @Sendable (Int, Int) -> Void) async throws -> PlaylistEditor,
+        makePlayer: (@Sendable () async throws -> PlayerAPI)? = nil
+    ) {
         self.context = context
         self.makeEditor = makeEditor
+        self.player = makePlayer.map { SharedPlayer(make: $0) }
     }
 
     /// The editor, built on first use (a sign-in without the editing scopes is told so then).
@@ -35,7 +41,7 @@ actor InterfaceServices {
             reread: { id in await self.reread(id) },
             searchCatalogue: { query in try await self.searchCatalogue(query) },
             statistics: { [context] id in try Self.statistics(id, context: context) }, stop: stop,
-            player: nil)
+            player: player.map { InterfacePlayer.make($0, context: context) })
     }
 
     static let undoKey = "u", redoKey = "C-r"

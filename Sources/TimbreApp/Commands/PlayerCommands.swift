@@ -166,8 +166,8 @@ struct PlayerPlan {
 extension AppContext {
     /// The player over the live API: signed in, with the scopes `needs` names. A sign-in from
     /// before playback existed is told so before anything is sent (as editing does).
-    func player(needs scopes: [String]) async throws -> PlayerAPI {
-        let vault = self.vault()
+    func player(needs scopes: [String], vault given: CredentialVault? = nil) async throws -> PlayerAPI {
+        let vault = given ?? self.vault()
         guard try await vault.refreshToken() != nil else { throw AuthError.notSignedIn }
         let api = try spotify(vault: vault)
         _ = try await api.tokens.accessToken()

@@ -79,6 +79,10 @@ public struct Config: Sendable, Equatable {
     /// still have had in flight).
     public var requestTimeout: Int = Config.defaultRequestTimeout
     public static let defaultRequestTimeout = 60
+    /// `player_poll`: the longest time, in seconds, between two reads of the player while the
+    /// interface shows something playing (reads also follow each command and each track's end).
+    public var playerPoll: Int = Config.defaultPlayerPoll
+    public static let defaultPlayerPoll = 30
     /// `reorder = "rewrite"`: shuffle and sort rewrite the list (⌈n/100⌉ writes, every date added
     /// reset) unless told otherwise; the default, `"moves"`, keeps every date added.
     public var reorderByRewrite = false
@@ -188,6 +192,7 @@ private struct RawConfig: Decodable {
     var secret_tier_refresh_token: String?
     var rate_limit_budget: Int?
     var request_timeout: Int?
+    var player_poll: Int?
     var reorder: String?
     var history_keep: String?
     var tls: RawTLS?
@@ -254,6 +259,12 @@ private struct RawConfig: Decodable {
                 throw fail("request_timeout = \(timeout) must be a number of seconds from 1 to 600 (default \(Config.defaultRequestTimeout))")
             }
             config.requestTimeout = timeout
+        }
+        if let poll = player_poll {
+            guard (5...3600).contains(poll) else {
+                throw fail("player_poll = \(poll) must be a number of seconds from 5 to 3600 (default \(Config.defaultPlayerPoll))")
+            }
+            config.playerPoll = poll
         }
         if let reorder {
             guard reorder == "moves" || reorder == "rewrite" else {
