@@ -85,6 +85,7 @@ enum Examples {
         "transfer": ["timbre transfer kitchen", "timbre transfer \"Office\" --play"],
         "now": ["timbre now                               # for a status bar", "timbre now --json --jq .item.name"],
         "recent": ["timbre recent", "timbre recent --json --limit 5 | jq -r '.[].item.name'"],
+        "mpris": ["timbre mpris &                           # then: playerctl -p timbre play-pause", "playerctl -p timbre metadata title"],
         "completion": [
             "timbre completion bash > ~/.local/share/bash-completion/completions/timbre",
             "timbre completion zsh > ~/.zfunc/_timbre     # with fpath=(~/.zfunc $fpath) before compinit",

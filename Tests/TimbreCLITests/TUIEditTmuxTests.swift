@@ -250,8 +250,23 @@ import TimbreTestSupport
             try await s.tmux.keys("?")
             _ = try await s.wait("Keys, as bound now")
             screen = try await s.wait("down one row")
-            try await s.tmux.keys("G")
-            screen += try await s.wait(":search TEXT")
+            // Every page of the help, half a page (C-d) at a time, to its last line.
+            let range = try NSRegularExpression(pattern: "lines (\\d+)–(\\d+) of (\\d+)")
+            func shown(_ text: String) -> (last: Int, total: Int)? {
+                guard let match = range.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)), match.numberOfRanges == 4,
+                    let last = Range(match.range(at: 2), in: text).flatMap({ Int(text[$0]) }),
+                    let total = Range(match.range(at: 3), in: text).flatMap({ Int(text[$0]) })
+                else { return nil }
+                return (last, total)
+            }
+            var page = screen
+            for _ in 0..<20 {
+                guard let now = shown(page), now.last < now.total else { break }
+                try await s.tmux.keys("C-d")
+                page = try await s.tmux.waitUntil("the help past line \(now.last)") { (shown($0)?.last ?? 0) > now.last }
+                screen += page
+            }
+            #expect(screen.contains(":search TEXT"), "the help's last page was reached")
             for text in [
                 "mark a range", "paste the yanked entries after", "move the marked run", "remove the marked", "copy the marked", "undo the journal",
                 "redo the edit", "statistics of the playlist", "open or close the folder", ":folder add",

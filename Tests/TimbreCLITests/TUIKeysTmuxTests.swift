@@ -40,7 +40,7 @@ extension TUITmuxTests {
             #expect(screen.contains("unknown command 'fly'"), "\(screen)")
             try await tmux.keys("M")
             screen = try await tmux.waitFor("Messages (")
-            #expect(screen.contains("unknown command 'fly'") && screen.contains("folder)"), "the whole list of commands, wrapped:\n\(screen)")
+            #expect(screen.contains("unknown command 'fly'") && screen.contains("show-playing)"), "the whole list of commands, wrapped:\n\(screen)")
             let time = try #require(screen.split(separator: "\n").first { $0.contains("unknown command") })
             #expect(time.range(of: #"^  \d\d:\d\d:\d\d  "#, options: .regularExpression) != nil, "with its time: \(time)")
             try await tmux.keys("Escape")
