@@ -8,8 +8,11 @@ import TimbreTestSupport
 @Suite(.serialized, .tags(.integration), .integrationTier) struct MPRISCLITests {
     static let playerctl = "/usr/bin/playerctl"
 
-    func playerctl(_ arguments: [String]) async throws -> (output: String, status: Int32) {
-        let (output, status) = try await ChildProcess.runOffPool([Self.playerctl, "-p", "timbre"] + arguments)
+    /// `playerctl -p PLAYER …` for the bus name a bridge took (another test's interface may own
+    /// plain `timbre` at the same moment: the instance is named exactly).
+    static func playerctl(_ busName: String, _ arguments: [String]) async throws -> (output: String, status: Int32) {
+        let player = busName.replacingOccurrences(of: "org.mpris.MediaPlayer2.", with: "")
+        let (output, status) = try await ChildProcess.runOffPool([playerctl, "-p", player] + arguments)
         return (output.trimmingCharacters(in: .whitespacesAndNewlines), status)
     }
 
@@ -54,27 +57,28 @@ import TimbreTestSupport
                 // The title is the one `timbre now --json` names, read from the same player.
                 let now = try #require(try JSONSerialization.jsonObject(with: Data(try await cli.run(["now", "--json"]).stdout.utf8)) as? [String: Any])
                 let title = try #require((now["item"] as? [String: Any])?["name"] as? String)
-                let shown = try await eventually("playerctl shows the title", { try await playerctl(["metadata", "title"]).output }) { $0 == title }
+                let shown = try await eventually("playerctl shows the title", { try await Self.playerctl(name, ["metadata", "title"]).output }) { $0 == title }
                 #expect(shown == title)
-                #expect(try await playerctl(["status"]).output == "Playing")
+                #expect(try await Self.playerctl(name, ["status"]).output == "Playing")
 
                 // next: the sandbox's player moves on to another item.
-                #expect(try await playerctl(["next"]).status == 0)
+                #expect(try await Self.playerctl(name, ["next"]).status == 0)
                 let moved = try await eventually("the sandbox plays the next item", { try await sandbox.playerState()["item_uri"] as? String }) {
                     $0 != nil && $0 != firstURI
                 }
                 #expect(moved != firstURI)
                 // pause: the sandbox's player stops, and the bridge says so once it read it again.
-                #expect(try await playerctl(["pause"]).status == 0)
+                #expect(try await Self.playerctl(name, ["pause"]).status == 0)
                 _ = try await eventually("the sandbox is paused", { try await sandbox.playerState()["is_playing"] as? Bool }) { $0 == false }
-                _ = try await eventually("playerctl says Paused", { try await playerctl(["status"]).output }) { $0 == "Paused" }
+                _ = try await eventually("playerctl says Paused", { try await Self.playerctl(name, ["status"]).output }) { $0 == "Paused" }
             }
             // SIGTERM ends it with exit 0 and the name is released.
             #expect(process.terminationReason == .exit && process.terminationStatus == 0, "exit \(process.terminationStatus)")
+            let player = name.replacingOccurrences(of: "org.mpris.MediaPlayer2.", with: "")
             let listed = try await eventually("the name released", { try await ChildProcess.runOffPool([Self.playerctl, "-l"]).output }) {
-                !$0.contains("timbre")
+                !$0.split(separator: "\n").contains(Substring(player))
             }
-            #expect(!listed.contains("timbre"))
+            #expect(!listed.split(separator: "\n").contains(Substring(player)))
         }
     }
 }

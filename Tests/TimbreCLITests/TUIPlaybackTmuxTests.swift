@@ -48,6 +48,27 @@ import TimbreTestSupport
             let line = try await tmux.waitFor("▶ ", settled: false)
             #expect(line.contains("Kitchen"), "\(line)")
 
+            // While the interface runs it owns an MPRIS name (its log says which: another test's
+            // interface may hold plain `timbre`), told what the interface read.
+            let paths = try JSONSerialization.jsonObject(with: Data(try await cli.run(["paths", "--json"]).stdout.utf8)) as? [String: Any]
+            let log = try #require(paths?["log"] as? String)
+            let owned = try await player(s, until: "the log names the bus name") { _ in
+                ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("the interface owns org.mpris.MediaPlayer2.timbre")
+            }
+            _ = owned
+            let logged = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            let busName = try #require(
+                logged.split(separator: "\n").last { $0.contains("the interface owns ") }?.components(separatedBy: "the interface owns ").last)
+            let title = try #require(
+                (try JSONSerialization.jsonObject(with: Data(try await cli.run(["now", "--json"]).stdout.utf8)) as? [String: Any])
+                    .flatMap { $0["item"] as? [String: Any] }?["name"] as? String)
+            var shown = ""
+            for _ in 0..<600 where shown != title {
+                shown = try await MPRISCLITests.playerctl(busName, ["metadata", "title"]).output
+                if shown != title { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(shown == title, "playerctl -p \(busName) metadata title")
+
             // c pauses on the sandbox, and the line says so.
             try await tmux.keys("c")
             _ = try await player(s, until: "is paused") { ($0["is_playing"] as? Bool) == false }

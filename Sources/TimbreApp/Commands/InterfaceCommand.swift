@@ -1,7 +1,9 @@
 import Foundation
+import Logging
 import TimbreAuth
 import TimbreCore
 import TimbreLibrary
+import TimbreMPRIS
 import TimbreTUI
 
 /// `timbre` with no command: the interactive interface on the cache, with a background sync when
@@ -58,14 +60,27 @@ public struct InterfaceCommand: Sendable {
             invocation: Invocation(console: quietConsole, environment: context.environment, services: context.invocation.services),
             paths: context.paths,
             config: context.config, userData: context.userData)
-        // Spotify's player, once signed in (the playback keys say so otherwise).
-        var makePlayer: (@Sendable () async throws -> PlayerAPI)?
+        // Spotify's player, once signed in (the playback keys say so otherwise), and the MPRIS
+        // bridge over it while the interface runs: media keys and `playerctl -p timbre` drive it,
+        // told each read the interface makes (no reads of its own). No session bus: no bridge.
+        var player: SharedPlayer?
+        var bridge: MPRISBridge?
         if signedIn, context.config.clientID != nil {
-            makePlayer = { try await quiet.player(needs: PKCE.playbackScopes, vault: vault) }
+            let shared = SharedPlayer { try await quiet.player(needs: PKCE.playbackScopes, vault: vault) }
+            player = shared
+            let made = MPRISBridge(player: MPRISControl(shared: shared, loop: MPRISLoopState(poll: PlayerPoll(seconds: context.config.playerPoll))))
+            do {
+                let name = try await made.start()
+                bridge = made
+                Logger(label: "timbre.mpris").info("the interface owns \(name)")
+            } catch {
+                Logger(label: "timbre.mpris").info("no MPRIS bridge: \((error as? any UserFacingError)?.message ?? "\(error)")")
+            }
         }
+        let told = bridge
         let services = InterfaceServices(
             context: quiet, makeEditor: { progress in try await quiet.editor(vault: vault, cache: cache, progress: progress) },
-            makePlayer: makePlayer
+            player: player, observePlayer: { state, at in told?.update(MPRISCommand.mprisState(state, at: at)) }
         )
         .services()
         let app = TUIApp(
@@ -73,7 +88,13 @@ public struct InterfaceCommand: Sendable {
             keys: context.config.keys, services: services,
             environment: context.environment, inbox: inbox, stderrLog: context.paths.log, viewOrders: context.paths.viewOrders,
             greeting: greeting, playerPoll: context.config.playerPoll)
-        try await app.run()
+        do {
+            try await app.run()
+        } catch {
+            await bridge?.stop()
+            throw error
+        }
+        await bridge?.stop()
     }
 }
 

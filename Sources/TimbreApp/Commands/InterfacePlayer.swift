@@ -23,9 +23,17 @@ actor SharedPlayer {
 /// Spotify's player as the interface's `TUIPlayer` speaks it: the client's models turned into
 /// the interface's, each `PlayerRequest` one call of `PlayerAPI` (a queue of N items N calls).
 enum InterfacePlayer {
-    static func make(_ shared: SharedPlayer, context: AppContext) -> TUIPlayer {
+    /// `observe`: every read of the player, as it came (the MPRIS bridge is told from here).
+    static func make(
+        _ shared: SharedPlayer, context: AppContext, observe: @escaping @Sendable (PlaybackState?, ContinuousClock.Instant) -> Void = { _, _ in }
+    ) -> TUIPlayer {
         TUIPlayer(
-            state: { nowPlaying(try await shared.api().state(), at: .now) },
+            state: {
+                let state = try await shared.api().state()
+                let read = ContinuousClock.now
+                observe(state, read)
+                return nowPlaying(state, at: read)
+            },
             perform: { request in try await perform(request, on: try await shared.api()) },
             devices: { try await shared.api().devices().compactMap(device) },
             wait: { wait(context) })

@@ -14,16 +14,19 @@ actor InterfaceServices {
     private let progressSink = Locked<(@Sendable (Int, Int) -> Void)?>(nil)
     /// Set by the interface (Esc) to stop a shuffle or sort between two of its range moves.
     private let stop = EditStop()
-    /// Spotify's player, when signed in (nil: the playback keys say sign in first).
+    /// Spotify's player, when signed in (nil: the playback keys say sign in first), and who is
+    /// told each read of it (the MPRIS bridge).
     private let player: SharedPlayer?
+    private let observePlayer: @Sendable (PlaybackState?, ContinuousClock.Instant) -> Void
 
     init(
         context: AppContext, makeEditor: @escaping @Sendable (_ progress: @escaping @Sendable (Int, Int) -> Void) async throws -> PlaylistEditor,
-        makePlayer: (@Sendable () async throws -> PlayerAPI)? = nil
+        player: SharedPlayer? = nil, observePlayer: @escaping @Sendable (PlaybackState?, ContinuousClock.Instant) -> Void = { _, _ in }
     ) {
         self.context = context
         self.makeEditor = makeEditor
-        self.player = makePlayer.map { SharedPlayer(make: $0) }
+        self.player = player
+        self.observePlayer = observePlayer
     }
 
     /// The editor, built on first use (a sign-in without the editing scopes is told so then).
@@ -41,7 +44,7 @@ actor InterfaceServices {
             reread: { id in await self.reread(id) },
             searchCatalogue: { query in try await self.searchCatalogue(query) },
             statistics: { [context] id in try Self.statistics(id, context: context) }, stop: stop,
-            player: player.map { InterfacePlayer.make($0, context: context) })
+            player: player.map { InterfacePlayer.make($0, context: context, observe: observePlayer) })
     }
 
     static let undoKey = "u", redoKey = "C-r"
