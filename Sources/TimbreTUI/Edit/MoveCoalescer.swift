@@ -1,38 +1,45 @@
 import Foundation
 import TimbreCore
 
-/// A move of a playlist's entries waiting to be sent, which later moves of the same entries join:
-/// `J J J J J` typed quickly is one move by five — one write, one undo step. The move is sealed
-/// (nothing joins it any more) once the keys have been quiet for `quiet`, or when it is sent.
-final class PendingMove: Sendable {
+/// A command waiting to be sent that later keys of the same run join: `J J J J J` typed quickly is
+/// one move by five (one write, one undo step), `+++++` one volume request. It is sealed (nothing
+/// joins it any more) once the keys have been quiet for `quiet`, or when it is sent. `combine`
+/// says what the waiting value and the next one make together (nil: they do not join).
+final class KeyRun<Value: Sendable & Equatable>: Sendable {
     private struct State {
-        var edit: TUIEdit
+        var value: Value
         var sealed = false
         var lastJoined: ContinuousClock.Instant
     }
     private let state: Locked<State>
-    static let quiet: Duration = .milliseconds(300)
+    private let combine: @Sendable (Value, Value) -> Value?
+    static var quiet: Duration { .milliseconds(300) }
 
-    init(_ edit: TUIEdit, at now: ContinuousClock.Instant = .now) {
-        state = Locked(State(edit: edit, lastJoined: now))
+    init(_ value: Value, at now: ContinuousClock.Instant = .now, combine: @escaping @Sendable (Value, Value) -> Value?) {
+        state = Locked(State(value: value, lastJoined: now))
+        self.combine = combine
     }
 
-    /// Joins `next` to this move when it moves the same entries on from where this one leaves
-    /// them, in the same playlist, and this one is not sealed. Returns whether it joined.
-    func join(_ next: TUIEdit, at now: ContinuousClock.Instant = .now) -> Bool {
+    /// Joins `next` to the waiting value when they combine and it is not sealed; whether it joined.
+    func join(_ next: Value, at now: ContinuousClock.Instant = .now) -> Bool {
         state.withLock { state in
-            guard !state.sealed, let joined = Self.joined(state.edit, next) else { return false }
-            state.edit = joined
+            guard !state.sealed, let joined = combine(state.value, next) else { return false }
+            state.value = joined
             state.lastJoined = now
             return true
         }
     }
 
-    /// Whether a later move may still join it (it is not sent yet).
+    var value: Value { state.withLock { $0.value } }
+
+    /// Whether a later key may still join it (it is not sent yet).
     var isOpen: Bool { state.withLock { !$0.sealed } }
 
-    /// Waits until the keys have been quiet for `quiet`, then seals the move and returns it.
-    func settle() async -> TUIEdit {
+    /// Whether it is sealed and `value` is what was sent.
+    func isSent(_ value: Value) -> Bool { state.withLock { $0.sealed && $0.value == value } }
+
+    /// Waits until the keys have been quiet for `quiet`, then seals the value and returns it.
+    func settle() async -> Value {
         while true {
             let wait: Duration? = state.withLock { state in
                 let quietFor = ContinuousClock.now - state.lastJoined
@@ -42,9 +49,18 @@ final class PendingMove: Sendable {
                 }
                 return Self.quiet - quietFor
             }
-            guard let wait else { return state.withLock { $0.edit } }
+            guard let wait else { return state.withLock { $0.value } }
             try? await Task.sleep(for: wait)
         }
+    }
+}
+
+/// A move of a playlist's entries waiting to be sent, which later moves of the same entries join.
+typealias PendingMove = KeyRun<TUIEdit>
+
+extension KeyRun where Value == TUIEdit {
+    convenience init(_ edit: TUIEdit, at now: ContinuousClock.Instant = .now) {
+        self.init(edit, at: now, combine: Self.joined)
     }
 
     /// `move(s, L, t1)` then `move(t1, L, t2)` is `move(s, L, t2)`; nil when they do not chain.
