@@ -26,7 +26,11 @@ import TimbreTestSupport
             let (token, _) = try await sandbox.signIn()
             try await sandbox.clearRequests()
             for (pin, scope) in [(sandbox.info.pins.leaf, "leaf"), (sandbox.info.pins.intermediate, "intermediate"), (sandbox.info.pins.root, "root")] {
-                let response = try await transport(sandbox, pins: [pin], scope: scope).send(me(sandbox, token: token))
+                // The executor held for the whole send (a temporary's lifetime is not promised past
+                // the call's first suspension: a full run once read a freed transport here).
+                let executor = try transport(sandbox, pins: [pin], scope: scope)
+                defer { withExtendedLifetime(executor) {} }
+                let response = try await executor.send(me(sandbox, token: token))
                 let object = try JSONSerialization.jsonObject(with: response.body) as? [String: Any]
                 #expect(object?["id"] as? String == sandbox.info.userID)
             }
@@ -69,7 +73,9 @@ import TimbreTestSupport
             let wrong = "sha256/" + Data(repeating: 7, count: 32).base64EncodedString()
             let recorder = TrustEventRecorder()
             let error = await #expect(throws: TransportError.self) {
-                try await transport(sandbox, pins: [wrong], observer: recorder).send(me(sandbox, token: token))
+                let executor = try transport(sandbox, pins: [wrong], observer: recorder)
+                defer { withExtendedLifetime(executor) {} }
+                _ = try await executor.send(me(sandbox, token: token))
             }
             #expect(error?.exitStatus == .trustFailure)
             #expect(try await sandbox.requests().isEmpty, "no HTTP request may reach the server")
@@ -128,7 +134,9 @@ import TimbreTestSupport
             let (token, _) = try await sandbox.signIn()
             try await sandbox.expireAccessTokens()
             let error = await #expect(throws: SpotifyError.self) {
-                try await transport(sandbox, pins: [sandbox.info.pins.leaf]).send(me(sandbox, token: token))
+                let executor = try transport(sandbox, pins: [sandbox.info.pins.leaf])
+                defer { withExtendedLifetime(executor) {} }
+                _ = try await executor.send(me(sandbox, token: token))
             }
             #expect(error?.exitStatus == .authenticationRequired)
         }
