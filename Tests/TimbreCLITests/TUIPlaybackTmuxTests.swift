@@ -52,11 +52,11 @@ import TimbreTestSupport
             // interface may hold plain `timbre`), told what the interface read.
             let paths = try JSONSerialization.jsonObject(with: Data(try await cli.run(["paths", "--json"]).stdout.utf8)) as? [String: Any]
             let log = try #require(paths?["log"] as? String)
-            let owned = try await player(s, until: "the log names the bus name") { _ in
-                ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("the interface owns org.mpris.MediaPlayer2.timbre")
+            var logged = ""
+            for _ in 0..<600 where !logged.contains("the interface owns org.mpris.MediaPlayer2.timbre") {
+                logged = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+                if !logged.contains("the interface owns") { try await Task.sleep(for: .milliseconds(100)) }
             }
-            _ = owned
-            let logged = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
             let busName = try #require(
                 logged.split(separator: "\n").last { $0.contains("the interface owns ") }?.components(separatedBy: "the interface owns ").last)
             let title = try #require(

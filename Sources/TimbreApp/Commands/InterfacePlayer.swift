@@ -34,7 +34,14 @@ enum InterfacePlayer {
                 observe(state, read)
                 return nowPlaying(state, at: read)
             },
-            perform: { request in try await perform(request, on: try await shared.api()) },
+            perform: { request in
+                do {
+                    try await perform(request, on: try await shared.api())
+                } catch PlayerRefusal.noActiveDevice {
+                    // The interface opens the device picker and sends the request there.
+                    throw NoActiveDevice()
+                }
+            },
             devices: { try await shared.api().devices().compactMap(device) },
             wait: { wait(context) })
     }
@@ -60,31 +67,28 @@ enum InterfacePlayer {
             restricted: device.restricted)
     }
 
+    /// One request of `PlayerAPI`; Spotify's refusals are thrown as `PlayerRefusal`s.
     static func perform(_ request: PlayerRequest, on player: PlayerAPI) async throws {
-        do {
-            switch request {
-            case .play(let playlistID, let uris, let offset, let deviceID):
-                if let playlistID {
-                    try await player.play(.context(uri: "spotify:playlist:\(playlistID)", offset: offset.map { .position($0) }), device: deviceID)
-                } else {
-                    try await player.play(.uris(Array((uris ?? []).prefix(PlayerAPI.maxURIs)), offset: offset), device: deviceID)
-                }
-            case .resume: try await player.play(.resume)
-            case .pause:
-                do {
-                    try await player.pause()
-                } catch PlayerRefusal.restrictionViolated {
-                    // Already paused: Spotify's "Restriction violated" is nothing to do, as for `timbre pause`.
-                }
-            case .next: try await player.next()
-            case .previous: try await player.previous()
-            case .seek(let ms): try await player.seek(toMS: max(0, ms))
-            case .volume(let percent): try await player.volume(min(100, max(0, percent)))
-            case .queue(let uris): for uri in uris { try await player.queue(uri) }
-            case .transfer(let deviceID, let play): try await player.transfer(to: deviceID, play: play)
+        switch request {
+        case .play(let playlistID, let uris, let offset, let deviceID):
+            if let playlistID {
+                try await player.play(.context(uri: "spotify:playlist:\(playlistID)", offset: offset.map { .position($0) }), device: deviceID)
+            } else {
+                try await player.play(.uris(Array((uris ?? []).prefix(PlayerAPI.maxURIs)), offset: offset), device: deviceID)
             }
-        } catch PlayerRefusal.noActiveDevice {
-            throw NoActiveDevice()
+        case .resume: try await player.play(.resume)
+        case .pause:
+            do {
+                try await player.pause()
+            } catch PlayerRefusal.restrictionViolated {
+                // Already paused: Spotify's "Restriction violated" is nothing to do, as for `timbre pause`.
+            }
+        case .next: try await player.next()
+        case .previous: try await player.previous()
+        case .seek(let ms): try await player.seek(toMS: max(0, ms))
+        case .volume(let percent): try await player.volume(min(100, max(0, percent)))
+        case .queue(let uris): for uri in uris { try await player.queue(uri) }
+        case .transfer(let deviceID, let play): try await player.transfer(to: deviceID, play: play)
         }
     }
 

@@ -125,11 +125,7 @@ struct MPRISControl: MPRISPlayer {
     private func send(_ request: PlayerRequest) async throws {
         loop.commandSent()
         defer { loop.commandAnswered() }
-        do {
-            try await InterfacePlayer.perform(request, on: try await shared.api())
-        } catch is NoActiveDevice {
-            throw PlayerRefusal.noActiveDevice
-        }
+        try await InterfacePlayer.perform(request, on: try await shared.api())
     }
 
     func playPause() async throws { try await send(loop.playing?.isPlaying == true ? .pause : .resume) }
