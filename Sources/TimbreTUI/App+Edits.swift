@@ -29,7 +29,7 @@ extension TUIApp {
             let edit = if let move { await move.settle() } else { edit }
             if move != nil {
                 // Moved there and back before it was sent: nothing to send.
-                if case .entries(_, .move(let start, _, let to)) = edit, start == to {
+                if case .move(let start, _, let to) = edit.entryChange?.what, start == to {
                     mailbox.withLock { $0.append(.editFinished(edit, TUIEditReport(message: "the entries are back where they were; nothing was sent"))) }
                     return
                 }
@@ -89,10 +89,10 @@ extension TUIApp {
 
     /// The playlist whose positions an edit names (moves, positional removals, pastes at a place).
     static func positionalPlaylist(_ edit: TUIEdit) -> String? {
-        guard case .entries(let playlist, let change) = edit else { return nil }
-        switch change {
-        case .move, .removePositions, .removeMixed: return playlist
-        case .add(_, let position): return position == nil ? nil : playlist
+        guard let (playlist, what) = edit.entryChange else { return nil }
+        switch what {
+        case .move, .removePositions, .removeMixed: return playlist.rawValue
+        case .add(_, let position): return position == nil ? nil : playlist.rawValue
         default: return nil
         }
     }

@@ -105,7 +105,7 @@ extension TUIApp {
     func afterEdit(_ edit: TUIEdit) {
         reloadPlaylists()
         if let opened = state.openedPlaylistID {
-            if case .delete(let id) = edit, id == opened { return }
+            if case .change(.delete(let ids)) = edit, ids.contains(where: { $0.rawValue == opened }) { return }
             loadTracks(opened)
         }
     }

@@ -11,46 +11,19 @@ import TimbreNet
     static let a = PlaylistEditorTests.a, b = PlaylistEditorTests.b, c = PlaylistEditorTests.c, d = PlaylistEditorTests.d
     static var id: SpotifyID { PlaylistEditorTests.id }
 
-    /// Forwards to the fake, noting each call as "GET path" (query dropped), "POST path", "ME".
-    final class Logged: SpotifyAPI, @unchecked Sendable {
-        let server: FakeSpotify
-        let log = Locked<[String]>([])
-        /// Tracks `GET /tracks/{id}` names (the fake itself knows none).
-        let catalogue = Locked<[String: String]>([:])
-        init(_ server: FakeSpotify) { self.server = server }
-        func get(_ path: String) async throws -> HTTPResponse {
-            log.withLock { $0.append("GET " + (path.split(separator: "?").first.map(String.init) ?? path)) }
-            if path.hasPrefix("tracks/"), let name = catalogue.current["spotify:track:" + path.dropFirst(7)] {
-                let id = path.dropFirst(7)
-                return FakeSpotify.ok(
-                    #"{"id": "\#(id)", "uri": "spotify:track:\#(id)", "name": "\#(name)", "type": "track", "duration_ms": 2000, "is_local": false, "artists": [{"name": "Someone"}], "album": {"name": "Elsewhere"}}"#
-                )
-            }
-            return try await server.get(path)
-        }
-        func send(_ method: HTTPMethod, _ path: String, json body: Data?, reconciles: Bool) async throws -> HTTPResponse {
-            log.withLock { $0.append("\(method.rawValue) \(path)") }
-            return try await server.send(method, path, json: body, reconciles: reconciles)
-        }
-        func me() async throws -> UserProfile {
-            log.withLock { $0.append("ME") }
-            return try await server.me()
-        }
-    }
-
     struct Setup {
         let dir: URL
         let server: FakeSpotify
-        let api: Logged
+        /// The same fake: its log is what these tests count.
+        var api: FakeSpotify { server }
         let cache: LibraryCache
         let editor: PlaylistEditor
     }
 
     func setUp(_ entries: [String]) async throws -> Setup {
         let base = try await PlaylistEditorTests().setUp(entries)
-        let api = Logged(base.server)
-        return Setup(
-            dir: base.dir, server: base.server, api: api, cache: base.cache, editor: PlaylistEditor(api: api, cache: base.cache, journal: base.journal))
+        base.server.calls.withLock { $0 = [] }
+        return Setup(dir: base.dir, server: base.server, cache: base.cache, editor: base.editor)
     }
 
     var path: String { "playlists/\(Self.id.rawValue)" }
@@ -58,17 +31,17 @@ import TimbreNet
     @Test func aMoveOnACurrentCacheIsTheSnapshotAndTheMove() async throws {
         let s = try await setUp([Self.a, Self.b, Self.c, Self.d])
         defer { try? FileManager.default.removeItem(at: s.dir) }
-        let outcome = try await s.editor.apply(EditRequest(playlist: Self.id, what: .move(start: 0, length: 1, to: 1)))
-        #expect(s.api.log.current == ["GET \(path)", "ME", "PUT \(path)/items"], "the user once, no read after")
+        let outcome = try await s.editor.apply(.move(start: 0, length: 1, to: 1), to: Self.id)
+        #expect(s.api.log == ["GET \(path)", "ME", "PUT \(path)/items"], "the user once, no read after")
         #expect(s.server.entries == [Self.b, Self.a, Self.c, Self.d])
         let cached = try #require(try s.cache.playlist(.playlist(Self.id)))
         #expect(try s.cache.entries(of: .playlist(Self.id))?.map(\.uri) == s.server.entries)
         #expect(cached.snapshotID == "snap\(s.server.state.current.version)" && outcome.snapshotID == cached.snapshotID)
 
         // The next edit knows the user: the snapshot and the writes alone.
-        s.api.log.withLock { $0 = [] }
-        _ = try await s.editor.apply(EditRequest(playlist: Self.id, what: .removePositions([2])))
-        #expect(s.api.log.current == ["GET \(path)", "DELETE \(path)/items"])
+        s.api.calls.withLock { $0 = [] }
+        _ = try await s.editor.apply(.removePositions([2]), to: Self.id)
+        #expect(s.api.log == ["GET \(path)", "DELETE \(path)/items"])
         #expect(s.server.entries == [Self.b, Self.a, Self.d])
         #expect(try s.cache.entries(of: .playlist(Self.id))?.map(\.uri) == s.server.entries)
     }
@@ -81,9 +54,9 @@ import TimbreNet
             $0.version += 1
         }
         // Positions are the ones the user saw: entry 1 (a) is now at 1 on Spotify.
-        _ = try await s.editor.apply(EditRequest(playlist: Self.id, what: .removePositions([0]), force: true))
+        _ = try await s.editor.apply(.removePositions([0]), to: Self.id, options: .init(force: true))
         #expect(s.server.entries == [Self.d, Self.b, Self.c])
-        #expect(s.api.log.current.prefix(3) == ["GET \(path)", "ME", "GET \(path)/items"])
+        #expect(s.api.log.prefix(3) == ["GET \(path)", "ME", "GET \(path)/items"])
         #expect(try s.cache.entries(of: .playlist(Self.id))?.map(\.uri) == s.server.entries)
         #expect(try s.cache.playlist(.playlist(Self.id))?.snapshotID == "snap\(s.server.state.current.version)")
     }
@@ -92,9 +65,9 @@ import TimbreNet
         let s = try await setUp([Self.a, Self.b])
         defer { try? FileManager.default.removeItem(at: s.dir) }
         s.api.catalogue.withLock { $0[Self.c] = "Lonely Song" }
-        _ = try await s.editor.apply(EditRequest(playlist: Self.id, what: .add(uris: [Self.c], position: 1)))
+        _ = try await s.editor.apply(.add(uris: [Self.c], position: 1), to: Self.id)
         #expect(s.server.entries == [Self.a, Self.c, Self.b])
-        #expect(s.api.log.current == ["GET \(path)", "ME", "POST \(path)/items", "GET tracks/\(Self.c.dropFirst(14))"])
+        #expect(s.api.log == ["GET \(path)", "ME", "POST \(path)/items", "GET tracks/\(Self.c.dropFirst(14))"])
         let entries = try #require(try s.cache.entries(of: .playlist(Self.id)))
         #expect(entries.map(\.uri) == s.server.entries)
         #expect(entries[1].name == "Lonely Song" && entries[1].addedBy == "listener" && entries[1].addedAt != nil)
@@ -104,9 +77,9 @@ import TimbreNet
     @Test func aTrackNobodyCanNameIsReadAfter() async throws {
         let s = try await setUp([Self.a, Self.b])
         defer { try? FileManager.default.removeItem(at: s.dir) }
-        _ = try await s.editor.apply(EditRequest(playlist: Self.id, what: .add(uris: [Self.c], position: nil)))
+        _ = try await s.editor.apply(.add(uris: [Self.c], position: nil), to: Self.id)
         #expect(s.server.entries == [Self.a, Self.b, Self.c])
-        #expect(s.api.log.current.suffix(2) == ["GET \(path)/items", "GET \(path)"], "named from Spotify's list: \(s.api.log.current)")
+        #expect(s.api.log.suffix(2) == ["GET \(path)/items", "GET \(path)"], "named from Spotify's list: \(s.api.log)")
         #expect(try s.cache.entries(of: .playlist(Self.id))?.map(\.uri) == s.server.entries)
     }
 

@@ -13,7 +13,7 @@ import TimbreCore
 
     func record(_ journal: EditJournal, _ n: Int) throws -> Int64 {
         try journal.begin(
-            op: "add", playlist: .playlist(Self.playlist), summary: "edit \(n)", change: .entries(.insert(uris: ["u\(n)"], position: 0), before: []))
+            op: .add, playlist: .playlist(Self.playlist), summary: "edit \(n)", change: .entries(.insert(uris: ["u\(n)"], position: 0), before: []))
     }
 
     static let playlist = SpotifyID("37i9dQZF1DXcBWIGoYBM5M")!
@@ -24,15 +24,15 @@ import TimbreCore
         let (journal, dir) = try journal()
         defer { try? FileManager.default.removeItem(at: dir) }
         let edit = try record(journal, 1)
-        let liked = try journal.begin(op: "like", playlist: .liked, summary: "like 1", change: .library(LibraryEdit(uris: ["spotify:track:x"], save: true)))
-        let created = try journal.begin(op: "create", playlist: nil, summary: "created", change: .library(LibraryEdit(uris: [], save: true)))
+        let liked = try journal.begin(op: .like, playlist: .liked, summary: "like 1", change: .library(LibraryEdit(uris: ["spotify:track:x"], save: true)))
+        let created = try journal.begin(op: .create, playlist: nil, summary: "created", change: .library(LibraryEdit(uris: [], save: true)))
         #expect(try journal.entry(edit)?.playlist == .playlist(Self.playlist))
         #expect(try journal.entry(liked)?.playlist == .liked)
         #expect(try journal.entry(created)?.playlist == nil)
         try journal.update(created, change: .library(LibraryEdit(uris: ["spotify:playlist:\(Self.playlist)"], save: true)), playlist: .playlist(Self.playlist))
         #expect(try journal.entry(created)?.playlist == .playlist(Self.playlist))
         let details = DetailsEdit(playlist: Self.playlist, old: PlaylistDetails(name: "a"), new: PlaylistDetails(name: "b"))
-        let changed = try journal.begin(op: "edit", playlist: .playlist(Self.playlist), summary: "renamed", change: .details(details))
+        let changed = try journal.begin(op: .edit, playlist: .playlist(Self.playlist), summary: "renamed", change: .details(details))
         #expect(try journal.entry(changed)?.change == .details(details))
     }
 

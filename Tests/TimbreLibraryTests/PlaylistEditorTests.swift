@@ -47,7 +47,7 @@ import TimbreNet
         let s = try await setUp(original)
         defer { try? FileManager.default.removeItem(at: s.dir) }
 
-        let outcome = try await s.editor.apply(EditRequest(playlist: Self.id, what: .removePositions([2])))
+        let outcome = try await s.editor.apply(.removePositions([2]), to: Self.id)
         #expect(s.server.entries == [Self.a, Self.b, Self.c, Self.a], "only the copy at 2 is gone")
         #expect(try cached(s) == s.server.entries, "write-through: the cache holds what Spotify holds")
         #expect(outcome.counts.removed == 1 && outcome.writes.count == 3, "remove every a, put back the runs at 0 and 3")
@@ -68,7 +68,7 @@ import TimbreNet
     @Test func anUndoOnAChangedPlaylistConflictsUnlessForced() async throws {
         let s = try await setUp([Self.a, Self.b, Self.c])
         defer { try? FileManager.default.removeItem(at: s.dir) }
-        _ = try await s.editor.apply(EditRequest(playlist: Self.id, what: .removePositions([1])))
+        _ = try await s.editor.apply(.removePositions([1]), to: Self.id)
         #expect(s.server.entries == [Self.a, Self.c])
         // Someone adds d at the front; the removed b belongs between a and c still.
         s.server.state.withLock {
@@ -88,14 +88,14 @@ import TimbreNet
         let s = try await setUp([Self.a, Self.b])
         defer { try? FileManager.default.removeItem(at: s.dir) }
         s.server.state.withLock { $0.loseAnswerOf = [1] }
-        _ = try await s.editor.apply(EditRequest(playlist: Self.id, what: .add(uris: [Self.c], position: nil)))
+        _ = try await s.editor.apply(.add(uris: [Self.c], position: nil), to: Self.id)
         #expect(s.server.entries == [Self.a, Self.b, Self.c], "added once")
         #expect(s.server.writes == 1)
         // A lost answer of a write that did not happen: read, see it missing, send it once more.
         let t = try await setUp([Self.a, Self.b, Self.c, Self.d])
         defer { try? FileManager.default.removeItem(at: t.dir) }
         t.server.state.withLock { $0.loseAnswerOf = [1] }
-        _ = try await t.editor.apply(EditRequest(playlist: Self.id, what: .move(start: 3, length: 1, to: 0)))
+        _ = try await t.editor.apply(.move(start: 3, length: 1, to: 0), to: Self.id)
         #expect(t.server.entries == [Self.d, Self.a, Self.b, Self.c], "moved once, not twice")
         #expect(t.server.writes == 1)
     }
@@ -108,10 +108,10 @@ import TimbreNet
             $0.entries.insert(Self.d, at: 0)
             $0.version += 1
         }
-        await #expect(throws: EditConflict.self) { try await s.editor.apply(EditRequest(playlist: Self.id, what: .removePositions([1]))) }
+        await #expect(throws: EditConflict.self) { try await s.editor.apply(.removePositions([1]), to: Self.id) }
         #expect(s.server.writes == 0)
         #expect(s.server.entries == [Self.d, Self.a, Self.b, Self.c])
-        _ = try await s.editor.apply(EditRequest(playlist: Self.id, what: .removePositions([1]), force: true))
+        _ = try await s.editor.apply(.removePositions([1]), to: Self.id, options: .init(force: true))
         #expect(s.server.entries == [Self.d, Self.a, Self.c], "b removed, as the user meant")
     }
 
@@ -124,14 +124,14 @@ import TimbreNet
             $0.entries.insert(Self.d, at: 0)
             $0.version += 1
         }
-        await #expect(throws: EditConflict.self) { try await s.editor.apply(EditRequest(playlist: Self.id, what: .removePositions([1]))) }
+        await #expect(throws: EditConflict.self) { try await s.editor.apply(.removePositions([1]), to: Self.id) }
         #expect(s.server.writes == 0)
         // The same entries: no conflict, whatever the snapshot.
         s.server.state.withLock {
             $0.entries.removeFirst()
             $0.version += 1
         }
-        _ = try await s.editor.apply(EditRequest(playlist: Self.id, what: .removePositions([1])))
+        _ = try await s.editor.apply(.removePositions([1]), to: Self.id)
         #expect(s.server.entries == [Self.a, Self.c])
     }
 
@@ -143,10 +143,10 @@ import TimbreNet
             $0.owner = "someone-else"
             $0.version += 1
         }
-        await #expect(throws: NotPermitted.self) { try await s.editor.apply(EditRequest(playlist: Self.id, what: .add(uris: [Self.b], position: nil))) }
+        await #expect(throws: NotPermitted.self) { try await s.editor.apply(.add(uris: [Self.b], position: nil), to: Self.id) }
         #expect(s.server.writes == 0)
         s.server.state.withLock { $0.collaborative = true }
-        _ = try await s.editor.apply(EditRequest(playlist: Self.id, what: .add(uris: [Self.b], position: nil)))
+        _ = try await s.editor.apply(.add(uris: [Self.b], position: nil), to: Self.id)
         #expect(s.server.entries == [Self.a, Self.b], "a collaborative playlist can be changed")
     }
 
@@ -154,7 +154,7 @@ import TimbreNet
         let s = try await setUp([Self.a, Self.b])
         defer { try? FileManager.default.removeItem(at: s.dir) }
         s.server.state.withLock { $0.forbidden = true }
-        await #expect(throws: NotPermitted.self) { try await s.editor.apply(EditRequest(playlist: Self.id, what: .removePositions([0]))) }
+        await #expect(throws: NotPermitted.self) { try await s.editor.apply(.removePositions([0]), to: Self.id) }
         #expect(s.server.entries == [Self.a, Self.b])
         #expect(try s.journal.history().first?.state == .failed, "nothing of it reached Spotify: over, not interrupted")
         #expect(try s.journal.running().isEmpty)
@@ -190,9 +190,9 @@ import TimbreNet
         }
         // The names are Spotify's, and the user saw them: synced (edits plan on a current cache).
         _ = try await SyncEngine(api: s.server, cache: s.cache, options: SyncOptions(playlists: [Self.id])).run()
-        let exact = try await s.editor.apply(EditRequest(playlist: Self.id, what: .dedupe(fuzzy: false), dryRun: true))
+        let exact = try await s.editor.apply(.dedupe(fuzzy: false), to: Self.id, dryRun: true)
         #expect(exact.duplicates.map(\.position) == [2, 4])
-        let fuzzy = try await s.editor.apply(EditRequest(playlist: Self.id, what: .dedupe(fuzzy: true)))
+        let fuzzy = try await s.editor.apply(.dedupe(fuzzy: true), to: Self.id)
         #expect(fuzzy.duplicates.map(\.position) == [1, 2, 4] && fuzzy.duplicates.map(\.duplicateOf) == [0, 0, 0])
         #expect(s.server.entries == [Self.a, Self.b, f], "one of each song, in order")
         _ = try await s.editor.undo()
@@ -203,10 +203,10 @@ import TimbreNet
         let local = "spotify:local:Artist:Album:Home+Demo:180"
         let s = try await setUp([Self.a, local, Self.b, local, Self.a])
         defer { try? FileManager.default.removeItem(at: s.dir) }
-        await #expect(throws: InvalidEdit.self) { try await s.editor.apply(EditRequest(playlist: Self.id, what: .removePositions([3]))) }
+        await #expect(throws: InvalidEdit.self) { try await s.editor.apply(.removePositions([3]), to: Self.id) }
         #expect(s.server.writes == 0)
         // Dedupe removes the track's copy and leaves the local file's, saying so.
-        let outcome = try await s.editor.apply(EditRequest(playlist: Self.id, what: .dedupe(fuzzy: false)))
+        let outcome = try await s.editor.apply(.dedupe(fuzzy: false), to: Self.id)
         #expect(s.server.entries == [Self.a, local, Self.b, local])
         #expect(outcome.warnings.contains { $0.contains("local files") })
     }
@@ -215,7 +215,7 @@ import TimbreNet
         let s = try await setUp((0..<9_990).map { _ in Self.a })
         defer { try? FileManager.default.removeItem(at: s.dir) }
         await #expect(throws: InvalidEdit.self) {
-            try await s.editor.apply(EditRequest(playlist: Self.id, what: .add(uris: Array(repeating: Self.b, count: 11), position: nil)))
+            try await s.editor.apply(.add(uris: Array(repeating: Self.b, count: 11), position: nil), to: Self.id)
         }
         #expect(s.server.writes == 0 && s.server.entries.count == 9_990)
         #expect(try s.journal.history().isEmpty, "refused before the journal")
@@ -224,7 +224,7 @@ import TimbreNet
     @Test func aDryRunSendsNoWrite() async throws {
         let s = try await setUp([Self.a, Self.b, Self.a])
         defer { try? FileManager.default.removeItem(at: s.dir) }
-        let plan = try await s.editor.apply(EditRequest(playlist: Self.id, what: .removePositions([0]), dryRun: true))
+        let plan = try await s.editor.apply(.removePositions([0]), to: Self.id, dryRun: true)
         #expect(plan.writes == [.removeEvery(uris: [Self.a]), .add(uris: [Self.a], position: 1)])
         #expect(plan.journalID == nil)
         #expect(s.server.writes == 0 && s.server.entries == [Self.a, Self.b, Self.a])
@@ -250,7 +250,7 @@ import TimbreNet
             let s = try await setUp(original)
             defer { try? FileManager.default.removeItem(at: s.dir) }
             s.server.state.withLock { $0.downAfter = diesAfter }
-            await #expect(throws: (any Error).self) { try await s.editor.apply(EditRequest(playlist: Self.id, what: .removePositions(positions))) }
+            await #expect(throws: (any Error).self) { try await s.editor.apply(.removePositions(positions), to: Self.id) }
             if diesAfter == 0 {
                 try await s.expectFailedAndNeverSent(original)
                 continue

@@ -49,7 +49,7 @@ extension PlaylistEditorTests {
         let json = try JSONSerialization.jsonObject(with: Data(EditReport.json(outcome).serialized().utf8)) as? [String: Any]
         #expect(json?["op"] as? String == "restore" && json?["dates_reset"] as? Int == 1 && json?["added"] as? Int == 1)
         let entry = try #require(try s.journal.history().first)
-        #expect(entry.op == "restore" && entry.state == .done && entry.id == outcome.journalID)
+        #expect(entry.op == .restore && entry.state == .done && entry.id == outcome.journalID)
 
         let undone = try #require(try await library.perform(.undo()).edit)
         #expect(s.server.entries == now)

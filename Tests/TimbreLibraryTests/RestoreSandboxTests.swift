@@ -87,7 +87,7 @@ typealias PlaylistID = TimbreCore.SpotifyID
             // The copy added and the entry brought back are dated today: not the version's dates.
             #expect(after[version[2]] != Self.dates(playlist.items)[version[2]])
             #expect(try h.cache.entries(of: .playlist(id))?.map(\.uri) == version, "the cache holds what Spotify holds")
-            #expect(try journal.history().first?.op == "restore")
+            #expect(try journal.history().first?.op == .restore)
 
             // Undo: the list before the restore, with the dates of what stayed.
             _ = try await library.perform(.undo())
@@ -170,7 +170,7 @@ typealias PlaylistID = TimbreCore.SpotifyID
             )
             #expect(try await h.sandbox.writeRequests().filter { $0.path == "/v1/me/playlists" }.count == 1, "created once")
             let newest = try journal.history().first
-            #expect(newest?.op == "restore" && newest?.playlist == created.playlist)
+            #expect(newest?.op == .restore && newest?.playlist == created.playlist)
             _ = try await library.perform(.undo())
             #expect(try await !h.sandbox.playlistInfo(createdID.rawValue).followed, "the undo deletes (unfollows) what it created")
             _ = try await library.perform(.redo())

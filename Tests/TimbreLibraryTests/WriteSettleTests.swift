@@ -12,7 +12,7 @@ extension PlaylistEditorTests {
         let s = try await setUp([Self.a, Self.b, Self.c])
         defer { try? FileManager.default.removeItem(at: s.dir) }
         s.server.state.withLock { $0.loseAnswerOf = [1] }
-        let outcome = try await s.editor.apply(EditRequest(playlist: Self.id, what: .move(start: 0, length: 1, to: 2)))
+        let outcome = try await s.editor.apply(.move(start: 0, length: 1, to: 2), to: Self.id)
         #expect(s.server.entries == [Self.b, Self.c, Self.a])
         #expect(s.server.writes == 1)
         #expect(try s.journal.history().first?.state == .done)
@@ -24,7 +24,7 @@ extension PlaylistEditorTests {
         defer { try? FileManager.default.removeItem(at: s.dir) }
         s.server.state.withLock { $0.unavailable = 4 }
         do {
-            _ = try await s.editor.apply(EditRequest(playlist: Self.id, what: .move(start: 0, length: 1, to: 2)))
+            _ = try await s.editor.apply(.move(start: 0, length: 1, to: 2), to: Self.id)
             Issue.record("the move should have failed")
         } catch let error as WriteNotApplied {
             #expect(error.message.hasPrefix("the move did not reach Spotify (HTTP 503) — nothing changed"), "\(error.message)")
@@ -44,7 +44,7 @@ extension PlaylistEditorTests {
         // it late — while the next process waits.
         let now = Date(timeIntervalSince1970: 1_000_000)
         let edit = EntryEdit.move(start: 3, length: 1, to: 0)
-        let id = try s.journal.begin(op: "move", playlist: .playlist(Self.id), summary: "moved 1", change: .entries(edit, before: s.server.entries))
+        let id = try s.journal.begin(op: .move, playlist: .playlist(Self.id), summary: "moved 1", change: .entries(edit, before: s.server.entries))
         try s.journal.sending(id, at: now.addingTimeInterval(-1.5), deadline: .seconds(5))
         #expect(try s.journal.entry(id)?.inFlightUntil == now.addingTimeInterval(3.5))
         let slept = Locked<[Duration]>([]), said = Locked<[String]>([])
@@ -69,7 +69,7 @@ extension PlaylistEditorTests {
         let t = try await setUp([Self.a, Self.b])
         defer { try? FileManager.default.removeItem(at: t.dir) }
         let other = try t.journal.begin(
-            op: "add", playlist: .playlist(Self.id), summary: "added 1", change: .entries(.insert(uris: [Self.c], position: 2), before: t.server.entries))
+            op: .add, playlist: .playlist(Self.id), summary: "added 1", change: .entries(.insert(uris: [Self.c], position: 2), before: t.server.entries))
         try t.journal.sending(other, at: now.addingTimeInterval(-6), deadline: .seconds(5))
         let late = PlaylistEditor(
             api: t.server, cache: t.cache, journal: t.journal,
@@ -82,7 +82,7 @@ extension PlaylistEditorTests {
         let s = try await setUp([Self.a, Self.b, Self.c])
         defer { try? FileManager.default.removeItem(at: s.dir) }
         let edit = EntryEdit.move(start: 0, length: 1, to: 2)
-        let id = try s.journal.begin(op: "move", playlist: .playlist(Self.id), summary: "moved 1", change: .entries(edit, before: s.server.entries))
+        let id = try s.journal.begin(op: .move, playlist: .playlist(Self.id), summary: "moved 1", change: .entries(edit, before: s.server.entries))
         try s.journal.tell(id, "Spotify did not answer (HTTP 503); the next command checks whether it was applied and never resends it")
         let notes = try await s.editor.finishInterrupted()
         #expect(notes.count == 1 && notes[0].contains("did not reach Spotify, as you were told"), "\(notes)")

@@ -64,9 +64,19 @@ actor InterfaceServices {
     ) async throws -> TUIEditReport {
         progressSink.withLock { $0 = progress }
         defer { progressSink.withLock { $0 = nil } }
-        guard let change = try edit.change() else { return try await transfer(edit) }
-        // `:shuffle` and `:sort` ask (y / r / n) before a long order change, as the CLI does.
-        return try report(try await library.perform(change, choose: choose, stop: stop))
+        switch edit {
+        case .change(let change):
+            // `:shuffle` and `:sort` ask (y / r / n) before a long order change, as the CLI does.
+            return try report(try await library.perform(change, choose: choose, stop: stop))
+        case .transfer(.export(let playlist, let path, let overwrite)):
+            return try export(playlist, to: path, overwrite: overwrite)
+        case .transfer(.importFile(let path, let into)):
+            return try await importFile(path, into: into)
+        case .restoreVersion(let id, let version):
+            let history = try context.userData.existing()?.history
+            let (change, _, _) = try RestoreVersionCommand.change(id, version: version, force: false, cache: try context.existingCache(), history: history)
+            return try report(try await library.perform(change))
+        }
     }
 
     /// The status line's sentence for a change, with the interface's undo and redo keys.
@@ -102,29 +112,16 @@ actor InterfaceServices {
         try context.statistics(of: try PlaylistRef.parse(id)).lines
     }
 
-    private func transfer(_ edit: TUIEdit) async throws -> TUIEditReport {
-        switch edit {
-        case .export(let id, let path, let overwrite): return try export(id, to: path, overwrite: overwrite)
-        case .importFile(let path, let into): return try await importFile(path, into: try TUIEdit.spotifyID(into))
-        case .restoreVersion(let id, let version):
-            let history = try context.userData.existing()?.history
-            let (change, _, _) = try RestoreVersionCommand.change(
-                try TUIEdit.spotifyID(id), version: version, force: false, cache: try context.existingCache(), history: history)
-            return try report(try await library.perform(change))
-        default: throw UsageError(message: "that edit reads or writes no file")
-        }
-    }
-
     /// `:export FILE`: to the absolute path FILE means; a file there is replaced only after a yes.
-    func export(_ id: String, to path: String, overwrite: Bool = false) throws -> TUIEditReport {
+    func export(_ playlist: PlaylistRef, to path: String, overwrite: Bool = false) throws -> TUIEditReport {
         let file = try Self.absolutePath(path, environment: context.invocation.environment, directory: FileManager.default.currentDirectoryPath)
         let shown = TerminalText.preview(file, limit: 120)
         if !overwrite, FileManager.default.fileExists(atPath: file) {
             return TUIEditReport(
                 message: "“\(shown)” exists; nothing was written",
-                ask: .init(question: "“\(shown)” exists — overwrite? (y/n)", edit: .export(playlistID: id, path: file, overwrite: true)))
+                ask: .init(question: "“\(shown)” exists — overwrite? (y/n)", edit: .transfer(.export(playlist, path: file, overwrite: true))))
         }
-        let entries = try context.cachedEntries(of: try PlaylistRef.parse(id)).entries
+        let entries = try context.cachedEntries(of: playlist).entries
         try PlaylistExport.write(entries, to: file)
         return TUIEditReport(message: "Exported \(entries.count) entries to \(shown)")
     }

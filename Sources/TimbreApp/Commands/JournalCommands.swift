@@ -63,7 +63,7 @@ public struct HistoryCommand: Sendable {
                 .array(
                     entries.map { entry in
                         .object([
-                            ("id", .int(Int(entry.id))), ("at", .string(ClockText.iso(entry.at))), ("op", .string(entry.op)),
+                            ("id", .int(Int(entry.id))), ("at", .string(ClockText.iso(entry.at))), ("op", .string(entry.op.rawValue)),
                             ("playlist", .string(entry.playlist?.description ?? "")), ("summary", .string(entry.summary)),
                             ("state", .string(Self.state(entry))),
                             ("reason", .optional(entry.reason ?? entry.told)),

@@ -181,6 +181,39 @@ public final class LibraryCache: Sendable {
         }
     }
 
+    /// The playlist's entries as a list view shows them, ordered by position, each turned into
+    /// what the caller keeps: only the columns shown, no `CachedEntry` (the interface opens
+    /// playlists of 10,000 entries, and a key must be answered within a frame); nil when the
+    /// playlist is not in the cache.
+    public func listedEntries<T>(of ref: PlaylistRef, _ transform: (ListedEntry) throws -> T) throws -> [T]? {
+        let key = Self.key(ref)
+        return try CacheError.wrap {
+            try pool.read { db in
+                guard let count = try Int.fetchOne(db, sql: "SELECT track_count FROM playlist WHERE id = ?", arguments: [key]) else { return nil }
+                var result: [T] = []
+                result.reserveCapacity(min(max(count, 0), 50_000))
+                try Self.eachItem(db, of: key, sql: Self.listedSelect) { raw in
+                    result.append(try transform(Self.listed(raw)))
+                    return true
+                }
+                return result
+            }
+        }
+    }
+
+    static let listedSelect = "SELECT position, uri, name, artists, album, duration_ms, added_at, release_date " + ItemKey.rowsOfPlaylist
+
+    /// The current row of `raw` (columns as in `listedSelect`).
+    static func listed(_ raw: OpaquePointer) -> ListedEntry {
+        func text(_ column: Int32) -> String? {
+            sqlite3_column_type(raw, column) == SQLITE_NULL ? nil : String(decoding: SQLiteText.bytes(raw, column), as: UTF8.self)
+        }
+        return ListedEntry(
+            position: Int(sqlite3_column_int64(raw, 0)), uri: text(1) ?? "", name: text(2) ?? "",
+            artists: JSONValue.parseStringArray(text(3) ?? "[]") ?? [], album: text(4), durationMS: Int(sqlite3_column_int64(raw, 5)),
+            addedAt: text(6), releaseDate: text(7))
+    }
+
     /// A playlist and its items read in one transaction, so they belong to the same sync.
     public func playlistWithItems(_ ref: PlaylistRef) throws -> (playlist: CachedPlaylist, items: [CachedEntry])? {
         let key = Self.key(ref)

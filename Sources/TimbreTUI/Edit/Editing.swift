@@ -2,41 +2,60 @@ import Foundation
 import TimbreCore
 import TimbreLibrary
 
-/// An edit the interface asks for. `TUIServices.run` carries it out through the same
-/// `PlaylistEditor` and journal as the CLI — the interface never writes on its own.
+/// An edit the interface asks for: a change of the library — the same `LibraryChange`
+/// `timbre playlist …`, `like`, `undo` and `folder` build, which `TUIServices.run` carries out
+/// through the same `Library`, editor and journal (the interface never writes on its own) — or a
+/// file transfer around one, or a version restore.
 public enum TUIEdit: Sendable, Equatable {
+    case change(LibraryChange)
+    /// `:export`, `:import`.
+    case transfer(FileTransfer)
+    /// `H`, `r`: the playlist made equal to one of its versions (`timbre playlist restore --to`),
+    /// found among the versions the app keeps.
+    case restoreVersion(SpotifyID, version: Int)
+
     /// A change of a playlist's entries, in the positions the interface showed (the cache's).
-    case entries(playlistID: String, LibraryChange.EntryChange)
-    /// Liked Songs: a removal unlikes, a paste or an add likes.
-    case like([String], save: Bool)
-    case undo
-    case redo
-    /// A new playlist: private unless `isPublic` (`:new --public NAME`).
-    case create(name: String, isPublic: Bool = false)
-    case rename(playlistID: String, name: String)
-    /// Unfollows (Spotify's only delete).
-    case delete(playlistID: String)
-    /// `path` as typed (`~` is the run's `$HOME`, a relative path the current directory's);
-    /// `overwrite`: the person said yes to replacing the file there.
-    case export(playlistID: String, path: String, overwrite: Bool = false)
-    case importFile(path: String, into: String)
-    case folder(FolderEdit)
-    /// `H`, `r`: the playlist made equal to one of its versions (`timbre playlist restore --to`).
-    case restoreVersion(playlistID: String, version: Int)
+    public static func entries(_ playlist: SpotifyID, _ what: LibraryChange.EntryChange) -> TUIEdit {
+        .change(.entries(playlist, what))
+    }
+
+    public static func folder(_ edit: FolderEdit) -> TUIEdit { .change(.folder(edit)) }
+    public static var undo: TUIEdit { .change(.undo()) }
+    public static var redo: TUIEdit { .change(.redo()) }
+
+    /// The entry change this edit is, if it is one.
+    public var entryChange: (playlist: SpotifyID, what: LibraryChange.EntryChange)? {
+        if case .change(.entries(let playlist, let what, _)) = self { return (playlist, what) }
+        return nil
+    }
 
     /// The playlist whose view must show Spotify's state after the edit, even a failed one.
     public var playlistID: String? {
         switch self {
-        case .entries(let id, _), .rename(let id, _), .delete(let id), .importFile(_, let id), .restoreVersion(let id, _): return id
-        case .like: return "liked"
-        case .undo, .redo, .create, .export, .folder: return nil
+        case .change(let change):
+            switch change {
+            case .like, .unlike: return PlaylistRef.liked.description
+            default: return change.playlist?.rawValue
+            }
+        case .transfer(.importFile(_, let into)): return into.rawValue
+        case .transfer(.export): return nil
+        case .restoreVersion(let id, _): return id.rawValue
         }
     }
 
     /// What the status line says while it runs.
     public var label: String {
         switch self {
-        case .entries(_, let what):
+        case .change(let change): return Self.label(change)
+        case .transfer(.export): return "exporting"
+        case .transfer(.importFile): return "importing"
+        case .restoreVersion(_, let version): return "restoring version \(version)"
+        }
+    }
+
+    static func label(_ change: LibraryChange) -> String {
+        switch change {
+        case .entries(_, let what, _):
             switch what {
             case .add(let uris, _): return "adding \(Self.count(uris.count))"
             case .removePositions(let positions): return "removing \(Self.count(positions.count))"
@@ -49,16 +68,16 @@ public enum TUIEdit: Sendable, Equatable {
             case .dedupe(let fuzzy): return fuzzy ? "removing duplicates (fuzzy)" : "removing duplicates"
             case .restore(let uris, _): return "restoring a list of \(Self.count(uris.count))"
             }
-        case .like(let uris, let save): return "\(save ? "liking" : "unliking") \(uris.count) \(uris.count == 1 ? "item" : "items")"
+        case .like(let uris): return "liking \(uris.count) \(uris.count == 1 ? "item" : "items")"
+        case .unlike(let uris): return "unliking \(uris.count) \(uris.count == 1 ? "item" : "items")"
         case .undo: return "undoing"
         case .redo: return "redoing"
-        case .create(let name, _): return "creating “\(TerminalText.preview(name, limit: 40))”"
-        case .rename: return "renaming"
+        case .create(let details): return "creating “\(TerminalText.preview(details.name ?? "", limit: 40))”"
+        case .details: return "renaming"
         case .delete: return "deleting"
-        case .export: return "exporting"
-        case .importFile: return "importing"
+        case .follow: return "following"
         case .folder: return "saving folders"
-        case .restoreVersion(_, let version): return "restoring version \(version)"
+        case .revive: return "restoring"
         }
     }
 
@@ -73,31 +92,6 @@ extension FolderEdit {
 
     public static func remove(playlistID: String, from name: String) -> FolderEdit {
         .remove(playlistIDs: [playlistID], from: name)
-    }
-}
-
-extension TUIEdit {
-    /// The change to the library this edit asks for — the same value `timbre playlist …`,
-    /// `like`, `undo` and `folder` build — or nil for a file transfer (`:export`, `:import`,
-    /// which read or write a file around it). Throws when a playlist id is not Spotify's.
-    public func change() throws -> LibraryChange? {
-        switch self {
-        case .entries(let id, let what): return .entries(try Self.spotifyID(id), what)
-        case .like(let uris, let save): return save ? .like(uris) : .unlike(uris)
-        case .undo: return .undo()
-        case .redo: return .redo()
-        case .create(let name, let isPublic): return .create(PlaylistDetails(name: name, isPublic: isPublic))
-        case .rename(let id, let name): return .details(try Self.spotifyID(id), PlaylistDetails(name: name))
-        case .delete(let id): return .delete([try Self.spotifyID(id)])
-        case .folder(let change): return .folder(change)
-        case .export, .importFile, .restoreVersion: return nil
-        }
-    }
-
-    /// The interface's playlist ids are the cache's; an edit needs a Spotify one.
-    public static func spotifyID(_ text: String) throws -> SpotifyID {
-        guard let id = SpotifyID(text) else { throw NotAPlaylistID(text: text) }
-        return id
     }
 }
 

@@ -65,15 +65,15 @@ extension KeyRun where Value == TUIEdit {
 
     /// `move(s, L, t1)` then `move(t1, L, t2)` is `move(s, L, t2)`; nil when they do not chain.
     static func joined(_ first: TUIEdit, _ next: TUIEdit) -> TUIEdit? {
-        guard case .entries(let playlist, .move(let start, let length, let to)) = first,
-            case .entries(let nextPlaylist, .move(let nextStart, let nextLength, let nextTo)) = next,
-            playlist == nextPlaylist, nextStart == to, nextLength == length
+        guard case .change(.entries(let playlist, .move(let start, let length, let to), let options)) = first,
+            case .change(.entries(let nextPlaylist, .move(let nextStart, let nextLength, let nextTo), let nextOptions)) = next,
+            playlist == nextPlaylist, options == nextOptions, nextStart == to, nextLength == length
         else { return nil }
-        return .entries(playlistID: playlist, .move(start: start, length: length, to: nextTo))
+        return .change(.entries(playlist, .move(start: start, length: length, to: nextTo), options))
     }
 
     static func isMove(_ edit: TUIEdit) -> Bool {
-        if case .entries(_, .move) = edit { return true }
+        if case .move = edit.entryChange?.what { return true }
         return false
     }
 }

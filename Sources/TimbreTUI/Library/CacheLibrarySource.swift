@@ -47,7 +47,11 @@ public struct CacheLibrarySource: LibrarySource {
         } else {
             throw NotAPlaylistID(text: playlistID)
         }
-        return try cache.entries(of: ref, Self.row) ?? []
+        return try cache.listedEntries(of: ref) { entry in
+            EntryRow(
+                position: entry.position, title: entry.name, artist: entry.artists.joined(separator: ", "), album: entry.album ?? "",
+                durationMS: entry.durationMS, addedAt: entry.addedAt, uri: entry.uri, year: entry.year)
+        } ?? []
     }
 
     public struct NotAPlaylistID: Error, Equatable, CustomStringConvertible {

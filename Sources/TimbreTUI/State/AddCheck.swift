@@ -26,7 +26,11 @@ extension TUIState {
     /// The add as an edit when none of its tracks is in `existing` (the target's URIs), else the
     /// duplicate question.
     public mutating func resolveAdd(_ add: PendingAdd, existing: Set<String>) -> [Effect] {
-        func edit(_ uris: [String]) -> Effect { .edit(.entries(playlistID: add.playlistID, .add(uris: uris, position: add.position))) }
+        guard let id = SpotifyID(add.playlistID) else {
+            reportError("“\(TerminalText.preview(add.playlistName, limit: 40))” is not a playlist Spotify can add to that way; nothing was sent")
+            return []
+        }
+        func edit(_ uris: [String]) -> Effect { .edit(.entries(id, .add(uris: uris, position: add.position))) }
         let fresh = add.uris.filter { !existing.contains($0) }
         guard fresh.count < add.uris.count else {
             marks = []

@@ -110,11 +110,10 @@ extension TUIState {
         }
         let name = TerminalText.preview(playlist.name, limit: 40)
         if playlist.isLiked {
-            ask("Unlike \(rows.count) \(rows.count == 1 ? "song" : "songs")? (y/n)", [.edit(.like(rows.map(\.uri), save: false))])
+            ask("Unlike \(rows.count) \(rows.count == 1 ? "song" : "songs")? (y/n)", [.edit(.change(.unlike(rows.map(\.uri))))])
         } else {
-            ask(
-                "Remove \(TUIEdit.count(rows.count)) from “\(name)”? (y/n) " + Self.named(rows),
-                [.edit(.entries(playlistID: playlist.id, .removePositions(rows.map(\.position))))])
+            guard let id = spotifyID(of: playlist) else { return [] }
+            ask("Remove \(TUIEdit.count(rows.count)) from “\(name)”? (y/n) " + Self.named(rows), [.edit(.entries(id, .removePositions(rows.map(\.position))))])
         }
         // As vim's `d`: what goes also fills the register, so `p` elsewhere moves it.
         if case .confirm(var question) = mode {
@@ -152,7 +151,7 @@ extension TUIState {
             return []
         }
         if locals > 0 { addMessage("\(locals) local file(s) left out: Spotify's API cannot add them") }
-        if playlist.isLiked { return [.edit(.like(addable, save: true))] }
+        if playlist.isLiked { return [.edit(.change(.like(addable)))] }
         guard !positionsUnsure(playlist.id) else {
             refuseUnsurePositions(playlist)
             return []
@@ -198,13 +197,22 @@ extension TUIState {
             return []
         }
         let to = first + step
+        guard let id = spotifyID(of: playlist) else { return [] }
         if !effectiveMarks.isEmpty {
             marks = Set(positions.map { $0 + step })
             rangeAnchor = nil
         }
         move(direction == .down ? .down : .up, count: abs(step))
         moveAhead(start: first, length: positions.count, to: to)
-        return [.edit(.entries(playlistID: playlist.id, .move(start: first, length: positions.count, to: to)))]
+        return [.edit(.entries(id, .move(start: first, length: positions.count, to: to)))]
+    }
+
+    /// The Spotify id of a playlist the interface shows; nil, and the reason said, for one without
+    /// (Liked Songs is not a playlist to Spotify: its changes are likes and unlikes).
+    mutating func spotifyID(of playlist: PlaylistRow) -> SpotifyID? {
+        if let id = SpotifyID(playlist.id) { return id }
+        reportError("“\(TerminalText.preview(playlist.name, limit: 40))” is not a playlist Spotify can change that way; nothing was sent")
+        return nil
     }
 
     /// An edit starts: the view shows what it will leave when it can (moves were already moved by
@@ -212,7 +220,7 @@ extension TUIState {
     /// positions typed meanwhile could name other entries once it lands, so `positionsUnsure`
     /// refuses positional edits of that playlist until it ends.
     mutating func editStarted(_ edit: TUIEdit) {
-        if case .entries(let playlist, let change) = edit, playlist == openedPlaylistID {
+        if let (playlist, change) = edit.entryChange, playlist.rawValue == openedPlaylistID {
             switch change {
             case .removePositions(let positions): removeAhead(positions: Set(positions), uris: [])
             case .removeMixed(let positions, let uris): removeAhead(positions: Set(positions), uris: Set(uris))
@@ -245,15 +253,20 @@ extension TUIState {
     /// for those it mirrors (moves, positional and by-track removals) and those without positions.
     static func unmirroredKey(_ edit: TUIEdit) -> String? {
         switch edit {
-        case .entries(let playlist, let change):
+        case .change(let change):
             switch change {
-            case .move, .removePositions, .removeMixed, .removeURIs: return nil
-            default: return playlist
+            case .entries(let playlist, let what, _):
+                switch what {
+                case .move, .removePositions, .removeMixed, .removeURIs: return nil
+                default: return playlist.rawValue
+                }
+            case .like, .unlike: return PlaylistRef.liked.description
+            case .undo, .redo: return "*"
+            case .revive(let playlist, _, _): return playlist.rawValue
+            case .create, .details, .delete, .follow, .folder: return nil
             }
-        case .like: return "liked"
-        case .undo, .redo: return "*"
-        case .importFile(_, let playlist), .restoreVersion(let playlist, _): return playlist
-        case .create, .rename, .delete, .export, .folder: return nil
+        case .transfer(.importFile(_, let playlist)), .restoreVersion(let playlist, _): return playlist.rawValue
+        case .transfer(.export): return nil
         }
     }
 
@@ -281,7 +294,7 @@ extension TUIState {
             row.position = index
             return row
         }
-        trackColumns = FoldedColumns(tracks)
+        foldedTracks = nil
         sortedRows = nil
         resort()
     }
@@ -291,18 +304,14 @@ extension TUIState {
     /// playlist's own order, the one J/K work in, where a row's position is its index.
     mutating func moveAhead(start: Int, length: Int, to: Int) {
         guard rowsAreTheList, tracks.indices.contains(start), start + length <= tracks.count, to >= 0, to + length <= tracks.count else { return }
+        // Spotify's own move, simulated as the editor simulates it; rows pending before keep
+        // being pending where they went.
+        let write = EntryWrite.move(start: start, length: length, to: to)
         var rows = tracks
-        let moved = Array(rows[start..<(start + length)])
-        rows.removeSubrange(start..<(start + length))
-        rows.insert(contentsOf: moved, at: to)
-        // Rows pending before keep being pending where they went.
-        let wasPending = pendingRows.map { old -> Int in
-            if (start..<(start + length)).contains(old) { return old - start + to }
-            let shifted = old > start ? old - length : old
-            return shifted >= to ? shifted + length : shifted
-        }
+        var pending = tracks.indices.map { pendingRows.contains($0) }
+        guard write.reorder(&rows), write.reorder(&pending) else { return }
         showAhead(rows)
-        pendingRows = Set(wasPending).union(to..<(to + length))
+        pendingRows = Set(pending.indices.filter { pending[$0] }).union(to..<(to + length))
     }
 
     mutating func playlistVerb(_ command: Command) -> [Effect] {
@@ -320,7 +329,7 @@ extension TUIState {
                 message = ":new NAME (or :new --public NAME)"
                 return []
             }
-            return [.edit(.create(name: String(name), isPublic: isPublic))]
+            return [.edit(.change(.create(PlaylistDetails(name: String(name), isPublic: isPublic))))]
         case .rename(let name):
             guard let playlist = subjectPlaylist, !playlist.isLiked else {
                 message = "select a playlist to rename"
@@ -330,20 +339,22 @@ extension TUIState {
                 reportError("🔒 only the owner can rename “\(TerminalText.preview(playlist.name, limit: 40))”; nothing was sent")
                 return []
             }
-            return [.edit(.rename(playlistID: playlist.id, name: name))]
+            guard let id = spotifyID(of: playlist) else { return [] }
+            return [.edit(.change(.details(id, PlaylistDetails(name: name))))]
         case .delete:
             guard let playlist = subjectPlaylist, !playlist.isLiked else {
                 message = "select a playlist to delete"
                 return []
             }
-            ask("Delete (unfollow) “\(TerminalText.preview(playlist.name, limit: 40))”? `u` follows it again. (y/n)", [.edit(.delete(playlistID: playlist.id))])
+            guard let id = spotifyID(of: playlist) else { return [] }
+            ask("Delete (unfollow) “\(TerminalText.preview(playlist.name, limit: 40))”? `u` follows it again. (y/n)", [.edit(.change(.delete([id])))])
             return []
         case .dedupe(let fuzzy):
-            guard let playlist = changeablePlaylist("change", orderMatters: true) else { return [] }
-            return [.edit(.entries(playlistID: playlist.id, .dedupe(fuzzy: fuzzy)))]
+            guard let playlist = changeablePlaylist("change", orderMatters: true), let id = spotifyID(of: playlist) else { return [] }
+            return [.edit(.entries(id, .dedupe(fuzzy: fuzzy)))]
         case .shuffle:
-            guard let playlist = changeablePlaylist("shuffle", orderMatters: true) else { return [] }
-            return [.edit(.entries(playlistID: playlist.id, .shuffle))]
+            guard let playlist = changeablePlaylist("shuffle", orderMatters: true), let id = spotifyID(of: playlist) else { return [] }
+            return [.edit(.entries(id, .shuffle))]
         case .sort(let key, let reverse, save: false):
             guard let field = Command.SortField(rawValue: key.rawValue) else { return [] }
             order(.set(field, reverse ? .desc : .asc))
@@ -351,8 +362,8 @@ extension TUIState {
                 "sorted the view by \(key.rawValue) \(reverse ? "↓" : "↑") (Spotify's order is unchanged): :sort! \(key.rawValue)\(reverse ? " reverse" : "") or :save-order saves it"
             return []
         case .sort(let key, let reverse, save: true):
-            guard let playlist = changeablePlaylist("sort", orderMatters: true) else { return [] }
-            return [.edit(.entries(playlistID: playlist.id, .sort(key, reverse: reverse)))]
+            guard let playlist = changeablePlaylist("sort", orderMatters: true), let id = spotifyID(of: playlist) else { return [] }
+            return [.edit(.entries(id, .sort(key, reverse: reverse)))]
         case .saveOrder:
             guard let key = LibraryChange.SortKey(rawValue: sortField.rawValue) else {
                 message =
@@ -361,17 +372,21 @@ extension TUIState {
                     : "Spotify's order can be saved by \(LibraryChange.SortKey.allCases.map(\.rawValue).joined(separator: ", ")), not by position"
                 return []
             }
-            guard let playlist = changeablePlaylist("sort", orderMatters: true) else { return [] }
-            return [.edit(.entries(playlistID: playlist.id, .sort(key, reverse: sortOrder == .desc)))]
+            guard let playlist = changeablePlaylist("sort", orderMatters: true), let id = spotifyID(of: playlist) else { return [] }
+            return [.edit(.entries(id, .sort(key, reverse: sortOrder == .desc)))]
         case .export(let path):
             guard let playlist = subjectPlaylist else {
                 message = "select a playlist to export"
                 return []
             }
-            return [.edit(.export(playlistID: playlist.id, path: path))]
+            guard let ref = PlaylistRef(stored: playlist.id) else {
+                reportError("“\(TerminalText.preview(playlist.name, limit: 40))” has no id timbre can read; nothing was written")
+                return []
+            }
+            return [.edit(.transfer(.export(ref, path: path)))]
         case .importFile(let path):
-            guard let playlist = changeablePlaylist("import into", orderMatters: true) else { return [] }
-            return [.edit(.importFile(path: path, into: playlist.id))]
+            guard let playlist = changeablePlaylist("import into", orderMatters: true), let id = spotifyID(of: playlist) else { return [] }
+            return [.edit(.transfer(.importFile(path: path, into: id)))]
         case .folder(let action):
             return folderVerb(action)
         default:
@@ -386,7 +401,7 @@ extension TUIState {
         let uris = picked.filter { results.hits.indices.contains($0) }.map { results.hits[$0].uri }
         mode = .normal
         guard !uris.isEmpty, let playlist = changeablePlaylist("add to") else { return [] }
-        if playlist.isLiked { return [.edit(.like(uris, save: true))] }
+        if playlist.isLiked { return [.edit(.change(.like(uris)))] }
         return resolveAdd(PendingAdd(playlistID: playlist.id, playlistName: playlist.name, uris: uris, position: nil), existing: Set(tracks.map(\.uri)))
     }
 

@@ -25,8 +25,17 @@ public struct TUIState: Sendable {
     public internal(set) var playlistCursor = 0
     public internal(set) var openedPlaylistID: String?
     public internal(set) var tracks: [EntryRow] = []
-    /// The folded text of `tracks`, for `/` and sorting.
-    public internal(set) var trackColumns = FoldedColumns()
+    /// The folded text of `tracks`, for `/`, `n` and sorting by text: folded when first needed, so
+    /// opening a 10,000-entry playlist does not wait for it (nil: not folded yet).
+    var foldedTracks: FoldedColumns?
+    var trackColumns: FoldedColumns {
+        mutating get {
+            if let foldedTracks { return foldedTracks }
+            let folded = FoldedColumns(tracks)
+            foldedTracks = folded
+            return folded
+        }
+    }
     /// Not private: `setTracks` resets these and `resort` (VisibleRows.swift) reads them.
     var tracksInPositionOrder = true
     /// All rows of `tracks` sorted for `sortField`/`sortOrder`; nil until needed, reset with the rows.
@@ -148,7 +157,7 @@ public struct TUIState: Sendable {
         openedPlaylistID = playlistID
         pendingRows = []
         tracks = rows
-        trackColumns = FoldedColumns(rows)
+        foldedTracks = nil
         tracksInPositionOrder = zip(rows, rows.dropFirst()).allSatisfy { $0.position <= $1.position }
         sortedRows = nil
         resort()

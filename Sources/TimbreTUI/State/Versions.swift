@@ -123,9 +123,13 @@ extension TUIState {
         if diff.back > 0 { parts.append("\(TUIEdit.count(diff.back)) back (dated today)") }
         if diff.out > 0 { parts.append("\(diff.out) taken out") }
         if diff.moved > 0 { parts.append("\(diff.moved) moved") }
+        guard let id = SpotifyID(versions.playlistID) else {
+            reportError("“\(TerminalText.preview(versions.title, limit: 40))” is not a playlist Spotify can restore; nothing was sent")
+            return []
+        }
         ask(
             "Restore “\(TerminalText.preview(versions.title, limit: 40))” to version \(diff.version): \(parts.joined(separator: ", ")); the other entries keep their dates? (y/n)",
-            [.edit(.restoreVersion(playlistID: versions.playlistID, version: diff.version))])
+            [.edit(.restoreVersion(id, version: diff.version))])
         return []
     }
 

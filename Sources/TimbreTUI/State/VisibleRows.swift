@@ -80,7 +80,8 @@ extension TUIState {
         let needle = SearchText.foldedBytes(trackFilter)
         // Rows arrive in position order: the default sort needs no work.
         if sortField == .position, sortOrder == .asc, tracksInPositionOrder {
-            visibleTracks = applyEntryFilter(trackColumns.rows(matching: needle))
+            // Nothing to match: every row, without folding any text.
+            visibleTracks = needle.isEmpty && entryFilter.isEmpty ? Array(tracks.indices) : applyEntryFilter(trackColumns.rows(matching: needle))
             return
         }
         // Otherwise every row is sorted once per list and order, and each filter keeps the
@@ -92,14 +93,14 @@ extension TUIState {
     }
 
     /// `:filter`'s field terms, after the text filter.
-    private func applyEntryFilter(_ rows: [Int]) -> [Int] {
+    private mutating func applyEntryFilter(_ rows: [Int]) -> [Int] {
         guard !entryFilter.isEmpty else { return rows }
         let tracks = self.tracks, columns = trackColumns
         return rows.filter { entryFilter.matches(tracks[$0], folded: columns, at: $0) }
     }
 
     /// Every row in the current sort order (ties by position).
-    private func sortedIndices() -> [Int] {
+    private mutating func sortedIndices() -> [Int] {
         var indices = Array(tracks.indices)
         let rows = tracks
         let columns = trackColumns

@@ -8,29 +8,13 @@ import TimbreNet
 /// The player client against a recording fake: the one request each call sends (method, path,
 /// query, body), answers decoded tolerantly, and Spotify's refusals recognised.
 @Suite struct PlayerAPITests {
-    final class Recorder: SpotifyAPI, @unchecked Sendable {
-        let sent = Locked<[String]>([])
-        let answer: HTTPResponse
-        let refusal: SpotifyError?
-
-        init(answer: HTTPResponse = HTTPResponse(status: 204), refusal: SpotifyError? = nil) {
-            self.answer = answer
-            self.refusal = refusal
-        }
-
-        func get(_ path: String) async throws -> HTTPResponse { try await send(.get, path, json: nil, reconciles: false) }
-
-        func send(_ method: HTTPMethod, _ path: String, json body: Data?, reconciles: Bool) async throws -> HTTPResponse {
-            sent.withLock { $0.append("\(method.rawValue) \(path)" + (body.map { " " + String(decoding: $0, as: UTF8.self) } ?? "")) }
-            if let refusal { throw refusal }
-            return answer
-        }
-
-        func me() async throws -> UserProfile { UserProfile(id: "listener", displayName: nil) }
+    /// The one fake, answering the player's paths with `answer` or `refusal`.
+    static func fake(answer: HTTPResponse = HTTPResponse(status: 204), refusal: SpotifyError? = nil) -> FakeSpotify {
+        FakeSpotify(player: answer, refusal: refusal)
     }
 
     @Test func eachCommandIsOneRequestWithItsParametersInTheQuery() async throws {
-        let fake = Recorder()
+        let fake = Self.fake()
         let player = PlayerAPI(api: fake)
         try await player.play(.context(uri: "spotify:playlist:P", offset: .position(3)), device: "dev 1")
         try await player.play(.uris(["spotify:track:a", "spotify:track:b"], offset: nil))
@@ -45,7 +29,7 @@ import TimbreNet
         try await player.queue("spotify:track:a")
         try await player.transfer(to: "d", play: true)
         #expect(
-            fake.sent.current == [
+            fake.calls.current.map(\.full) == [
                 #"PUT me/player/play?device_id=dev%201 {"context_uri":"spotify:playlist:P","offset":{"position":3}}"#,
                 #"PUT me/player/play {"uris":["spotify:track:a","spotify:track:b"]}"#,
                 "PUT me/player/play", "PUT me/player/pause", "POST me/player/next?device_id=d", "POST me/player/previous",
@@ -56,13 +40,13 @@ import TimbreNet
     }
 
     @Test func stateIsReadTolerantlyAndA204IsNothing() async throws {
-        #expect(try await PlayerAPI(api: Recorder()).state() == nil)
+        #expect(try await PlayerAPI(api: Self.fake()).state() == nil)
         let body = """
             {"device": {"id": null, "name": "Phone", "type": "Smartphone", "volume_percent": null, "is_active": true},
              "repeat_state": "sometimes", "shuffle_state": "yes", "context": null, "progress_ms": "12",
              "is_playing": true, "item": {"uri": "spotify:episode:e", "name": "Ep", "duration_ms": 60000, "show": {"name": "Show"}}}
             """
-        let state = try #require(try await PlayerAPI(api: Recorder(answer: HTTPResponse(status: 200, body: Data(body.utf8)))).state())
+        let state = try #require(try await PlayerAPI(api: Self.fake(answer: HTTPResponse(status: 200, body: Data(body.utf8)))).state())
         #expect(state.isPlaying && state.progressMS == 0 && state.repeatState == .off && !state.shuffle && state.contextURI == nil)
         #expect(state.item == PlayingItem(uri: "spotify:episode:e", name: "Ep", artists: ["Show"], album: "Show", durationMS: 60000))
         #expect(state.device?.id == nil && state.device?.volume == nil && state.device?.supportsVolume == false)
@@ -79,10 +63,10 @@ import TimbreNet
             ("Player command failed: Restriction violated", 403, .restrictionViolated),
         ]
         for (message, status, refusal) in words {
-            let fake = Recorder(refusal: .api(status: status, message: message, path: "/me/player/pause"))
+            let fake = Self.fake(refusal: .api(status: status, message: message, path: "/me/player/pause"))
             await #expect(throws: refusal) { try await PlayerAPI(api: fake).pause() }
         }
-        let other = Recorder(refusal: .api(status: 400, message: "Invalid state", path: "/me/player/repeat"))
+        let other = Self.fake(refusal: .api(status: 400, message: "Invalid state", path: "/me/player/repeat"))
         await #expect(throws: SpotifyError.self) { try await PlayerAPI(api: other).setRepeat(.off) }
     }
 }

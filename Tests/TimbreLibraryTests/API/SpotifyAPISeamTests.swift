@@ -5,32 +5,6 @@ import TimbreNet
 
 @testable import TimbreLibrary
 
-/// A `SpotifyAPI` that answers from a script: the sync's logic against the seam, with a real
-/// SQLite file and no server (the integration suites run the same engine against the sandbox).
-final class ScriptedAPI: SpotifyAPI, @unchecked Sendable {
-    let answers: Locked<[String: String]>
-    let asked = Locked<[String]>([])
-
-    init(_ answers: [String: String]) { self.answers = Locked(answers) }
-
-    /// Answers the first scripted prefix the path starts with.
-    func get(_ path: String) async throws -> HTTPResponse {
-        asked.withLock { $0.append(path) }
-        let answers = self.answers.current
-        guard let key = answers.keys.filter({ path.hasPrefix($0) }).max(by: { $0.count < $1.count }), let body = answers[key] else {
-            throw SpotifyError.api(status: 404, message: "not scripted: \(path)", path: path)
-        }
-        return HTTPResponse(status: 200, body: Data(body.utf8))
-    }
-
-    func send(_ method: HTTPMethod, _ path: String, json body: Data?, reconciles: Bool) async throws -> HTTPResponse {
-        guard method == .get else { throw SpotifyError.api(status: 405, message: "the scripted API only reads", path: path) }
-        return try await get(path)
-    }
-
-    func me() async throws -> UserProfile { UserProfile(id: "listener", displayName: "A Listener") }
-}
-
 @Suite struct SpotifyAPISeamTests {
     static let playlistID = "0123456789abcdefABCDEF"
     static var playlist: PlaylistRef { SpotifyID(playlistID).map(PlaylistRef.playlist) ?? .liked }
@@ -65,7 +39,7 @@ final class ScriptedAPI: SpotifyAPI, @unchecked Sendable {
     @Test func aTrackTwiceIsTwoEntriesAndBothAreKept() async throws {
         let (cache, dir) = try cache()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let api = ScriptedAPI(Self.library(snapshot: "s1", entries: [Self.entry(Self.trackID), Self.entry(Self.otherID), Self.entry(Self.trackID)]))
+        let api = FakeSpotify(scripted: Self.library(snapshot: "s1", entries: [Self.entry(Self.trackID), Self.entry(Self.otherID), Self.entry(Self.trackID)]))
         let report = try await SyncEngine(api: api, cache: cache, options: SyncOptions()).run()
         #expect(report.status == .ok)
         #expect(report.updated == 1 && report.likedUpdated)
@@ -79,17 +53,17 @@ final class ScriptedAPI: SpotifyAPI, @unchecked Sendable {
     @Test func anUnchangedSnapshotIsNotFetchedAgainAndAnEmptyListRemovesNothing() async throws {
         let (cache, dir) = try cache()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let first = ScriptedAPI(Self.library(snapshot: "s1", entries: [Self.entry(Self.trackID)]))
+        let first = FakeSpotify(scripted: Self.library(snapshot: "s1", entries: [Self.entry(Self.trackID)]))
         _ = try await SyncEngine(api: first, cache: cache, options: SyncOptions()).run()
 
-        let again = ScriptedAPI(Self.library(snapshot: "s1", entries: []))
+        let again = FakeSpotify(scripted: Self.library(snapshot: "s1", entries: []))
         let report = try await SyncEngine(api: again, cache: cache, options: SyncOptions()).run()
         #expect(report.unchanged == 1 && report.updated == 0)
-        #expect(!again.asked.current.contains { $0.hasPrefix("playlists/") }, "\(again.asked.current)")
+        #expect(!again.asked.contains { $0.hasPrefix("playlists/") }, "\(again.asked)")
         #expect(try cache.entries(of: Self.playlist)?.count == 1)
 
         // Spotify listing no playlists at all while the cache holds one: a glitch, not a deletion.
-        let empty = ScriptedAPI(Self.library(snapshot: "s2", entries: [], playlists: false))
+        let empty = FakeSpotify(scripted: Self.library(snapshot: "s2", entries: [], playlists: false))
         let glitch = try await SyncEngine(api: empty, cache: cache, options: SyncOptions()).run()
         #expect(glitch.removed == 0)
         #expect(glitch.warnings.contains { $0.contains("listed no playlists") })

@@ -65,6 +65,37 @@ import TimbreCore
         #expect(try await cache.pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item") } == 1, "only Liked Songs' item is left")
     }
 
+    /// The interface's lean read gives the same fields as the full one, row for row: a track with
+    /// several artists and a release date, a local file without album or date, an episode, and
+    /// hostile text.
+    @Test func aListedReadShowsWhatTheFullReadHolds() async throws {
+        let dir = try TempDir()
+        let cache = try LibraryCache.open(path: dir.path("library.sqlite"), warn: { _ in })
+        let items = [
+            CachedEntry(
+                position: 0, kind: .track, id: "4uLU6hMCjMI75M1A2tKUQC", uri: "spotify:track:4uLU6hMCjMI75M1A2tKUQC", name: "Song",
+                artists: ["A", "B, with a comma"], album: "Al", durationMS: 1000, addedAt: "2024-01-01T00:00:00Z", releaseDate: "1999-05-01",
+                artistIDs: ["x1", "x2"]),
+            CachedEntry(
+                position: 1, kind: .local, id: nil, uri: "spotify:local:A:B:C:120", name: "\u{1B}[2JHome', DROP TABLE item; --", artists: [],
+                album: nil, durationMS: 120_000, addedAt: nil),
+            CachedEntry(
+                position: 2, kind: .episode, id: "7ouMYWpwJ422jRcDASZB7P", uri: "spotify:episode:7ouMYWpwJ422jRcDASZB7P", name: "Talk",
+                artists: ["Show"], album: "Show", durationMS: 3_600_000, addedAt: "2025-02-03T04:05:06Z", releaseDate: "2025"),
+        ]
+        try await cache.replaceEntries(of: Self.meta(Self.idA, total: 3), trackCount: 3, items: items)
+        let ref = PlaylistRef.playlist(try #require(SpotifyID(Self.idA)))
+        let full = try #require(try cache.entries(of: ref))
+        let listed = try #require(try cache.listedEntries(of: ref) { $0 })
+        #expect(listed.count == full.count)
+        for (l, f) in zip(listed, full) {
+            #expect(l.position == f.position && l.uri == f.uri && l.name == f.name && l.artists == f.artists && l.album == f.album)
+            #expect(l.durationMS == f.durationMS && l.addedAt == f.addedAt && l.releaseDate == f.releaseDate && l.year == f.year)
+        }
+        #expect(full[0].artistIDs == ["x1", "x2"], "artist ids split as bytes")
+        #expect(try cache.listedEntries(of: .liked) { $0 } == nil, "not in the cache")
+    }
+
     @Test func aRejectedRowLeavesThePlaylistAsItWas() async throws {
         let dir = try TempDir()
         let cache = try LibraryCache.open(path: dir.path("library.sqlite"), warn: { _ in })

@@ -4,11 +4,25 @@ import TimbreNet
 
 @testable import TimbreLibrary
 
-/// One playlist on an in-memory Spotify with the Web API's write semantics (remove takes every
-/// copy, each change a new snapshot, stale snapshots accepted), written independently of the
-/// planner it checks. Faults: a write applied whose answer is lost, and a network that goes down
-/// after a number of writes (the process "dies" there).
+/// The one `SpotifyAPI` of the unit tests: one playlist on an in-memory Spotify with the Web API's
+/// write semantics (remove takes every copy, each change a new snapshot, stale snapshots
+/// accepted), written independently of the planner it checks, and Liked Songs. Faults: a write
+/// applied whose answer is lost, and a network that goes down after a number of writes (the
+/// process "dies" there). Every call is logged (`calls`); answers can be scripted by path prefix
+/// (`scripted`, ahead of the model: the sync's seam tests), tracks named for `GET tracks/{id}`
+/// (`catalogue`), and the player's paths answered with one answer or refusal (`player`).
 final class FakeSpotify: SpotifyAPI, @unchecked Sendable {
+    /// One call as it reached the fake.
+    struct Call: Sendable, Equatable {
+        var method: String
+        var path: String
+        var body: String?
+        /// "GET path" without the query, or "ME": what the request-count tests compare.
+        var short: String { method == "ME" ? "ME" : method + " " + (path.split(separator: "?").first.map(String.init) ?? path) }
+        /// "PUT path?query body": what the player tests compare.
+        var full: String { method + " " + path + (body.map { " " + $0 } ?? "") }
+    }
+
     struct State {
         var entries: [String]
         var version = 1
@@ -32,15 +46,54 @@ final class FakeSpotify: SpotifyAPI, @unchecked Sendable {
 
     static let playlistID = "0123456789abcdefABCDEF"
     let state: Locked<State>
+    let calls = Locked<[Call]>([])
+    /// Bodies answered to a GET whose path starts with a key (the longest matching key wins).
+    let scripted: Locked<[String: String]>
+    /// Names of the tracks `GET tracks/{id}` finds, by URI (the model itself names none).
+    let catalogue = Locked<[String: String]>([:])
+    /// `me/player…`: answered with `answer`, or refused with `refusal`.
+    let player: Locked<(answer: HTTPResponse, refusal: SpotifyError?)>
 
-    init(entries: [String]) { state = Locked(State(entries: entries)) }
+    init(entries: [String] = [], scripted: [String: String] = [:], player: HTTPResponse = HTTPResponse(status: 204), refusal: SpotifyError? = nil) {
+        state = Locked(State(entries: entries))
+        self.scripted = Locked(scripted)
+        self.player = Locked((player, refusal))
+    }
+
+    /// The calls in their short form ("GET path", "POST path", "ME").
+    var log: [String] { calls.current.map(\.short) }
+    /// The paths of the GETs, with their queries.
+    var asked: [String] { calls.current.filter { $0.method == "GET" }.map(\.path) }
 
     var entries: [String] { state.current.entries }
     var writes: Int { state.current.writes }
 
-    func me() async throws -> UserProfile { UserProfile(id: "listener", displayName: "A Listener") }
+    func me() async throws -> UserProfile {
+        calls.withLock { $0.append(Call(method: "ME", path: "")) }
+        return UserProfile(id: "listener", displayName: "A Listener")
+    }
 
     func get(_ path: String) async throws -> HTTPResponse {
+        calls.withLock { $0.append(Call(method: "GET", path: path)) }
+        return try await answer(path)
+    }
+
+    private func answer(_ path: String) async throws -> HTTPResponse {
+        let scripted = self.scripted.current
+        if let key = scripted.keys.filter({ path.hasPrefix($0) }).max(by: { $0.count < $1.count }), let body = scripted[key] {
+            return Self.ok(body)
+        }
+        if path.hasPrefix("me/player") {
+            let (answer, refusal) = player.current
+            if let refusal { throw refusal }
+            return answer
+        }
+        if path.hasPrefix("tracks/"), let name = catalogue.current["spotify:track:" + path.dropFirst(7)] {
+            let id = path.dropFirst(7)
+            return Self.ok(
+                #"{"id": "\#(id)", "uri": "spotify:track:\#(id)", "name": "\#(name)", "type": "track", "duration_ms": 2000, "is_local": false, "artists": [{"name": "Someone"}], "album": {"name": "Elsewhere"}}"#
+            )
+        }
         let s = state.current
         let query = Self.query(path)
         if path.hasPrefix("me/library/contains") {
@@ -72,11 +125,17 @@ final class FakeSpotify: SpotifyAPI, @unchecked Sendable {
                 #"{"id": "\#(Self.playlistID)", "name": "Road Trip", "owner": {"id": "\#(s.owner)", "display_name": "Owner"}, "snapshot_id": "snap\#(s.version)", "collaborative": \#(s.collaborative), "public": true, "items": {"total": \#(s.entries.count)}}"#
             )
         }
-        throw SpotifyError.api(status: 404, message: "not here", path: path)
+        throw SpotifyError.api(status: 404, message: "not scripted, not in the fake: \(path)", path: path)
     }
 
     func send(_ method: HTTPMethod, _ path: String, json body: Data?, reconciles: Bool) async throws -> HTTPResponse {
-        guard method != .get else { return try await get(path) }
+        calls.withLock { $0.append(Call(method: method.rawValue, path: path, body: body.map { String(decoding: $0, as: UTF8.self) })) }
+        guard method != .get else { return try await answer(path) }
+        if path.hasPrefix("me/player") {
+            let (answer, refusal) = player.current
+            if let refusal { throw refusal }
+            return answer
+        }
         if path.hasPrefix("me/library?") {
             let uris = Self.uris(Self.query(path))
             guard uris.count <= 40 else { throw SpotifyError.api(status: 400, message: "too many ids", path: path) }

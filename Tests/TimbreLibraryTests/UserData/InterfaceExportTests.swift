@@ -37,9 +37,9 @@ import TimbreTestSupport
         let services = InterfaceServices(context: context, makeEditor: { _ in throw UsageError(message: "no editor in this test") })
         let file = cli.home.appendingPathComponent("mine.csv")
         try Data("keep me\n".utf8).write(to: file)
-        let report = try await services.run(.export(playlistID: "liked", path: "~/mine.csv"), progress: { _, _ in })
+        let report = try await services.run(.transfer(.export(.liked, path: "~/mine.csv")), progress: { _, _ in })
         #expect(report.ask?.question == "“\(file.path)” exists — overwrite? (y/n)")
-        #expect(report.ask?.edit == .export(playlistID: "liked", path: file.path, overwrite: true))
+        #expect(report.ask?.edit == .transfer(.export(.liked, path: file.path, overwrite: true)))
         #expect(report.message.contains("nothing was written"))
         #expect(try String(contentsOf: file, encoding: .utf8) == "keep me\n")
     }

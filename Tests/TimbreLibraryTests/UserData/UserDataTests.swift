@@ -27,7 +27,7 @@ import TimbreTestSupport
         // The CLI edit: its own connection, an edit begun, then a step confirmed in a transaction
         // held until the toggle has been started.
         let edit = try UserData(path: context.paths.data)
-        let id = try edit.journal.begin(op: "add", playlist: .liked, summary: "the CLI's edit", change: .entries(.insert(uris: ["u"], position: 0), before: []))
+        let id = try edit.journal.begin(op: .add, playlist: .liked, summary: "the CLI's edit", change: .entries(.insert(uris: ["u"], position: 0), before: []))
         let held = DispatchSemaphore(value: 0), toggleStarted = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
         let holderError = Locked<(any Error)?>(nil)
         // A thread of its own (not the concurrency pool's): it blocks inside the transaction.

@@ -1,12 +1,13 @@
 import Testing
+import TimbreCore
 import TimbreLibrary
 
 @testable import TimbreTUI
 
 /// `J J J J J` as one move: which moves join, and when a move stops taking more.
 @Suite struct MoveCoalescerTests {
-    func move(_ start: Int, _ length: Int, _ to: Int, in playlist: String = "p") -> TUIEdit {
-        .entries(playlistID: playlist, .move(start: start, length: length, to: to))
+    func move(_ start: Int, _ length: Int, _ to: Int, in playlist: String = "p000000000000000000000") -> TUIEdit {
+        .entries(.test(playlist), .move(start: start, length: length, to: to))
     }
 
     @Test func movesOfTheSameRowsChainAndOthersDoNot() {
@@ -15,8 +16,10 @@ import TimbreLibrary
         #expect(PendingMove.joined(move(0, 1, 1), move(1, 1, 0)) == move(0, 1, 0), "there and back: a move to where it was")
         #expect(PendingMove.joined(move(0, 1, 1), move(2, 1, 3)) == nil, "other rows")
         #expect(PendingMove.joined(move(0, 1, 1), move(1, 2, 2)) == nil, "another run")
-        #expect(PendingMove.joined(move(0, 1, 1), move(1, 1, 2, in: "q")) == nil, "another playlist")
-        #expect(PendingMove.joined(move(0, 1, 1), .entries(playlistID: "p", .shuffle)) == nil)
+        #expect(PendingMove.joined(move(0, 1, 1), move(1, 1, 2, in: "q000000000000000000000")) == nil, "another playlist")
+        #expect(PendingMove.joined(move(0, 1, 1), .entries(.test("p000000000000000000000"), .shuffle)) == nil)
+        let forced = TUIEdit.change(.entries(.test("p000000000000000000000"), .move(start: 1, length: 1, to: 2), .init(force: true)))
+        #expect(PendingMove.joined(move(0, 1, 1), forced) == nil, "other options")
     }
 
     @Test func aSettledMoveTakesNoMore() async {

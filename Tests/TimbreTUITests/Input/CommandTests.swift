@@ -141,18 +141,24 @@ import TimbreLibrary
         #expect(throws: CommandError.badArgument(command: "dedupe", argument: "--loose", expected: ["--fuzzy"])) { try Command.parse("dedupe --loose") }
     }
 
-    /// The interface builds the same `LibraryChange` as the CLI; file transfers are no change.
-    @Test func theInterfacesEditsBuildTheLibrarysChange() throws {
+    /// The interface's `:` verbs build the same `LibraryChange` as the CLI; Liked Songs, which is
+    /// no playlist to Spotify, is refused before any effect.
+    @Test func theInterfacesVerbsBuildTheLibrarysChange() throws {
         let text = "37i9dQZF1DXcBWIGoYBM5M"
         let id = try #require(SpotifyID(text))
-        #expect(try TUIEdit.delete(playlistID: text).change() == .delete([id]))
-        #expect(try TUIEdit.rename(playlistID: text, name: "N").change() == .details(id, PlaylistDetails(name: "N")))
-        #expect(try TUIEdit.create(name: "N").change() == .create(PlaylistDetails(name: "N", isPublic: false)), "private by default")
-        #expect(try TUIEdit.create(name: "N", isPublic: true).change() == .create(PlaylistDetails(name: "N", isPublic: true)))
-        #expect(try TUIEdit.like(["u"], save: false).change() == .unlike(["u"]))
-        #expect(try TUIEdit.entries(playlistID: text, .shuffle).change() == .entries(id, .shuffle))
-        #expect(try TUIEdit.folder(.add(playlistID: "p", to: "F")).change() == .folder(.add(playlistIDs: ["p"], to: "F", createMissing: true)))
-        #expect(try TUIEdit.export(playlistID: text, path: "f.csv").change() == nil)
-        #expect(throws: NotAPlaylistID.self) { try TUIEdit.rename(playlistID: "liked", name: "N").change() }
+        var state = TUIState()
+        state.setPlaylists([
+            PlaylistRow(id: "liked", name: "Liked Songs", trackCount: 0, owner: "me", unavailable: false),
+            PlaylistRow(id: text, name: "Mine", trackCount: 0, owner: "me", unavailable: false),
+        ])
+        state.playlistCursor = 1
+        #expect(state.apply(.rename("N")) == [.edit(.change(.details(id, PlaylistDetails(name: "N"))))])
+        #expect(state.apply(.shuffle) == [.edit(.change(.entries(id, .shuffle)))])
+        #expect(state.apply(.new("N")) == [.edit(.change(.create(PlaylistDetails(name: "N", isPublic: false))))], "private by default")
+        #expect(state.apply(.export("f.csv")) == [.edit(.transfer(.export(.playlist(id), path: "f.csv")))])
+        state.playlistCursor = 0
+        #expect(state.apply(.export("f.csv")) == [.edit(.transfer(.export(.liked, path: "f.csv")))])
+        #expect(state.apply(.rename("N")).isEmpty, "Liked Songs has no name to change")
     }
+
 }

@@ -1,4 +1,6 @@
 import Testing
+import TimbreCore
+import TimbreLibrary
 
 @testable import TimbreTUI
 
@@ -107,10 +109,11 @@ import Testing
             // entry edits need an open playlist; Liked Songs has no order and no name to change.
             (.mark, []), (.markRange, []), (.remove, []), (.yank, []), (.paste(.after), []), (.shift(.down), []),
             (.undo, [.edit(.undo)]), (.redo, [.edit(.redo)]), (.add(nil), []), (.add("x"), [.catalogueSearch("x")]),
-            (.info, [.loadInfo("liked")]), (.toggle, []), (.new("N"), [.edit(.create(name: "N", isPublic: false))]), (.rename("N"), []),
+            (.info, [.loadInfo("liked")]), (.toggle, []), (.new("N"), [.edit(.change(.create(PlaylistDetails(name: "N", isPublic: false))))]),
+            (.rename("N"), []),
             (.delete, []), (.dedupe(fuzzy: false), []), (.shuffle, []), (.sort(.title, reverse: false, save: true), []),
             (.sort(.title, reverse: false, save: false), []), (.saveOrder, []), (.versions, []),
-            (.export("f.csv"), [.edit(.export(playlistID: "liked", path: "f.csv"))]), (.importFile("f.csv"), []),
+            (.export("f.csv"), [.edit(.transfer(.export(.liked, path: "f.csv")))]), (.importFile("f.csv"), []),
             (.folder(.create("F")), [.edit(.folder(.create("F")))]),
             (.addTo(nil), []), (.copyLink, [.copyToClipboard("https://open.spotify.com/collection/tracks")]),
             // Playback, with no player (signed out): said, nothing sent (PlaybackTests has the rest).

@@ -1,4 +1,5 @@
 import Testing
+import TimbreCore
 import TimbreLibrary
 
 @testable import TimbreTUI
@@ -18,9 +19,9 @@ import TimbreLibrary
 
     func opened(_ count: Int = 100) -> TUIState {
         var state = TUIState()
-        state.setPlaylists([PlaylistRow(id: "mine", name: "Morning Coffee", trackCount: count, owner: "me", unavailable: false)])
+        state.setPlaylists([PlaylistRow(id: "mine000000000000000000", name: "Morning Coffee", trackCount: count, owner: "me", unavailable: false)])
         state.apply(.open)
-        state.setTracks(rows(count), of: "mine")
+        state.setTracks(rows(count), of: "mine000000000000000000")
         return state
     }
 
@@ -101,7 +102,7 @@ import TimbreLibrary
     func asked() -> TUIState {
         var state = opened()
         state.askOrder(
-            OrderCost(op: "sort", playlistName: "Morning Coffee", key: "artist", entries: 150, moves: 117, rewriteWrites: 2, canRewrite: true))
+            OrderCost(op: .sort, playlistName: "Morning Coffee", key: "artist", entries: 150, moves: 117, rewriteWrites: 2, canRewrite: true))
         return state
     }
 
@@ -127,7 +128,7 @@ import TimbreLibrary
         state = opened()
         state.apply(.remove)
         #expect(state.handle(.character("r")) == [] && state.mode.kind == .confirm)
-        #expect(state.handle(.character("y")) == [.edit(.entries(playlistID: "mine", .removePositions([0])))])
+        #expect(state.handle(.character("y")) == [.edit(.entries(.test("mine000000000000000000"), .removePositions([0])))])
     }
 
     @Test func aQuestionIsWrappedWholeWithItsKeysLastAt80Columns() throws {
@@ -196,7 +197,7 @@ import TimbreLibrary
     @Test func statisticsWrapInsteadOfBeingCut() {
         var state = opened()
         let long = "Most common artist: Artist 1 (15 entries), then Artist 2 (14 entries), Artist 3 (14 entries) and Artist 4 (14 entries)"
-        state.showInfo(["150 entries, 9 h 41 min", long], of: "mine")
+        state.showInfo(["150 entries, 9 h 41 min", long], of: "mine000000000000000000")
         let lines = screen(state)
         #expect(cutSentences(lines).isEmpty)
         let right = lines.compactMap { $0.split(separator: "│", maxSplits: 1).last.map(String.init) }
@@ -218,9 +219,9 @@ import TimbreLibrary
     @Test func aLongNameIsCutBeforeTheCountAndTheSort() {
         var state = TUIState()
         let name = String(repeating: "Very long title ", count: 12)
-        state.setPlaylists([PlaylistRow(id: "mine", name: name, trackCount: 30, owner: "me", unavailable: false)])
+        state.setPlaylists([PlaylistRow(id: "mine000000000000000000", name: name, trackCount: 30, owner: "me", unavailable: false)])
         state.apply(.open)
-        state.setTracks(rows(30), of: "mine")
+        state.setTracks(rows(30), of: "mine000000000000000000")
         for columns in [60, 80, 120] {
             let header = String(screen(state, columns: columns)[0].split(separator: "│", maxSplits: 1).last ?? "")
             #expect(header.hasPrefix(" Very long title") && !cutSentences([header]).contains(header), "\(columns): \(header)")

@@ -1,4 +1,5 @@
 import Testing
+import TimbreCore
 import TimbreLibrary
 
 @testable import TimbreTUI
@@ -13,14 +14,14 @@ import TimbreLibrary
             year: 1985 + i * 4)
     }
 
-    /// Playlists: Liked Songs, two of the user's, one of someone else's; "mine" open on the tracks pane.
-    func state(open id: String = "mine", rows: [EntryRow] = rows) -> TUIState {
+    /// Playlists: Liked Songs, two of the user's, one of someone else's; "mine000000000000000000" open on the tracks pane.
+    func state(open id: String = "mine000000000000000000", rows: [EntryRow] = rows) -> TUIState {
         var state = TUIState()
         state.setPlaylists([
             PlaylistRow(id: "liked", name: "Liked Songs", trackCount: 2, owner: "me", unavailable: false),
-            PlaylistRow(id: "mine", name: "Mine", trackCount: 6, owner: "me", unavailable: false),
-            PlaylistRow(id: "other", name: "Other", trackCount: 1, owner: "me", unavailable: false),
-            PlaylistRow(id: "theirs", name: "Theirs", trackCount: 6, owner: "someone", unavailable: false, editable: false),
+            PlaylistRow(id: "mine000000000000000000", name: "Mine", trackCount: 6, owner: "me", unavailable: false),
+            PlaylistRow(id: "other00000000000000000", name: "Other", trackCount: 1, owner: "me", unavailable: false),
+            PlaylistRow(id: "theirs0000000000000000", name: "Theirs", trackCount: 6, owner: "someone", unavailable: false, editable: false),
         ])
         if let row = state.paneRows.firstIndex(where: { state.playlistIndex(of: $0).map { state.playlists[$0].id == id } ?? false }) {
             state.apply(.move(.down, count: row))
@@ -70,7 +71,7 @@ import TimbreLibrary
         #expect(s.handle(.character("n")) == [])
         #expect(s.mode.kind == .normal && s.message == "cancelled; nothing was sent" && s.marks == [0, 3])
         #expect(s.handle(.character("d")) == [])
-        #expect(s.handle(.character("y")) == [.edit(.entries(playlistID: "mine", .removePositions([0, 3])))])
+        #expect(s.handle(.character("y")) == [.edit(.entries(.test("mine000000000000000000"), .removePositions([0, 3])))])
         #expect(s.marks.isEmpty)
         // Nothing marked: the entry under the cursor.
         s.apply(.move(.top, count: 1))
@@ -91,22 +92,22 @@ import TimbreLibrary
         // Open "Other" and paste after its second entry, then before its first.
         s.apply(.focus(.playlists))
         s.apply(.move(.down, count: 1))
-        #expect(s.selectedPlaylist?.id == "other")
+        #expect(s.selectedPlaylist?.id == "other00000000000000000")
         s.apply(.open)
         s.setTracks(
             Array(Self.rows[4...5]).enumerated().map {
                 var row = $1
                 row.position = $0
                 return row
-            }, of: "other")
+            }, of: "other00000000000000000")
         s.apply(.move(.down, count: 1))
-        #expect(s.apply(.paste(.after)) == [.edit(.entries(playlistID: "other", .add(uris: s.register, position: 2)))])
+        #expect(s.apply(.paste(.after)) == [.edit(.entries(.test("other00000000000000000"), .add(uris: s.register, position: 2)))])
         s.apply(.move(.top, count: 1))
-        #expect(s.apply(.paste(.before)) == [.edit(.entries(playlistID: "other", .add(uris: s.register, position: 0)))])
+        #expect(s.apply(.paste(.before)) == [.edit(.entries(.test("other00000000000000000"), .add(uris: s.register, position: 0)))])
     }
 
     @Test func aPlaylistOfSomeoneElseIsLockedAndEveryEditOfItSendsNothing() {
-        var s = state(open: "theirs")
+        var s = state(open: "theirs0000000000000000")
         s.apply(.mark)
         for command: Command in [
             .remove, .paste(.after), .shift(.down), .dedupe(fuzzy: false), .shuffle, .sort(.artist, reverse: false, save: true), .saveOrder,
@@ -122,8 +123,8 @@ import TimbreLibrary
         let screen = Screen.render(s, rows: 20, columns: 100).map { $0.map(\.text).joined() }
         #expect(screen.contains { $0.contains("🔒Theirs") }, "the lock shows in the playlists pane")
         // Reading it is fine: export and statistics.
-        #expect(s.apply(.export("t.csv")) == [.edit(.export(playlistID: "theirs", path: "t.csv"))])
-        #expect(s.apply(.info) == [.loadInfo("theirs")])
+        #expect(s.apply(.export("t.csv")) == [.edit(.transfer(.export(.playlist(.test("theirs0000000000000000")), path: "t.csv")))])
+        #expect(s.apply(.info) == [.loadInfo("theirs0000000000000000")])
     }
 
     @Test func jAndKMoveOneRunInPlaylistOrderAndTheMarksFollow() {
@@ -132,9 +133,9 @@ import TimbreLibrary
         s.apply(.mark)
         s.apply(.mark)
         #expect(s.marks == [1, 2])
-        #expect(s.apply(.shift(.down)) == [.edit(.entries(playlistID: "mine", .move(start: 1, length: 2, to: 2)))])
+        #expect(s.apply(.shift(.down)) == [.edit(.entries(.test("mine000000000000000000"), .move(start: 1, length: 2, to: 2)))])
         #expect(s.marks == [2, 3])
-        #expect(s.apply(.shift(.up)) == [.edit(.entries(playlistID: "mine", .move(start: 2, length: 2, to: 1)))])
+        #expect(s.apply(.shift(.up)) == [.edit(.entries(.test("mine000000000000000000"), .move(start: 2, length: 2, to: 1)))])
         s.apply(.move(.top, count: 1))
         s.apply(.clear)
         #expect(s.apply(.shift(.up)) == [] && s.message == "already at the top")
@@ -160,7 +161,7 @@ import TimbreLibrary
         #expect(s.tracks.map(\.position) == Array(0..<titles.count))
         #expect(s.pendingRows == [2], "the moved row, where it is now")
         #expect(s.selectedTrack?.title == titles[0], "the cursor follows the row")
-        s.setTracks(Self.rows, of: "mine")
+        s.setTracks(Self.rows, of: "mine000000000000000000")
         #expect(s.pendingRows.isEmpty)
     }
 
@@ -169,32 +170,32 @@ import TimbreLibrary
     @Test func removalsShowAtOnceAndPositionsWaitForEditsTheViewCannotShow() {
         var s = state()
         let titles = s.tracks.map(\.title)
-        s.editStarted(.entries(playlistID: "mine", .removePositions([1, 3])))
+        s.editStarted(.entries(.test("mine000000000000000000"), .removePositions([1, 3])))
         #expect(s.tracks.map(\.title) == [titles[0], titles[2], titles[4], titles[5]])
         #expect(s.tracks.map(\.position) == [0, 1, 2, 3])
-        s.editEnded(.entries(playlistID: "mine", .removePositions([1, 3])))
-        let paste = TUIEdit.entries(playlistID: "mine", .add(uris: ["spotify:track:x"], position: 0))
+        s.editEnded(.entries(.test("mine000000000000000000"), .removePositions([1, 3])))
+        let paste = TUIEdit.entries(.test("mine000000000000000000"), .add(uris: ["spotify:track:x"], position: 0))
         s.editStarted(paste)
-        #expect(s.positionsUnsure("mine") && !s.positionsUnsure("other"))
+        #expect(s.positionsUnsure("mine000000000000000000") && !s.positionsUnsure("other00000000000000000"))
         #expect(s.apply(.shift(.down)) == [] && s.message?.contains("wait for it") == true)
         #expect(s.apply(.remove) == [] && s.mode.kind != .confirm)
         #expect(s.tracks.count == 4, "nothing moved in the view")
         s.editEnded(paste)
         #expect(s.apply(.shift(.down)).count == 1)
         s.editStarted(.undo)
-        #expect(s.positionsUnsure("other"), "an undo may change any playlist")
+        #expect(s.positionsUnsure("other00000000000000000"), "an undo may change any playlist")
         s.editEnded(.undo, all: true)
-        #expect(!s.positionsUnsure("mine"))
+        #expect(!s.positionsUnsure("mine000000000000000000"))
     }
 
     /// Who sees a playlist shows in the pane (◦ private, ⇄ collaborative) and in the header.
     @Test func visibilityShowsInThePaneAndTheHeader() {
         var s = state()
         s.setPlaylists([
-            PlaylistRow(id: "mine", name: "Mine", trackCount: 6, owner: "me", unavailable: false, visibility: .private),
-            PlaylistRow(id: "other", name: "Shared", trackCount: 1, owner: "me", unavailable: false, visibility: .collaborative),
+            PlaylistRow(id: "mine000000000000000000", name: "Mine", trackCount: 6, owner: "me", unavailable: false, visibility: .private),
+            PlaylistRow(id: "other00000000000000000", name: "Shared", trackCount: 1, owner: "me", unavailable: false, visibility: .collaborative),
         ])
-        s.setTracks(Self.rows, of: "mine")
+        s.setTracks(Self.rows, of: "mine000000000000000000")
         #expect(Screen.rightHeader(s).contains("· private"))
         let screen = Screen.render(s, rows: 20, columns: 100).map { $0.map(\.text).joined() }
         #expect(screen.contains { $0.contains("Mine") && $0.contains("◦6") })
@@ -205,7 +206,7 @@ import TimbreLibrary
         var s = state(open: "liked", rows: Array(Self.rows[0...1]))
         _ = s.apply(.remove)
         #expect(s.question?.text == "Unlike 1 song? (y/n)")
-        #expect(s.answer(true) == [.edit(.like([Self.rows[0].uri], save: false))])
+        #expect(s.answer(true) == [.edit(.change(.unlike([Self.rows[0].uri])))])
         #expect(s.apply(.shuffle) == [] && s.message?.contains("no order") == true)
     }
 
@@ -216,20 +217,20 @@ import TimbreLibrary
             for character in text { _ = s.type(.character(character)) }
             return s.type(.enter)
         }
-        #expect(typed("dedupe fuzzy") == [.edit(.entries(playlistID: "mine", .dedupe(fuzzy: true)))])
-        #expect(typed("shuffle") == [.edit(.entries(playlistID: "mine", .shuffle))])
-        #expect(typed("sort! artist") == [.edit(.entries(playlistID: "mine", .sort(.artist, reverse: false)))])
-        #expect(typed("sort! year reverse") == [.edit(.entries(playlistID: "mine", .sort(.year, reverse: true)))])
-        #expect(typed("rename Road Trip ’26") == [.edit(.rename(playlistID: "mine", name: "Road Trip ’26"))])
-        #expect(typed("new Fresh") == [.edit(.create(name: "Fresh", isPublic: false))])
-        #expect(typed("new --public Out Loud") == [.edit(.create(name: "Out Loud", isPublic: true))])
-        #expect(typed("new --private Shh") == [.edit(.create(name: "Shh", isPublic: false))])
+        #expect(typed("dedupe fuzzy") == [.edit(.entries(.test("mine000000000000000000"), .dedupe(fuzzy: true)))])
+        #expect(typed("shuffle") == [.edit(.entries(.test("mine000000000000000000"), .shuffle))])
+        #expect(typed("sort! artist") == [.edit(.entries(.test("mine000000000000000000"), .sort(.artist, reverse: false)))])
+        #expect(typed("sort! year reverse") == [.edit(.entries(.test("mine000000000000000000"), .sort(.year, reverse: true)))])
+        #expect(typed("rename Road Trip ’26") == [.edit(.change(.details(.test("mine000000000000000000"), PlaylistDetails(name: "Road Trip ’26"))))])
+        #expect(typed("new Fresh") == [.edit(.change(.create(PlaylistDetails(name: "Fresh", isPublic: false))))])
+        #expect(typed("new --public Out Loud") == [.edit(.change(.create(PlaylistDetails(name: "Out Loud", isPublic: true))))])
+        #expect(typed("new --private Shh") == [.edit(.change(.create(PlaylistDetails(name: "Shh", isPublic: false))))])
         #expect(typed("new --public ") == [] && s.message?.contains("--public NAME") == true)
-        #expect(typed("export /tmp/mine.csv") == [.edit(.export(playlistID: "mine", path: "/tmp/mine.csv"))])
-        #expect(typed("import /tmp/list.csv") == [.edit(.importFile(path: "/tmp/list.csv", into: "mine"))])
+        #expect(typed("export /tmp/mine.csv") == [.edit(.transfer(.export(.playlist(.test("mine000000000000000000")), path: "/tmp/mine.csv")))])
+        #expect(typed("import /tmp/list.csv") == [.edit(.transfer(.importFile(path: "/tmp/list.csv", into: .test("mine000000000000000000"))))])
         #expect(typed("undo") == [.edit(.undo)])
         #expect(typed("delete") == [] && s.mode.kind == .confirm)
-        #expect(s.answer(true) == [.edit(.delete(playlistID: "mine"))])
+        #expect(s.answer(true) == [.edit(.change(.delete([.test("mine000000000000000000")])))])
         #expect(typed("sort next") == [] && s.sortField == .title, "`sort next` still orders the view")
     }
 
@@ -246,22 +247,22 @@ import TimbreLibrary
         #expect(typed("sort added desc") == [], "no edit: the view only")
         #expect(s.sortField == .added && s.sortOrder == .desc)
         #expect(s.message?.contains(":sort! added reverse") == true)
-        #expect(typed("save-order") == [.edit(.entries(playlistID: "mine", .sort(.added, reverse: true)))])
+        #expect(typed("save-order") == [.edit(.entries(.test("mine000000000000000000"), .sort(.added, reverse: true)))])
         // Another playlist opens in its own order; back to this one, the view order is remembered.
-        s.setTracks(Self.rows, of: "other")
+        s.setTracks(Self.rows, of: "other00000000000000000")
         #expect(s.sortField == .position && s.sortOrder == .asc)
-        s.setTracks(Self.rows, of: "mine")
+        s.setTracks(Self.rows, of: "mine000000000000000000")
         #expect(s.sortField == .added && s.sortOrder == .desc)
         s.apply(.order(.set(.position, .asc)))
-        s.setTracks(Self.rows, of: "other")
-        s.setTracks(Self.rows, of: "mine")
+        s.setTracks(Self.rows, of: "other00000000000000000")
+        s.setTracks(Self.rows, of: "mine000000000000000000")
         #expect(s.sortField == .position, "back in position order, nothing is remembered")
     }
 
     /// `:sort`/`:shuffle` saving more than 20 moves: the edit waits on y / r / n with both costs.
     @Test func aLongOrderChangeAsksYesRewriteOrNo() {
         var s = state()
-        let cost = OrderCost(op: "sort", playlistName: "Everything", key: "title", entries: 2_500, moves: 2_431, rewriteWrites: 25, canRewrite: true)
+        let cost = OrderCost(op: .sort, playlistName: "Everything", key: "title", entries: 2_500, moves: 2_431, rewriteWrites: 25, canRewrite: true)
         #expect(cost.needsAsking)
         #expect(
             cost.question
@@ -287,7 +288,7 @@ import TimbreLibrary
         #expect(s.handle(.character("r")) == [] && s.mode.kind == .confirm)
         #expect(s.handle(.character("n")) == [.answerOrder(.cancel)])
         // Few moves: no question.
-        #expect(!OrderCost(op: "shuffle", playlistName: "x", key: nil, entries: 21, moves: 20, rewriteWrites: 1, canRewrite: true).needsAsking)
+        #expect(!OrderCost(op: .shuffle, playlistName: "x", key: nil, entries: 21, moves: 20, rewriteWrites: 1, canRewrite: true).needsAsking)
     }
 
     @Test func fieldFiltersNarrowTheOpenPlaylistTogetherWithText() {
@@ -364,7 +365,7 @@ import TimbreLibrary
         s.apply(.move(.down, count: 1))
         s.apply(.mark)
         #expect(s.catalogueMarks == [0, 2])
-        #expect(s.apply(.open) == [.edit(.entries(playlistID: "mine", .add(uris: [hits[0].uri, hits[2].uri], position: nil)))])
+        #expect(s.apply(.open) == [.edit(.entries(.test("mine000000000000000000"), .add(uris: [hits[0].uri, hits[2].uri], position: nil)))])
         #expect(s.mode.kind == .normal)
     }
 

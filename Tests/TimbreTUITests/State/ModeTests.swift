@@ -16,11 +16,11 @@ import TimbreLibrary
 
     func opened() -> TUIState {
         var state = TUIState()
-        state.setPlaylists([PlaylistRow(id: "mine", name: "Mine", trackCount: 1, owner: "me", unavailable: false)])
-        #expect(state.apply(.open) == [.loadTracks("mine")])
+        state.setPlaylists([PlaylistRow(id: "mine000000000000000000", name: "Mine", trackCount: 1, owner: "me", unavailable: false)])
+        #expect(state.apply(.open) == [.loadTracks("mine000000000000000000")])
         state.setTracks(
             [EntryRow(position: 0, title: "Song", artist: "Artist", album: "Album", durationMS: 1000, addedAt: nil, uri: "spotify:track:x")],
-            of: "mine")
+            of: "mine000000000000000000")
         return state
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TimbreCore
 import TimbreLibrary
 
 @testable import TimbreTUI
@@ -9,21 +10,21 @@ import TimbreLibrary
 @Suite struct PickerTests {
     static let rows = ManagingTests.rows
 
-    /// "mine" open with six entries; the pane also has Liked Songs, "Other", "Théâtre Nights",
+    /// "mine000000000000000000" open with six entries; the pane also has Liked Songs, "Other", "Théâtre Nights",
     /// "Road Trip" and someone else's "Theirs".
     func state() -> TUIState {
         var state = TUIState()
         state.setPlaylists([
             PlaylistRow(id: "liked", name: "Liked Songs", trackCount: 2, owner: "me", unavailable: false),
-            PlaylistRow(id: "mine", name: "Mine", trackCount: 6, owner: "me", unavailable: false),
-            PlaylistRow(id: "other", name: "Other", trackCount: 1, owner: "me", unavailable: false),
-            PlaylistRow(id: "theatre", name: "Théâtre Nights", trackCount: 0, owner: "me", unavailable: false),
+            PlaylistRow(id: "mine000000000000000000", name: "Mine", trackCount: 6, owner: "me", unavailable: false),
+            PlaylistRow(id: "other00000000000000000", name: "Other", trackCount: 1, owner: "me", unavailable: false),
+            PlaylistRow(id: "theatre000000000000000", name: "Théâtre Nights", trackCount: 0, owner: "me", unavailable: false),
             PlaylistRow(id: "road", name: "Road Trip", trackCount: 0, owner: "me", unavailable: false),
-            PlaylistRow(id: "theirs", name: "Theirs", trackCount: 6, owner: "someone", unavailable: false, editable: false),
+            PlaylistRow(id: "theirs0000000000000000", name: "Theirs", trackCount: 6, owner: "someone", unavailable: false, editable: false),
         ])
         state.apply(.move(.down, count: 1))
         _ = state.apply(.open)
-        state.setTracks(Self.rows, of: "mine")
+        state.setTracks(Self.rows, of: "mine000000000000000000")
         return state
     }
 
@@ -58,21 +59,25 @@ import TimbreLibrary
         #expect(s.handle(.character("A")) == [] && s.mode.kind == .picker)
         #expect(Screen.rightHeader(s).contains("Add 2 entries to (4 of 4)"))
         type("t", into: &s)
-        #expect(s.picker.map { p in p.matches.map { p.candidates[$0].id } } == ["theatre", "other", "road"], "earliest match first")
+        #expect(
+            s.picker.map { p in p.matches.map { p.candidates[$0].id } } == ["theatre000000000000000", "other00000000000000000", "road"], "earliest match first")
         #expect(s.handle(key("C-n")) == [] && s.handle(key("Down")) == [] && s.handle(key("Down")) == [])
         #expect(s.picker?.chosen?.id == "road", "the cursor stops at the last match")
-        #expect(s.handle(key("C-p")) == [] && s.handle(key("Up")) == [] && s.picker?.chosen?.id == "theatre")
+        #expect(s.handle(key("C-p")) == [] && s.handle(key("Up")) == [] && s.picker?.chosen?.id == "theatre000000000000000")
         let screen = Screen.render(s, rows: 20, columns: 120).map { $0.map(\.text).joined() }
         #expect(screen.contains { $0.contains("Add to: t▏") })
         #expect(
             s.handle(key("Enter")) == [
-                .checkAdd(.init(playlistID: "theatre", playlistName: "Théâtre Nights", uris: [Self.rows[0].uri, Self.rows[2].uri], position: nil))
+                .checkAdd(
+                    .init(playlistID: "theatre000000000000000", playlistName: "Théâtre Nights", uris: [Self.rows[0].uri, Self.rows[2].uri], position: nil))
             ])
         #expect(s.mode.kind == .normal && s.marks == [0, 2], "marked until the add goes out")
         // The target holds none of them: exactly one add at its end (one edit, one undo step).
         #expect(
-            s.resolveAdd(.init(playlistID: "theatre", playlistName: "Théâtre Nights", uris: [Self.rows[0].uri, Self.rows[1].uri], position: nil), existing: [])
-                == [.edit(.entries(playlistID: "theatre", .add(uris: [Self.rows[0].uri, Self.rows[1].uri], position: nil)))])
+            s.resolveAdd(
+                .init(playlistID: "theatre000000000000000", playlistName: "Théâtre Nights", uris: [Self.rows[0].uri, Self.rows[1].uri], position: nil),
+                existing: [])
+                == [.edit(.entries(.test("theatre000000000000000"), .add(uris: [Self.rows[0].uri, Self.rows[1].uri], position: nil)))])
         #expect(s.marks.isEmpty)
     }
 
@@ -90,10 +95,11 @@ import TimbreLibrary
 
     @Test func fromSearchResultsAndCatalogueResults() throws {
         var s = state()
-        s.showSearchResults([TUIState.SearchHit(playlistID: "other", playlistName: "Other", track: Self.rows[4])], query: "song")
+        s.showSearchResults([TUIState.SearchHit(playlistID: "other00000000000000000", playlistName: "Other", track: Self.rows[4])], query: "song")
         #expect(s.handle(.character("A")) == [] && s.picker?.uris == [Self.rows[4].uri])
         type("mine", into: &s)
-        #expect(s.handle(key("Enter")) == [.checkAdd(.init(playlistID: "mine", playlistName: "Mine", uris: [Self.rows[4].uri], position: nil))])
+        #expect(
+            s.handle(key("Enter")) == [.checkAdd(.init(playlistID: "mine000000000000000000", playlistName: "Mine", uris: [Self.rows[4].uri], position: nil))])
         let hits = (0..<2).map {
             CatalogueHit(uri: "spotify:track:\(String(repeating: "c", count: 21))\($0)", title: "Hit \($0)", artist: "A", album: "B", durationMS: 1)
         }
@@ -103,15 +109,15 @@ import TimbreLibrary
     }
 
     @Test func theDuplicateQuestionYAddsAllSOnlyTheNewOnesNNothing() throws {
-        let add = TUIState.PendingAdd(playlistID: "other", playlistName: "Other", uris: Self.rows[0...3].map(\.uri), position: nil)
+        let add = TUIState.PendingAdd(playlistID: "other00000000000000000", playlistName: "Other", uris: Self.rows[0...3].map(\.uri), position: nil)
         let existing: Set<String> = [Self.rows[1].uri, Self.rows[2].uri, Self.rows[3].uri]
         var s = state()
         #expect(s.resolveAdd(add, existing: existing) == [])
         #expect(s.question?.text == "3 already in “Other” — add anyway? (y/n/s=skip them)")
         var yes = s
-        #expect(yes.handle(.character("y")) == [.edit(.entries(playlistID: "other", .add(uris: add.uris, position: nil)))])
+        #expect(yes.handle(.character("y")) == [.edit(.entries(.test("other00000000000000000"), .add(uris: add.uris, position: nil)))])
         var skip = s
-        #expect(skip.handle(.character("s")) == [.edit(.entries(playlistID: "other", .add(uris: [Self.rows[0].uri], position: nil)))])
+        #expect(skip.handle(.character("s")) == [.edit(.entries(.test("other00000000000000000"), .add(uris: [Self.rows[0].uri], position: nil)))])
         #expect(s.handle(.character("n")) == [] && s.message == "cancelled; nothing was sent")
         // Every one of them there already: s sends nothing, and says so.
         var all = state()
@@ -123,7 +129,7 @@ import TimbreLibrary
         var s = state()
         s.apply(.yank)
         #expect(s.apply(.paste(.after)) == [] && s.question?.text == "1 already in “Mine” — add anyway? (y/n/s=skip them)")
-        #expect(s.handle(.character("y")) == [.edit(.entries(playlistID: "mine", .add(uris: [Self.rows[0].uri], position: 1)))])
+        #expect(s.handle(.character("y")) == [.edit(.entries(.test("mine000000000000000000"), .add(uris: [Self.rows[0].uri], position: 1)))])
         s.showCatalogueResults([CatalogueHit(uri: Self.rows[2].uri, title: "Song 2", artist: "", album: "", durationMS: 1)], query: "x")
         #expect(s.apply(.open) == [] && s.question?.text.hasPrefix("1 already in “Mine”") == true)
         #expect(s.handle(.character("s")) == [] && s.message == "all of them are there already; nothing was sent")
@@ -137,7 +143,7 @@ import TimbreLibrary
         var no = s
         _ = no.handle(.character("n"))
         #expect(no.register.isEmpty, "n leaves the register alone")
-        #expect(s.handle(.character("y")) == [.edit(.entries(playlistID: "mine", .removePositions([0, 1])))])
+        #expect(s.handle(.character("y")) == [.edit(.entries(.test("mine000000000000000000"), .removePositions([0, 1])))])
         #expect(s.register == [Self.rows[0].uri, Self.rows[1].uri] && s.registerSource == "Mine")
         #expect(s.message?.contains("in the register too") == true)
     }
@@ -147,9 +153,11 @@ import TimbreLibrary
         #expect(s.handle(.character("x")) == [.copyToClipboard("https://open.spotify.com/track/\(String(repeating: "a", count: 21))0")])
         #expect(s.message?.hasPrefix("copied the link of “Song 0”") == true)
         s.apply(.focus(.playlists))
-        #expect(s.apply(.copyLink) == [.copyToClipboard("https://open.spotify.com/playlist/mine")])
+        #expect(s.apply(.copyLink) == [.copyToClipboard("https://open.spotify.com/playlist/mine000000000000000000")])
         var local = state()
-        local.setTracks([EntryRow(position: 0, title: "Demo", artist: "", album: "", durationMS: 1, addedAt: nil, uri: "spotify:local:a:b:Demo:1")], of: "mine")
+        local.setTracks(
+            [EntryRow(position: 0, title: "Demo", artist: "", album: "", durationMS: 1, addedAt: nil, uri: "spotify:local:a:b:Demo:1")],
+            of: "mine000000000000000000")
         #expect(local.apply(.copyLink) == [] && local.message == "“Demo” is a local file: it has no link on open.spotify.com; nothing was copied")
         #expect(TUIState.link(for: "spotify:episode:abc123") == "https://open.spotify.com/episode/abc123")
         #expect(TUIState.link(for: "spotify:track:a/b") == nil)

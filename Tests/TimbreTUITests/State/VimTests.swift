@@ -1,4 +1,6 @@
 import Testing
+import TimbreCore
+import TimbreLibrary
 
 @testable import TimbreTUI
 
@@ -16,9 +18,9 @@ import Testing
 
     func opened(_ count: Int = 100) -> TUIState {
         var state = TUIState()
-        state.setPlaylists([PlaylistRow(id: "mine", name: "Mine", trackCount: count, owner: "me", unavailable: false)])
+        state.setPlaylists([PlaylistRow(id: "mine000000000000000000", name: "Mine", trackCount: count, owner: "me", unavailable: false)])
         state.apply(.open)
-        state.setTracks(rows(count), of: "mine")
+        state.setTracks(rows(count), of: "mine000000000000000000")
         return state
     }
 
@@ -71,11 +73,12 @@ import Testing
         state.apply(.move(.down, count: 2))
         _ = state.handle(.character("1"))
         _ = state.handle(.character("0"))
-        #expect(state.handle(.character("J")) == [.edit(.entries(playlistID: "mine", .move(start: 2, length: 1, to: 12)))])
+        #expect(state.handle(.character("J")) == [.edit(.entries(.test("mine000000000000000000"), .move(start: 2, length: 1, to: 12)))])
         #expect(state.trackCursor == 12, "the cursor follows the entry")
         _ = state.handle(.character("5"))
         _ = state.handle(.character("0"))
-        #expect(state.handle(.character("K")) == [.edit(.entries(playlistID: "mine", .move(start: 12, length: 1, to: 0)))], "as far as the list goes")
+        #expect(
+            state.handle(.character("K")) == [.edit(.entries(.test("mine000000000000000000"), .move(start: 12, length: 1, to: 0)))], "as far as the list goes")
         #expect(state.trackCursor == 0)
         _ = state.handle(.character("3"))
         #expect(state.handle(.character("K")) == [], "already at the top")
@@ -138,7 +141,7 @@ extension VimTests {
         #expect(state.handle(.character("d")) == [])
         let question = try #require(state.question)
         #expect(question.text.hasPrefix("Remove 3 entries"), "as many as there are: \(question.text)")
-        #expect(question.effects == [.edit(.entries(playlistID: "mine", .removePositions([7, 8, 9])))])
+        #expect(question.effects == [.edit(.entries(.test("mine000000000000000000"), .removePositions([7, 8, 9])))])
         _ = state.handle(.character("n"))
         state.apply(.clear)
         state.apply(.move(.top, count: 1))

@@ -188,3 +188,6 @@ public struct CollaborativeMustBePrivate: UserFacingError, Equatable {
     public var hint: String? { "add --private (`timbre playlist edit REF --collaborative --private`)" }
     public var exitStatus: ExitStatus { .usage }
 }
+
+/// A person asked before an order change answered no.
+struct OrderCancelled: Error {}

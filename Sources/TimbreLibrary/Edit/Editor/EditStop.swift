@@ -60,13 +60,7 @@ public final class EditStop: Sendable {
     static func order(after writes: ArraySlice<EntryWrite>, count: Int) -> [Int]? {
         var order = Array(0..<count)
         for write in writes {
-            guard case .reorder(let start, let insertBefore, let length) = write, length >= 1, start >= 0, start + length <= order.count,
-                (0...order.count).contains(insertBefore)
-            else { return nil }
-            if insertBefore >= start && insertBefore <= start + length { continue }
-            let range = Array(order[start..<start + length])
-            order.removeSubrange(start..<start + length)
-            order.insert(contentsOf: range, at: insertBefore > start ? insertBefore - length : insertBefore)
+            guard write.reorder(&order) else { return nil }
         }
         return order
     }

@@ -147,22 +147,7 @@ extension PlaylistEditor {
             }
         }
         for write in plan.writes {
-            switch write {
-            case .add(let uris, let position):
-                guard (0...tokens.count).contains(position) else { return nil }
-                tokens.insert(contentsOf: uris.map(Token.new), at: position)
-            case .removeEvery(let uris):
-                let gone = Set(uris)
-                tokens.removeAll { gone.contains(uri($0)) }
-            case .reorder(let start, let insertBefore, let length):
-                guard length >= 1, start >= 0, start + length <= tokens.count, (0...tokens.count).contains(insertBefore) else { return nil }
-                if insertBefore >= start && insertBefore <= start + length { continue }
-                let range = Array(tokens[start..<start + length])
-                tokens.removeSubrange(start..<start + length)
-                tokens.insert(contentsOf: range, at: insertBefore > start ? insertBefore - length : insertBefore)
-            case .replace(let uris):
-                tokens = uris.map(Token.new)
-            }
+            guard write.apply(to: &tokens, uri: uri, new: Token.new) else { return nil }
         }
         guard tokens.map(uri) == plan.result else { return nil }
         var result: [CachedEntry] = []

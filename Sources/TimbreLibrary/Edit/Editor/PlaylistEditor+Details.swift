@@ -39,7 +39,7 @@ extension PlaylistEditor {
             outcome.libraryWrites = change.isEmpty ? 0 : 1
             if !dryRun, !change.isEmpty {
                 let id = try journal.begin(
-                    op: LibraryChange.Operation.edit.rawValue, playlist: .playlist(playlist),
+                    op: .edit, playlist: .playlist(playlist),
                     summary: "changed the details of “\(TerminalText.preview(meta.name, limit: 60))”",
                     change: .details(edit))
                 try await sendDetails(edit, journalID: id, nothingApplied: .failed)
@@ -70,7 +70,7 @@ extension PlaylistEditor {
             outcome.counts.added = 0
             guard !dryRun else { return outcome }
             let id = try journal.begin(
-                op: LibraryChange.Operation.create.rawValue, playlist: nil, summary: "created “\(TerminalText.preview(name, limit: 60))”",
+                op: .create, playlist: nil, summary: "created “\(TerminalText.preview(name, limit: 60))”",
                 change: .library(LibraryEdit(uris: [], save: true)))
             let response: HTTPResponse
             do {

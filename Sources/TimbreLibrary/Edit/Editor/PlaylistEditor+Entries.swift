@@ -4,28 +4,35 @@ import TimbreNet
 
 /// Edits of a playlist's entries: planned on the playlist as Spotify holds it, priced, journalled, sent.
 extension PlaylistEditor {
-    func apply(_ request: EditRequest) async throws -> EditOutcome {
+    /// Runs `what` on `playlist`, as `LibraryChange.entries` asks. `dryRun`: planned and priced,
+    /// nothing journalled or sent. `choose`: before a shuffle or sort saves, what the person asked
+    /// picks (moves, rewrite, nothing); nil: as `options.rewrite` says. `stop`: asked while a
+    /// shuffle or sort runs by range moves, they stop between two writes.
+    func apply(
+        _ what: LibraryChange.EntryChange, to playlist: SpotifyID, options: LibraryChange.EntryOptions = .init(), dryRun: Bool = false,
+        choose: (@Sendable (OrderCost) async -> OrderChoice)? = nil, stop: EditStop? = nil
+    ) async throws -> EditOutcome {
         try await operation {
             // The cache's list when its snapshot is Spotify's; whose playlist it is checked first.
-            let live = try await planningBase(request.playlist)
+            let live = try await planningBase(playlist)
             var duplicates: (removable: [Reordering.Duplicate], skipped: Int)?
-            if case .dedupe(let fuzzy) = request.what { duplicates = Self.duplicates(in: live, fuzzy: fuzzy) }
+            if case .dedupe(let fuzzy) = what { duplicates = Self.duplicates(in: live, fuzzy: fuzzy) }
             var edit: EntryEdit
             let plan: EntryEdit.Plan
             var orderCost: OrderCost?
             do {
-                edit = try resolve(request, on: live, duplicates: duplicates?.removable ?? [])
+                edit = try resolve(what, in: playlist, options: options, on: live, duplicates: duplicates?.removable ?? [])
                 if case .reorder(let order) = edit {
                     // A new order: priced both ways, and (not in a dry run) the caller may choose.
-                    let cost = Self.orderCost(order, request: request, on: live, secondsPerWrite: measuredRoundTrip.current)
+                    let cost = Self.orderCost(order, of: what, on: live, secondsPerWrite: measuredRoundTrip.current)
                     orderCost = cost
-                    if !request.dryRun, let choose = request.choose {
+                    if !dryRun, let choose {
                         switch await choose(cost) {
                         case .moves: break
                         case .rewrite: edit = .permute(order: order)
                         case .cancel: throw OrderCancelled()
                         }
-                    } else if request.rewrite {
+                    } else if options.rewrite {
                         edit = .permute(order: order)
                     }
                 }
@@ -38,25 +45,25 @@ extension PlaylistEditor {
                 plan = try Self.plan(edit, on: live.uris)
             } catch is OrderCancelled {
                 var outcome = EditOutcome(
-                    operation: request.what.operation, playlist: .playlist(request.playlist), playlistName: live.meta.name,
+                    operation: what.operation, playlist: .playlist(playlist), playlistName: live.meta.name,
                     snapshotID: live.meta.snapshotID, writes: [], dryRun: false)
                 outcome.ending = .cancelled
                 return outcome
             } catch let nothing as NothingToChange {
                 // Already as asked (no duplicates, already in that order): done, with nothing sent.
                 var outcome = EditOutcome(
-                    operation: request.what.operation, playlist: .playlist(request.playlist), playlistName: live.meta.name,
-                    snapshotID: live.meta.snapshotID, writes: [], dryRun: request.dryRun)
+                    operation: what.operation, playlist: .playlist(playlist), playlistName: live.meta.name,
+                    snapshotID: live.meta.snapshotID, writes: [], dryRun: dryRun)
                 outcome.ending = .unchanged(nothing.message)
                 outcome.orderCost =
                     orderCost
-                    ?? (request.isOrderChange
-                        ? Self.orderCost(Array(live.uris.indices), request: request, on: live, secondsPerWrite: measuredRoundTrip.current) : nil)
+                    ?? (what.isOrderChange
+                        ? Self.orderCost(Array(live.uris.indices), of: what, on: live, secondsPerWrite: measuredRoundTrip.current) : nil)
                 return outcome
             }
             var outcome = EditOutcome(
-                operation: request.what.operation, playlist: .playlist(request.playlist), playlistName: live.meta.name, snapshotID: live.meta.snapshotID,
-                writes: plan.writes, dryRun: request.dryRun)
+                operation: what.operation, playlist: .playlist(playlist), playlistName: live.meta.name, snapshotID: live.meta.snapshotID,
+                writes: plan.writes, dryRun: dryRun)
             outcome.orderCost = orderCost
             if case .permute = edit {
                 if plan.writes.contains(where: { if case .replace = $0 { return true } else { return false } }) { outcome.dates = .rewritten }
@@ -70,11 +77,11 @@ extension PlaylistEditor {
                         "\(duplicates.skipped) duplicate(s) involve local files, which Spotify's API cannot add back; they were left as they are")
                 }
             }
-            if request.dryRun { return outcome }
+            if dryRun { return outcome }
             let id = try journal.begin(
-                op: request.what.operation.rawValue, playlist: .playlist(request.playlist), summary: Self.describe(edit, in: live.meta.name),
+                op: what.operation, playlist: .playlist(playlist), summary: Self.describe(edit, in: live.meta.name),
                 change: .entries(edit, before: live.uris))
-            return try await sendEntries(plan, edit: edit, request: request, on: live, journalID: id, outcome: outcome)
+            return try await sendEntries(plan, edit: edit, to: playlist, stop: stop, on: live, journalID: id, outcome: outcome)
         }
     }
 
@@ -92,19 +99,22 @@ extension PlaylistEditor {
     }
 
     /// `duplicates`: for `dedupe`, what `duplicates(in:fuzzy:)` found.
-    func resolve(_ request: EditRequest, on live: LivePlaylist, duplicates: [Reordering.Duplicate] = []) throws -> EntryEdit {
+    func resolve(
+        _ what: LibraryChange.EntryChange, in playlist: SpotifyID, options: LibraryChange.EntryOptions = .init(), on live: LivePlaylist,
+        duplicates: [Reordering.Duplicate] = []
+    ) throws -> EntryEdit {
         var map: (Int) throws -> Int = { $0 }
         // The user saw the cached list. The snapshot says whether Spotify's is the same; when the
         // cache does not know its snapshot (an upgraded cache before its next sync), the entries do.
-        if request.isPositional, let cached = try cache.playlist(.playlist(request.playlist)),
-            let entries = try cache.entries(of: .playlist(request.playlist))
+        if what.isPositional, let cached = try cache.playlist(.playlist(playlist)),
+            let entries = try cache.entries(of: .playlist(playlist))
         {
             let sameSnapshot = cached.snapshotID.map { $0 == live.meta.snapshotID }
             let sameEntries =
                 cached.trackCount == live.uris.count
                 && entries.allSatisfy { live.uris.indices.contains($0.position) && live.uris[$0.position] == $0.uri }
             if !(sameSnapshot ?? sameEntries) {
-                guard request.force else { throw EditConflict(playlist: live.meta.name, cached: cached.snapshotID, live: live.meta.snapshotID) }
+                guard options.force else { throw EditConflict(playlist: live.meta.name, cached: cached.snapshotID, live: live.meta.snapshotID) }
                 map = { position in try Self.occurrence(of: position, in: entries, live: live.uris) }
             }
         }
@@ -127,7 +137,7 @@ extension PlaylistEditor {
             }
             return positions
         }
-        switch request.what {
+        switch what {
         case .add(let uris, let position):
             try LibraryChange.checkAddable(uris)
             return .insert(uris: uris, position: position ?? live.uris.count)
@@ -139,7 +149,7 @@ extension PlaylistEditor {
             return .remove(positions: try everyCopy(of: uris))
         case .shuffle:
             // Planned as moves; `apply` turns it into a rewrite when that is asked for.
-            return .reorder(order: Reordering.shuffled(live.uris.count, seed: request.seed))
+            return .reorder(order: Reordering.shuffled(live.uris.count, seed: options.seed))
         case .sort(let key, let reverse):
             return .reorder(order: Reordering.sorted(Reordering.entries(of: live), by: key, reverse: reverse))
         case .restore(let target, let dates):
@@ -236,13 +246,13 @@ extension PlaylistEditor {
     }
 
     /// What `order` costs on `live` by moves and by a rewrite.
-    static func orderCost(_ order: [Int], request: EditRequest, on live: LivePlaylist, secondsPerWrite: Double? = nil) -> OrderCost {
+    static func orderCost(_ order: [Int], of what: LibraryChange.EntryChange, on live: LivePlaylist, secondsPerWrite: Double? = nil) -> OrderCost {
         var key: String?
-        if case .sort(let by, let reverse) = request.what { key = by.rawValue + (reverse ? ", reversed" : "") }
+        if case .sort(let by, let reverse) = what { key = by.rawValue + (reverse ? ", reversed" : "") }
         let moves = order == Array(order.indices) ? 0 : EntryEdit.moves(order).count
         let canRewrite = live.uris.allSatisfy(EntryEdit.isResendable)
         var cost = OrderCost(
-            op: request.what.operation.rawValue, playlistName: live.meta.name, key: key, entries: order.count, moves: moves,
+            op: what.operation, playlistName: live.meta.name, key: key, entries: order.count, moves: moves,
             rewriteWrites: canRewrite ? (order.count + EntryWrite.maxURIs - 1) / EntryWrite.maxURIs : moves, canRewrite: canRewrite)
         cost.secondsPerWrite = secondsPerWrite
         return cost

@@ -19,7 +19,7 @@ extension PlaylistEditor {
             var outcome = Self.libraryOutcome(change, operation: kind, journalID: nil, dryRun: dryRun)
             if !dryRun, !change.uris.isEmpty {
                 let id = try journal.begin(
-                    op: kind.rawValue, playlist: change.target,
+                    op: kind, playlist: change.target,
                     summary: "\(kind.rawValue) \(change.uris.count)", change: .library(change))
                 try await sendLibrary(change, journalID: id, nothingApplied: .failed)
                 try journal.finish(id, .done)

@@ -106,7 +106,7 @@ extension PlaylistEditor {
         }
         guard !dryRun else { return outcome }
         let id = try journal.begin(
-            op: LibraryChange.Operation.restore.rawValue, playlist: .playlist(playlist),
+            op: .restore, playlist: .playlist(playlist),
             summary: "followed “\(TerminalText.preview(meta.name, limit: 60))” again", change: .library(change))
         try await sendLibrary(change, journalID: id, nothingApplied: .failed)
         try journal.finish(id, .done)
@@ -128,7 +128,7 @@ extension PlaylistEditor {
         outcome.revival = .created(previous: playlist.rawValue)
         guard !dryRun else { return outcome }
         let journalID = try journal.begin(
-            op: LibraryChange.Operation.restore.rawValue, playlist: nil,
+            op: .restore, playlist: nil,
             summary: "created “\(TerminalText.preview(name, limit: 60))” again (deleted playlist \(playlist.rawValue)) with \(entries.count) entries",
             change: .library(LibraryEdit(uris: [], save: true, fill: entries)))
         let created = try await postPlaylist(details, journalID: journalID)

@@ -4,25 +4,25 @@ import TimbreCore
 /// An order change by range moves stopped between two writes (`EditStop`).
 extension PlaylistEditor {
     /// Sends an entry edit's plan, journalled as `id`, and brings the cache to what it left. Range
-    /// moves (`.reorder`) can stop between writes (Esc, Ctrl-C: `request.stop`); other edits, a
+    /// moves (`.reorder`) can stop between writes (Esc, Ctrl-C: `stop`); other edits, a
     /// rewrite among them, finish.
     func sendEntries(
-        _ plan: EntryEdit.Plan, edit: EntryEdit, request: EditRequest, on live: LivePlaylist, journalID id: Int64, outcome: EditOutcome
+        _ plan: EntryEdit.Plan, edit: EntryEdit, to playlist: SpotifyID, stop: EditStop?, on live: LivePlaylist, journalID id: Int64, outcome: EditOutcome
     ) async throws -> EditOutcome {
         var outcome = outcome
         let stoppable = if case .reorder = edit { true } else { false }
-        request.stop?.begin(stoppable: stoppable)
-        defer { request.stop?.end() }
+        stop?.begin(stoppable: stoppable)
+        defer { stop?.end() }
         let snapshot: String?
         do {
             snapshot = try await runWrites(
-                plan, playlist: request.playlist, journalID: id, from: 0, name: live.meta.name,
-                legacy: live.meta.legacyShape, stop: stoppable ? request.stop : nil)
-        } catch let stop as WritesStopped {
-            return try await stopped(stop, plan: plan, on: live, journalID: id, playlist: request.playlist, outcome: outcome)
+                plan, playlist: playlist, journalID: id, from: 0, name: live.meta.name,
+                legacy: live.meta.legacyShape, stop: stoppable ? stop : nil)
+        } catch let stopped as WritesStopped {
+            return try await self.stopped(stopped, plan: plan, on: live, journalID: id, playlist: playlist, outcome: outcome)
         }
         try journal.finish(id, .done)
-        let stored = try await storeAfter(plan, on: live, snapshot: snapshot, playlist: request.playlist)
+        let stored = try await storeAfter(plan, on: live, snapshot: snapshot, playlist: playlist)
         outcome.warnings += stored.warnings
         outcome.snapshotID = stored.snapshotID
         outcome.journalID = id

@@ -31,7 +31,7 @@ public final class EditJournal: Sendable {
 
         public var id: Int64
         public var at: Date
-        public var op: String
+        public var op: LibraryChange.Operation
         /// What it edited: a playlist, Liked Songs, or nil for a creation Spotify has not answered
         /// (stored as the id, `liked` or empty).
         public var playlist: PlaylistRef?
@@ -91,7 +91,7 @@ public final class EditJournal: Sendable {
     // MARK: Writing
 
     /// Records a new edit about to be applied; a new edit ends every undone edit's chance of a redo.
-    public func begin(op: String, playlist: PlaylistRef?, summary: String, change: Change, at date: Date = Date()) throws -> Int64 {
+    public func begin(op: LibraryChange.Operation, playlist: PlaylistRef?, summary: String, change: Change, at date: Date = Date()) throws -> Int64 {
         let editJSON: String, beforeJSON: String
         switch change {
         case .entries(let edit, let before): (editJSON, beforeJSON) = (try Self.encode(edit), try Self.encode(before))
@@ -103,7 +103,7 @@ public final class EditJournal: Sendable {
             try db.execute(
                 sql: """
                     INSERT INTO edit (at, op, playlist, summary, state, direction, step, kind, edit, before) VALUES (?, ?, ?, ?, 'running', 'forward', 0, ?, ?, ?)
-                    """, arguments: [ClockText.sqlite(date), op, playlist?.description ?? "", summary, change.kind, editJSON, beforeJSON])
+                    """, arguments: [ClockText.sqlite(date), op.rawValue, playlist?.description ?? "", summary, change.kind, editJSON, beforeJSON])
             let id = db.lastInsertedRowID
             try db.execute(
                 sql: """
@@ -224,10 +224,17 @@ public final class EditJournal: Sendable {
         let sentAt: String? = row["sent_at"]
         let deadline: Int? = row["sent_deadline_ms"]
         return Entry(
-            id: row["id"], at: ClockText.parseSQLite(at) ?? Date(timeIntervalSince1970: 0), op: row["op"], playlist: PlaylistRef(stored: playlist),
+            id: row["id"], at: ClockText.parseSQLite(at) ?? Date(timeIntervalSince1970: 0), op: Self.operation(row["op"]),
+            playlist: PlaylistRef(stored: playlist),
             summary: row["summary"], state: Entry.State(rawValue: state) ?? .failed, direction: direction.flatMap(Entry.Direction.init),
             step: row["step"], change: change, redoable: (row["redoable"] as Int) != 0, reason: row["reason"],
             sentAt: sentAt.flatMap(ClockText.parseSQLite), sentDeadline: deadline.map { .milliseconds($0) }, told: row["told"])
+    }
+
+    /// A stored operation's name: every one timbre has written is a `LibraryChange.Operation`;
+    /// anything else (a newer timbre's, say) is shown as an edit, its summary saying which.
+    private static func operation(_ name: String) -> LibraryChange.Operation {
+        LibraryChange.Operation(rawValue: name) ?? .edit
     }
 
     private static func encode<T: Encodable>(_ value: T) throws -> String {

@@ -58,7 +58,7 @@ extension PlaylistEditor {
             // The playlist moved on: the same entries, found by track and occurrence, as an edit of its own.
             change = try Self.remap(change, from: reference, to: live.uris)
             journalID = try journal.begin(
-                op: (undo ? LibraryChange.Operation.undo : .redo).rawValue, playlist: entry.playlist,
+                op: undo ? .undo : .redo, playlist: entry.playlist,
                 summary: "\(undo ? "undid" : "redid") edit \(entry.id) on a changed playlist (\(Self.describe(change, in: live.meta.name)))",
                 change: .entries(change, before: live.uris))
         } else {

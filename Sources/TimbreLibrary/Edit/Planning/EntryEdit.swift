@@ -105,11 +105,10 @@ public enum EntryEdit: Equatable, Sendable, Codable {
             guard length >= 1, start >= 0, start + length <= list.count else { throw .positionOutOfRange(start + max(length, 1) - 1, count: list.count) }
             guard (0...(list.count - length)).contains(to) else { throw .positionOutOfRange(to, count: list.count - length + 1) }
             guard to != start else { throw .nothingToDo }
-            writes = [.reorder(start: start, insertBefore: to < start ? to : to + length, length: length)]
+            let write = EntryWrite.move(start: start, length: length, to: to)
+            writes = [write]
             var rest = list
-            let range = Array(rest[start..<start + length])
-            rest.removeSubrange(start..<start + length)
-            rest.insert(contentsOf: range, at: to)
+            _ = write.reorder(&rest)
             expected = rest
         case .restore(let entries):
             guard !entries.isEmpty else { throw .nothingToDo }
@@ -246,11 +245,10 @@ public enum EntryEdit: Equatable, Sendable, Codable {
             // Right after the target's previous entry (placed already), or at the top.
             let insertBefore = i == 0 ? 0 : index[order[i - 1]] + 1
             if insertBefore != start {
-                writes.append(.reorder(start: start, insertBefore: insertBefore, length: length))
-                let block = Array(current[start..<start + length])
-                current.removeSubrange(start..<start + length)
+                let write = EntryWrite.reorder(start: start, insertBefore: insertBefore, length: length)
+                writes.append(write)
+                _ = write.reorder(&current)
                 let target = insertBefore > start ? insertBefore - length : insertBefore
-                current.insert(contentsOf: block, at: target)
                 for k in min(start, target)..<max(start + length, target + length) { index[current[k]] = k }
             }
             for k in i..<end { placed[order[k]] = true }

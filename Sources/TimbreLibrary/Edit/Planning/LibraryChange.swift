@@ -189,6 +189,15 @@ public enum LibraryChange: Sendable, Equatable {
 }
 
 extension LibraryChange.EntryChange {
+    /// Edits that name positions: checked against the live snapshot before anything is written.
+    var isPositional: Bool {
+        switch self {
+        case .add(_, let position): return position != nil
+        case .removePositions, .removeMixed, .move, .shuffle, .sort, .dedupe: return true
+        case .removeURIs, .restore: return false
+        }
+    }
+
     /// Shuffle and sort: a new order of the same entries.
     public var isOrderChange: Bool {
         switch self {
@@ -295,10 +304,7 @@ extension PlaylistEditor {
     ) async throws -> EditOutcome {
         switch change {
         case .entries(let playlist, let what, let options):
-            return try await apply(
-                EditRequest(
-                    playlist: playlist, what: what, force: options.force, dryRun: dryRun, rewrite: options.rewrite,
-                    seed: options.seed, choose: choose, stop: stop))
+            return try await apply(what, to: playlist, options: options, dryRun: dryRun, choose: choose, stop: stop)
         case .like(let uris): return try await library(uris, save: true, as: .like, dryRun: dryRun)
         case .unlike(let uris): return try await library(uris, save: false, as: .unlike, dryRun: dryRun)
         case .follow(let ids): return try await library(ids.map(\.playlistURI), save: true, as: .follow, dryRun: dryRun)

@@ -4,8 +4,8 @@ import TimbreCore
 /// entry's added date, and a rewrite (⌈n/100⌉ writes), which resets them all. Priced before
 /// anything is sent, for `--dry-run` and for the question asked before a long one.
 public struct OrderCost: Sendable, Equatable {
-    /// "shuffle" or "sort".
-    public var op: String
+    /// `.shuffle` or `.sort`.
+    public var op: LibraryChange.Operation
     public var playlistName: String
     /// For a sort: the key ("title", "year reversed").
     public var key: String?
@@ -21,7 +21,7 @@ public struct OrderCost: Sendable, Equatable {
     /// round trip, sent one after the other); nil: `writesPerSecond`.
     public var secondsPerWrite: Double?
 
-    public init(op: String, playlistName: String, key: String?, entries: Int, moves: Int, rewriteWrites: Int, canRewrite: Bool) {
+    public init(op: LibraryChange.Operation, playlistName: String, key: String?, entries: Int, moves: Int, rewriteWrites: Int, canRewrite: Bool) {
         self.op = op
         self.playlistName = playlistName
         self.key = key
@@ -64,7 +64,7 @@ public struct OrderCost: Sendable, Equatable {
     /// rewrite in 100 writes (every date becomes today). (y/r/n)"
     public var question: String {
         let name = TerminalText.preview(playlistName, limit: 40)
-        let what = op == "sort" ? "Sort “\(name)”\(key.map { " by \($0)" } ?? "")" : "Shuffle “\(name)”"
+        let what = op == .sort ? "Sort “\(name)”\(key.map { " by \($0)" } ?? "")" : "Shuffle “\(name)”"
         let moves = "\(what): \(Self.grouped(self.moves)) \(self.moves == 1 ? "move" : "moves"), \(movesDuration) at Spotify's pace, dates kept"
         guard canRewrite else { return moves + " (it holds local files, which a rewrite would lose). (y/n)" }
         return moves + " — or r to rewrite in \(Self.grouped(rewriteWrites)) \(rewriteWrites == 1 ? "write" : "writes") (every date becomes today). (y/r/n)"
