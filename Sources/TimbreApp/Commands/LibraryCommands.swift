@@ -64,6 +64,10 @@ public struct TracksCommand: Sendable {
         if items.isEmpty, let playlist = try cache.playlist(reference), let reason = playlist.unavailableReason {
             throw UnreadablePlaylist(name: playlist.name, reason: reason)
         }
+        // Listed by a sync that stopped before its entries were all read: not an empty playlist.
+        if items.isEmpty, let playlist = try cache.playlist(reference), playlist.syncedAt == nil {
+            throw NotReadYet(name: playlist.name, read: try cache.partialEntryCount(of: reference), total: playlist.trackCount)
+        }
         switch format {
         case .json:
             console.json(.array(items.map(\.json)))
@@ -98,6 +102,19 @@ struct UnreadablePlaylist: UserFacingError {
     var message: String { "not permitted: the entries of “\(TerminalText.preview(name, limit: 60))” cannot be listed: \(reason)" }
     var hint: String? { "open it in Spotify's own app; `timbre playlists` marks such playlists \"unavailable\"" }
     var exitStatus: ExitStatus { .notPermitted }
+}
+
+/// `tracks` of a playlist a sync listed but has not read whole yet (the daily quota,
+/// `--max-requests`): its entries are not shown as an empty list.
+struct NotReadYet: UserFacingError {
+    let name: String
+    let read: Int
+    let total: Int
+    var message: String {
+        "the entries of “\(TerminalText.preview(name, limit: 60))” have not been read yet (\(read) of \(total) so far): the last sync stopped before it"
+    }
+    var hint: String? { "run `timbre sync`: it goes on where the last one stopped" }
+    var exitStatus: ExitStatus { .failure }
 }
 
 struct NotCached: UserFacingError {

@@ -45,7 +45,7 @@ public struct SyncCommand: Sendable {
         HeapTrim.keep(upTo: 4 << 20)
         let bar = ProgressBar(console: console, enabled: !quiet && !json && console.showsProgress)
         let report = try await bar.showing(rateLimits: sync.pacing.remainingPause) { progress in
-            try await sync.run(options: options, lockWait: .seconds(10), progress: progress)
+            try await sync.run(options: options, lockWait: .seconds(10), reportingStop: true, progress: progress)
         }
         if json {
             console.json(report.json)
@@ -53,6 +53,8 @@ public struct SyncCommand: Sendable {
             for warning in report.warnings { console.warning(warning) }
             console.line(report.summary)
         }
+        // Said after the report: why the run stopped, and until when (exit 3).
+        if let stopped = report.stopped { throw stopped }
         return report.exitStatus
     }
 

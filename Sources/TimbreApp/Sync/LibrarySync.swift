@@ -23,8 +23,10 @@ public struct LibrarySync: Sendable {
     /// `cache`: one the caller already has open (the interface reads it while this writes);
     /// otherwise the cache is opened — and verified, migrated if needed — under the lock.
     /// `lockWait`: how long another sync may hold the lock before this one gives up.
+    /// `reportingStop`: a run whose requests stopped (the daily quota, `--max-requests`) returns
+    /// its report with `stopped` set instead of throwing the stop (`timbre sync` prints it first).
     public func run(
-        options: SyncOptions = SyncOptions(), cache: LibraryCache? = nil, lockWait: Duration,
+        options: SyncOptions = SyncOptions(), cache: LibraryCache? = nil, lockWait: Duration, reportingStop: Bool = false,
         progress: @escaping @Sendable (SyncProgress) -> Void = { _ in }
     ) async throws -> SyncReport {
         let lock = try await SyncLock.acquire(cachePath: cachePath, wait: lockWait)
@@ -39,7 +41,8 @@ public struct LibrarySync: Sendable {
         try await finishInterruptedEdits(cache: target)
         // The playlists' versions live in the user data, opened (created) for them.
         let history = try? userData?.open().history
-        var report = try await SyncEngine(api: api, cache: target, options: options, history: history, progress: progress).run()
+        let engine = SyncEngine(api: api, cache: target, options: options, history: history, progress: progress)
+        var report = try await reportingStop ? engine.runReportingStop() : engine.run()
         if let history {
             do { try history.prune(before: PlaylistHistory.cutoff(keep: historyKeep)) } catch {
                 report.warnings.append(PlaylistHistory.syncWarning(error))

@@ -9,6 +9,7 @@ extension SyncReport {
         if removed > 0 { parts.append("\(removed) removed") }
         let liked = likedUpdated ? "Liked Songs updated (\(likedCount))" : "Liked Songs unchanged (\(likedCount))"
         let seconds = String(format: "%.1f", Double(durationMS) / 1000)
-        return "Synced: \(parts.joined(separator: ", ")); \(liked); \(itemsWritten) items written, \(requests) requests, \(seconds) s"
+        let left = toRead.isEmpty ? "" : "; \(toRead.count) \(toRead.count == 1 ? "list" : "lists") still to read"
+        return "Synced: \(parts.joined(separator: ", ")); \(liked); \(itemsWritten) items written, \(requests) requests, \(seconds) s\(left)"
     }
 }

@@ -93,53 +93,79 @@ struct PlaylistReader: Sendable {
         try await getDecoded(Self.likedPath(offset: 0)) { try EntryPage.decode($0, fingerprint: true) }
     }
 
-    /// Liked Songs after the first page.
-    func likedRest(first: EntryPage) async throws -> FetchedList {
-        try await entryPages(limit: 50, first: first, cap: Self.maxLikedEntries) { offset, limit in
-            try await getDecoded(Self.likedPath(offset: offset, limit: limit), as: EntryPage.self)
+    /// Liked Songs after the first page. `known`: pages of this version of the list read by an
+    /// earlier, stopped sync (by offset, of 50 entries), not asked again; `sink` gets the body of
+    /// every page read here.
+    func likedRest(first: EntryPage, known: [Int: EntryPage] = [:], sink: PageSink? = nil) async throws -> FetchedList {
+        sink?.begin(limit: 50)
+        return try await entryPages(limit: 50, first: first, known: known, cap: Self.maxLikedEntries) { offset, limit in
+            let (page, body) = try await getDecoded(Self.likedPath(offset: offset, limit: limit)) { (try EntryPage.decode($0), $0) }
+            sink?.put(body, at: offset)
+            return page
         }
     }
 
     static func likedPath(offset: Int, limit: Int = 50) -> String { "me/tracks?offset=\(offset)&limit=\(limit)" }
 
     /// A playlist's entries via `/items` (or, when its object had the older shape, `/tracks`).
-    func playlistEntries(_ id: String, legacy: Bool) async throws -> FetchedList {
-        let (first, size) = try await itemsPage(id, offset: 0, limit: state.current.itemsLimit, legacy: legacy)
-        return try await entryPages(limit: size, first: first, cap: Self.maxPlaylistEntries) { offset, limit in
-            try await itemsChunk(id, offset: offset, size: limit, legacy: legacy)
+    /// `known`: pages of this snapshot read by an earlier, stopped sync (by offset), with the page
+    /// size `knownLimit` they were read with: not asked again (the first one included, which
+    /// tells the total). `sink` gets the body of every page read here, and the page size.
+    func playlistEntries(
+        _ id: String, legacy: Bool, known: [Int: EntryPage] = [:], knownLimit: Int? = nil, sink: PageSink? = nil
+    ) async throws -> FetchedList {
+        let first: EntryPage, size: Int
+        if let knownLimit, let page = known[0] {
+            (first, size) = (page, knownLimit)
+        } else {
+            let (page, used, body) = try await itemsPage(id, offset: 0, limit: state.current.itemsLimit, legacy: legacy)
+            (first, size) = (page, used)
+            sink?.put(body, at: 0)
+        }
+        sink?.begin(limit: size)
+        // Pages of another size do not line up with these offsets.
+        let reusable = size == knownLimit ? known : [:]
+        return try await entryPages(limit: size, first: first, known: reusable, cap: Self.maxPlaylistEntries) { offset, limit in
+            try await itemsChunk(id, offset: offset, size: limit, legacy: legacy, sink: sink)
         }
     }
 
-    /// `size` entries from `offset`, in one request or, after the limit fell back, in several.
-    private func itemsChunk(_ id: String, offset: Int, size: Int, legacy: Bool) async throws -> EntryPage {
+    /// `size` entries from `offset`, in one request or, after the limit fell back, in several
+    /// (kept in `sink` only when one request brought them).
+    private func itemsChunk(_ id: String, offset: Int, size: Int, legacy: Bool, sink: PageSink?) async throws -> EntryPage {
         var chunk = EntryPage()
         var total: Int?
         var consistent = true
         var position = offset
+        var bodies: [Data] = []
         while position < offset + size {
-            let (page, used) = try await itemsPage(id, offset: position, limit: min(offset + size - position, state.current.itemsLimit), legacy: legacy)
+            let (page, used, body) = try await itemsPage(
+                id, offset: position, limit: min(offset + size - position, state.current.itemsLimit), legacy: legacy)
             if let total, page.total != total { consistent = false }
             total = total ?? page.total
             chunk.append(page)
+            bodies.append(body)
             if page.entries < used { break }
             position += used
         }
         // A page whose pieces disagree reports no total, which marks the list inconsistent.
         chunk.total = consistent ? total : -1
+        if consistent, bodies.count == 1, let body = bodies.first { sink?.put(body, at: offset) }
         return chunk
     }
 
-    /// One items page and the limit it was fetched with. A 404 is the answer for this playlist
-    /// (Spotify's own playlists, or one deleted meanwhile): it is never taken as a reason to try
-    /// another endpoint.
-    private func itemsPage(_ id: String, offset: Int, limit: Int, legacy: Bool) async throws -> (EntryPage, Int) {
+    /// One items page, the limit it was fetched with and the body it came in. A 404 is the answer
+    /// for this playlist (Spotify's own playlists, or one deleted meanwhile): it is never taken as
+    /// a reason to try another endpoint.
+    private func itemsPage(_ id: String, offset: Int, limit: Int, legacy: Bool) async throws -> (EntryPage, Int, Data) {
         var limit = limit
         while true {
             let path =
                 "playlists/\(id)/\(legacy ? "tracks" : "items")?offset=\(offset)&limit=\(limit)"
                 + "&additional_types=track,episode&fields=\(legacy ? Self.legacyEntryFields : Self.entryFields)"
             do {
-                return (try await getDecoded(path, as: EntryPage.self), limit)
+                let (page, body) = try await getDecoded(path) { (try EntryPage.decode($0), $0) }
+                return (page, limit, body)
             } catch let error as SpotifyError {
                 if case .api(400, let message, _) = error, message.localizedCaseInsensitiveContains("invalid limit"), limit > 50 {
                     state.withLock { $0.itemsLimit = min($0.itemsLimit, 50) }
@@ -151,13 +177,14 @@ struct PlaylistReader: Sendable {
         }
     }
 
-    /// Every page of a list: the first one tells the total, the others are requested at once.
+    /// Every page of a list: the first one tells the total, the others (but the `known` ones)
+    /// are requested at once.
     private func entryPages(
-        limit: Int, first: EntryPage?, cap: Int, page: @escaping @Sendable (Int, Int) async throws -> EntryPage
+        limit: Int, first: EntryPage?, known: [Int: EntryPage] = [:], cap: Int, page: @escaping @Sendable (Int, Int) async throws -> EntryPage
     ) async throws -> FetchedList {
         let firstPage: EntryPage
         if let first { firstPage = first } else { firstPage = try await page(0, limit) }
-        return try await collect(limit: limit, firstPage: firstPage, cap: cap, page: page)
+        return try await collect(limit: limit, firstPage: firstPage, known: known, cap: cap, page: page)
     }
 
     private func playlistPages(
@@ -190,37 +217,56 @@ struct PlaylistReader: Sendable {
         from start: Int, to end: Int, by step: Int, workers: Int, _ fetch: @escaping @Sendable (Int) async throws -> Page
     ) async throws -> [Int: Page] {
         guard step > 0, end > start else { return [:] }
+        return try await fetchAll(offsets: Array(stride(from: start, to: end, by: step)), workers: workers, fetch)
+    }
+
+    /// `fetch` for each of `offsets`, as above — except that when requests stop
+    /// (`RequestsStopped`: the daily quota, `--max-requests`) nothing is cancelled: the requests
+    /// already out are answered and their pages reach whoever keeps them (a `PageSink`), each
+    /// task ends when its next request is refused, and then the stop is thrown.
+    static func fetchAll<Page: Sendable>(
+        offsets: [Int], workers: Int, _ fetch: @escaping @Sendable (Int) async throws -> Page
+    ) async throws -> [Int: Page] {
+        guard !offsets.isEmpty else { return [:] }
         let pages = Locked<[Int: Page]>([:])
-        let next = Locked(start)
-        let count = (end - start + step - 1) / step
+        let next = Locked(0)
+        let stopped = Locked<RequestsStopped?>(nil)
         try await withThrowingDiscardingTaskGroup { group in
-            for _ in 0..<min(max(1, workers), count) {
+            for _ in 0..<min(max(1, workers), offsets.count) {
                 group.addTask {
                     while true {
-                        let offset = next.withLock { offset -> Int? in
-                            guard offset < end else { return nil }
-                            defer { offset += step }
-                            return offset
+                        let index = next.withLock { index -> Int? in
+                            guard index < offsets.count else { return nil }
+                            defer { index += 1 }
+                            return index
                         }
-                        guard let offset else { return }
+                        guard let index else { return }
                         try Task.checkCancellation()
-                        let result = try await fetch(offset)
-                        pages.withLock { $0[offset] = result }
+                        do {
+                            let result = try await fetch(offsets[index])
+                            pages.withLock { $0[offsets[index]] = result }
+                        } catch let stop as RequestsStopped {
+                            stopped.withLock { $0 = $0 ?? stop }
+                            return
+                        }
                     }
                 }
             }
         }
+        if let stop = stopped.current { throw stop }
         return pages.current
     }
 
     private func collect(
-        limit: Int, firstPage: EntryPage, cap: Int,
+        limit: Int, firstPage: EntryPage, known: [Int: EntryPage], cap: Int,
         page: @escaping @Sendable (Int, Int) async throws -> EntryPage
     ) async throws -> FetchedList {
         let reported = firstPage.total ?? firstPage.entries
         // Never more pages than the list can hold; a clamped list is inconsistent, so it is not stored.
         let total = min(reported, cap)
-        var pages = try await Self.fetchAll(from: limit, to: total, by: limit, workers: workers) { try await page($0, limit) }
+        let offsets = limit > 0 ? Array(stride(from: limit, to: total, by: limit)) : []
+        var pages = try await Self.fetchAll(offsets: offsets.filter { known[$0] == nil }, workers: workers) { try await page($0, limit) }
+        for offset in offsets { if let kept = known[offset] { pages[offset] = kept } }
         pages[0] = firstPage
         var ordered: [EntryPage] = []
         ordered.reserveCapacity(pages.count)

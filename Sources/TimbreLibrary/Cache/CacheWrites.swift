@@ -153,6 +153,7 @@ extension LibraryCache {
             try ItemInsert.write(chunk.rows, positionOffset: chunk.positionOffset, list: list, db)
         }
         try SearchIndex.store(items, list: list, db)
+        try dropPartialPages(of: meta.id, db)
         return items.count
     }
 
@@ -164,6 +165,7 @@ extension LibraryCache {
                 try db.execute(
                     sql: "UPDATE playlist SET unavailable = 1, snapshot_id = ?, track_count = ? WHERE id = ?",
                     arguments: [meta.snapshotID, meta.total, meta.id])
+                try Self.dropPartialPages(of: meta.id, db)
             }
         }
     }
@@ -172,7 +174,10 @@ extension LibraryCache {
         guard !ids.isEmpty else { return }
         try await CacheError.wrap {
             try await pool.write { db in
-                for id in ids { try db.execute(sql: "DELETE FROM playlist WHERE id = ?", arguments: [id]) }
+                for id in ids {
+                    try db.execute(sql: "DELETE FROM playlist WHERE id = ?", arguments: [id])
+                    try Self.dropPartialPages(of: id, db)
+                }
             }
         }
     }

@@ -8,6 +8,11 @@ import TimbreNet
 /// items fetched; Liked Songs only when its first page or total changed. Several playlists and
 /// pages are in flight at once; the executor's shared rate budget caps the concurrency and pauses
 /// everyone on a 429. Guards make sure nothing good in the cache is replaced by a glitch.
+///
+/// What the user needs first is read first (`readingOrder`): Liked Songs and the user's own
+/// playlists before followed ones. A run that stops part-way (`RequestsStopped`: the daily quota,
+/// `--max-requests`) keeps the pages it read of the lists it did not finish (`PartialList`), and
+/// the next run reads only the rest of a list whose version has not changed.
 public final class SyncEngine: Sendable {
     /// Playlists whose items are fetched at the same time (their pages overlap too), enough to
     /// keep every request slot of the rate budget busy while finished playlists are written.
@@ -34,24 +39,65 @@ public final class SyncEngine: Sendable {
     /// Outcome of one playlist.
     enum Outcome: Sendable {
         case updated(items: Int)
+        /// Nothing to store: the cached entries are those of Spotify's current version, or Spotify
+        /// does not let this app read them.
         case unchanged
+        /// A guard kept the cached entries (counted as unchanged, but the list is still to read).
+        case kept
         case failed
+        /// Requests stopped before the list was read whole (what was read is kept).
+        case stopped(RequestsStopped)
     }
 
     /// Throws only when the whole run cannot go on: sign-in needed (exit 4), trust failure (exit 5),
-    /// the playlist list unreadable, the cache unwritable.
+    /// requests stopped (`RequestsStopped`), the playlist list unreadable, the cache unwritable.
     public func run() async throws -> SyncReport {
-        let run = Run(api: api, stored: try await cache.storedState(), wantsLiked: !options.isSelection || options.liked)
+        let report = try await runReportingStop()
+        if let stopped = report.stopped { throw stopped }
+        return report
+    }
+
+    /// `run`, except that a run whose requests stopped once it knew the playlists (the daily
+    /// quota, `--max-requests`) returns its report — status `partial`, `stopped` set, `toRead`
+    /// naming what is left — for `timbre sync` to print before it says why it stopped.
+    public func runReportingStop() async throws -> SyncReport {
+        let run = Run(
+            api: api, stored: try await cache.storedState(), partials: (try? await cache.partialVersions()) ?? [:],
+            wantsLiked: !options.isSelection || options.liked)
         // Liked Songs needs nothing from the playlist list: it runs alongside from the start.
         async let liked = syncLikedSongs(run)
-        let listing = try await listPlaylists(run)
-        // Before the new details or entries replace them: the cached state of the changed playlists never recorded.
-        let changed = listing.playlists.map(\.meta).filter { meta in run.stored[meta.id].map { $0.snapshotID != meta.snapshotID } ?? false }
-        history?.recordBaselines(changed.map(\.id), from: cache, warn: run.warn)
-        try await cache.updateMetadata(listing.playlists)
-        let tally = try await fetchChangedPlaylists(listing, run)
+        let listing: Listing, tally: Tally
+        do {
+            listing = try await listPlaylists(run)
+            // Before the new details or entries replace them: the cached state of the changed playlists never recorded.
+            let changed = listing.playlists.map(\.meta).filter { meta in run.stored[meta.id].map { $0.snapshotID != meta.snapshotID } ?? false }
+            history?.recordBaselines(changed.map(\.id), from: cache, warn: run.warn)
+            try await cache.updateMetadata(listing.playlists)
+            tally = try await fetchChangedPlaylists(listing, run)
+        } catch {
+            _ = try? await liked
+            await keepPartialPages(run)
+            throw error
+        }
         history?.recordSynced(run.updatedIDs.current, from: cache, warn: run.warn)
-        return try await finish(run, listing: listing, tally: tally, liked: try await liked)
+        let likedOutcome: Outcome?
+        do { likedOutcome = try await liked } catch {
+            await keepPartialPages(run)
+            throw error
+        }
+        await keepPartialPages(run)
+        return try await finish(run, listing: listing, tally: tally, liked: likedOutcome)
+    }
+
+    /// The pages read of lists this run did not finish, added to those kept — even when the run
+    /// was cancelled (the write is not part of the cancelled task).
+    private func keepPartialPages(_ run: Run) async {
+        let lists = run.kept.current
+        guard !lists.isEmpty else { return }
+        let cache = self.cache
+        do { try await Task { try await cache.keepPartialPages(lists) }.value } catch {
+            run.warn("the pages read of unfinished lists could not be kept (\(Self.describe(error))); the next sync reads them again")
+        }
     }
 
     /// What one run shares between its steps.
@@ -62,6 +108,15 @@ public final class SyncEngine: Sendable {
         let waitedBefore: Duration
         let fetcher: PlaylistReader
         let stored: [String: StoredState]
+        /// Lists with pages kept by an earlier, stopped run: their version and page size.
+        let partials: [String: PartialList]
+        /// Pages this run read of lists it did not finish, to keep.
+        let kept = Locked<[String: PartialList]>([:])
+        /// Opened once Liked Songs is done (or not wanted): followed playlists wait for it.
+        let likedDone = Gate()
+        /// Opened once the playlists are listed (or the listing failed): the rest of Liked Songs
+        /// waits for it, so that a run stopped early still knows — and says — what is left.
+        let listed = Gate()
         let wantsLiked: Bool
         let warnings = Locked<[String]>([])
         /// The signed-in user's id, asked for at most once, and only when a playlist turns out unreadable.
@@ -74,15 +129,23 @@ public final class SyncEngine: Sendable {
         /// The playlists whose entries this run stored, for the history.
         let updatedIDs = Locked<[String]>([])
 
-        init(api: any SpotifyAPI, stored: [String: StoredState], wantsLiked: Bool) {
+        init(api: any SpotifyAPI, stored: [String: StoredState], partials: [String: PartialList], wantsLiked: Bool) {
             sentBefore = api.pacing.requestsSent()
             waitedBefore = api.pacing.rateLimitWaited()
             fetcher = PlaylistReader(api: api, state: Locked(ReaderState()))
             self.stored = stored
+            self.partials = partials
             self.wantsLiked = wantsLiked
         }
 
         func warn(_ text: String) { warnings.withLock { $0.append(text) } }
+
+        /// Keeps what `sink` got of list `id` at `version` (nothing without a version).
+        func keep(_ id: String, version: String?, _ sink: PageSink) {
+            let (limit, bodies) = sink.current
+            guard let version, limit > 0, !bodies.isEmpty else { return }
+            kept.withLock { $0[id] = PartialList(version: version, limit: limit, bodies: bodies) }
+        }
         func finishedOne() -> Int {
             done.withLock {
                 $0 += 1
@@ -103,12 +166,17 @@ public final class SyncEngine: Sendable {
     /// How the playlists whose items were looked at ended.
     struct Tally: Sendable {
         var updated = 0, unchanged = 0, failed = 0, itemsWritten = 0
+        /// The playlists whose current version is not stored, in reading order.
+        var toRead: [PlaylistMeta] = []
+        /// Why requests stopped, when they did.
+        var stopped: RequestsStopped?
     }
 
     /// Step 1, beside the others: Liked Songs (nil when not selected).
     private func syncLikedSongs(_ run: Run) async throws -> Outcome? {
+        defer { run.likedDone.open() }
         guard run.wantsLiked else { return nil }
-        let outcome = try await syncLiked(stored: run.stored[CachedPlaylist.likedID], fetcher: run.fetcher, warnings: run.warnings, profile: run.profile)
+        let outcome = try await syncLiked(stored: run.stored[CachedPlaylist.likedID], run: run)
         progress(SyncProgress(phase: .liked, description: CachedPlaylist.likedName, done: run.finishedOne(), total: run.totalWork.current))
         return outcome
     }
@@ -116,6 +184,7 @@ public final class SyncEngine: Sendable {
     /// Step 2: the selected playlists, or every playlist of the user — removing from the cache the
     /// ones Spotify no longer lists, unless it lists none at all.
     private func listPlaylists(_ run: Run) async throws -> Listing {
+        defer { run.listed.open() }
         progress(SyncProgress(phase: .listing, description: "reading your playlists", done: 0, total: 0))
         var listing = Listing()
         if options.isSelection {
@@ -161,8 +230,11 @@ public final class SyncEngine: Sendable {
     }
 
     /// Step 3: the entries of every playlist whose snapshot changed (all, with `force`), several
-    /// playlists at once. Fetched lists go to one writer task, several to a transaction
-    /// (`ListWriteQueue`); a playlist counts as updated only once the writer stored its list.
+    /// playlists at once, in `readingOrder`: followed playlists only once Liked Songs and every
+    /// own playlist are done, so a run cut short has stored those first. Fetched lists go to one
+    /// writer task, several to a transaction (`ListWriteQueue`); a playlist counts as updated only
+    /// once the writer stored its list. When requests stop, no playlist is started any more, those
+    /// under way end with what their requests already out bring, and the tally says so.
     private func fetchChangedPlaylists(_ listing: Listing, _ run: Run) async throws -> Tally {
         // Unavailable playlists that may become readable — the user's own (a 404 in the middle of
         // a sync), collaborative ones — are asked again every time, snapshot or not. Other users'
@@ -170,7 +242,11 @@ public final class SyncEngine: Sendable {
         // would only waste requests, so they are asked again when they change.
         // Who the user is: Liked Songs' owner, recorded by an earlier sync (`GET /me`), read once.
         let likedOwner = (try? cache.playlist(.liked))??.ownerID
-        let userID = likedOwner?.isEmpty == false ? likedOwner : nil
+        var userID = likedOwner?.isEmpty == false ? likedOwner : nil
+        // Not recorded yet (a first sync): Liked Songs, not stored either, asks `GET /me` anyway
+        // once it is read (`OneProfile` sends it once); asked now, it tells the own playlists
+        // from the followed ones before any is read.
+        if userID == nil, run.wantsLiked, !listing.playlists.isEmpty { userID = try? await run.profile.get(api).id }
         run.userID.withLock { $0 = $0 ?? userID }
         // `--force` too leaves out a playlist already known unreadable by that rule (another
         // user's, not collaborative, or Spotify's own) whose snapshot has not changed.
@@ -181,37 +257,62 @@ public final class SyncEngine: Sendable {
             return (options.force && !knownUnreadable) || stored?.snapshotID != $0.snapshotID || $0.snapshotID == nil
                 || (stored?.unavailable == true && mayBecomeReadable)
         }
+        let ordered = Self.readingOrder(toFetch, userID: userID, stored: run.stored)
         var tally = Tally(unchanged: listing.playlists.count - toFetch.count)
         let total = toFetch.count + (run.wantsLiked ? 1 : 0)
         run.totalWork.withLock { $0 = total }
         progress(SyncProgress(phase: .items, description: "fetching \(toFetch.count) changed playlists", done: 0, total: total))
         let lists = ListWriteQueue()
         async let listsWritten = lists.drain { try await self.cache.replaceEntries($0) }
+        var done = Set<String>()
         do {
-            try await withThrowingTaskGroup(of: Outcome.self) { group in
-                var pending = toFetch[...]
-                func startNext() {
-                    guard let meta = pending.popFirst() else {
-                        // Every playlist has started: write each list as it comes rather than in batches.
-                        return lists.hurry()
+            try await withThrowingTaskGroup(of: (id: String, first: Bool, outcome: Outcome).self) { group in
+                var pending = ordered[...]
+                var running = 0, runningFirst = 0
+                var likedWaited = false
+                while true {
+                    // Start what may start: not after a stop; a followed playlist only once no
+                    // own one is under way and Liked Songs is done.
+                    while tally.stopped == nil, running < Self.playlistConcurrency, let next = pending.first {
+                        let first = Self.readFirst(next, userID: userID)
+                        if !first {
+                            if runningFirst > 0 { break }
+                            if !likedWaited {
+                                await run.likedDone.wait()
+                                likedWaited = true
+                            }
+                        }
+                        pending.removeFirst()
+                        running += 1
+                        if first { runningFirst += 1 }
+                        group.addTask {
+                            let outcome = try await self.syncPlaylist(next, stored: run.stored[next.id], run: run, lists: lists)
+                            if case .updated = outcome { run.updatedIDs.withLock { $0.append(next.id) } }
+                            if case .stopped = outcome {
+                            } else {
+                                self.progress(SyncProgress(phase: .items, description: next.name, done: run.finishedOne(), total: total))
+                            }
+                            return (next.id, first, outcome)
+                        }
                     }
-                    group.addTask {
-                        let outcome = try await self.syncPlaylist(meta, stored: run.stored[meta.id], run: run, lists: lists)
-                        if case .updated = outcome { run.updatedIDs.withLock { $0.append(meta.id) } }
-                        self.progress(SyncProgress(phase: .items, description: meta.name, done: run.finishedOne(), total: total))
-                        return outcome
-                    }
-                }
-                for _ in 0..<Self.playlistConcurrency { startNext() }
-                for try await outcome in group {
+                    // Every playlist has started (or none will): write each list as it comes rather than in batches.
+                    if pending.isEmpty || tally.stopped != nil { lists.hurry() }
+                    guard let result = try await group.next() else { break }
+                    let (id, first, outcome) = result
+                    running -= 1
+                    if first { runningFirst -= 1 }
                     switch outcome {
                     case .updated(let items):
                         tally.updated += 1
                         tally.itemsWritten += items
-                    case .unchanged: tally.unchanged += 1
+                        done.insert(id)
+                    case .unchanged:
+                        tally.unchanged += 1
+                        done.insert(id)
+                    case .kept: tally.unchanged += 1
                     case .failed: tally.failed += 1
+                    case .stopped(let stop): tally.stopped = tally.stopped ?? stop
                     }
-                    startNext()
                 }
             }
         } catch {
@@ -223,7 +324,31 @@ public final class SyncEngine: Sendable {
         }
         lists.close()
         _ = try await listsWritten
+        tally.toRead = ordered.filter { !done.contains($0.id) }
         return tally
+    }
+
+    /// Whether `meta` is among the playlists read first: the user's own (all of them while the
+    /// user is not known).
+    static func readFirst(_ meta: PlaylistMeta, userID: String?) -> Bool {
+        userID == nil || meta.ownerID == userID
+    }
+
+    /// The order playlists are read in, so that a run cut short (the daily quota) has stored what
+    /// the user most likely needs: the user's own playlists before followed ones; in each, first
+    /// those read before whose snapshot changed since (Spotify's answers carry no date of a
+    /// playlist's last change — the snapshot id is opaque —, so a changed snapshot is the one
+    /// sign of a recent change there is), then those never read; each group in the order of
+    /// `/me/playlists`, which is the user's library as Spotify's apps show it, the playlists
+    /// created or followed last at the top.
+    static func readingOrder(_ metas: [PlaylistMeta], userID: String?, stored: [String: StoredState]) -> [PlaylistMeta] {
+        metas.enumerated().sorted { a, b in
+            func rank(_ meta: PlaylistMeta) -> (Int, Int) {
+                (readFirst(meta, userID: userID) ? 0 : 1, stored[meta.id]?.snapshotID != nil ? 0 : 1)
+            }
+            let (ra, rb) = (rank(a.element), rank(b.element))
+            return ra != rb ? ra < rb : a.offset < b.offset
+        }.map(\.element)
     }
 
     /// Step 4: the report, recorded in the cache.
@@ -234,19 +359,32 @@ public final class SyncEngine: Sendable {
         case .updated(let items):
             likedUpdated = true
             itemsWritten += items
-        case .unchanged, nil: break
+        case .unchanged, .kept, nil: break
         case .failed: likedFailed = true
+        case .stopped: break
         }
+        var stopped = tally.stopped
+        if case .stopped(let stop) = liked { stopped = stopped ?? stop }
         let failed = listing.failed + tally.failed
         let succeeded = tally.updated + tally.unchanged > 0 || (run.wantsLiked && !likedFailed)
-        let status: SyncReport.Status = failed == 0 && !likedFailed ? .ok : (succeeded ? .partial : .failed)
-        let report = SyncReport(
+        var status: SyncReport.Status = failed == 0 && !likedFailed ? .ok : (succeeded ? .partial : .failed)
+        // Stopped with lists left to read: what was read is stored, the next sync goes on.
+        if stopped != nil, status == .ok { status = .partial }
+        var toRead: [SyncReport.ListRef] = []
+        switch liked {
+        case .updated, .unchanged, nil: break
+        case .kept, .failed, .stopped: toRead.append(SyncReport.ListRef(id: CachedPlaylist.likedID, name: CachedPlaylist.likedName))
+        }
+        toRead += tally.toRead.map { SyncReport.ListRef(id: $0.id, name: $0.name) }
+        var report = SyncReport(
             status: status, checked: listing.playlists.count + listing.failed, updated: tally.updated,
             unchanged: tally.unchanged, failed: failed, removed: listing.removed, likedUpdated: likedUpdated,
             likedCount: (try? cache.playlist(.liked))?.trackCount ?? 0, itemsWritten: itemsWritten,
             requests: api.pacing.requestsSent() - run.sentBefore, warnings: run.warnings.current,
             durationMS: Self.milliseconds(ContinuousClock.now - run.clock),
             rateLimitedMS: Self.milliseconds(api.pacing.rateLimitWaited() - run.waitedBefore))
+        report.toRead = toRead
+        report.stopped = stopped
         try await cache.recordRun(startedAt: run.started, report: report)
         let total = run.totalWork.current
         progress(SyncProgress(phase: .finished, description: "done", done: total, total: total))
@@ -262,8 +400,20 @@ public final class SyncEngine: Sendable {
         while true {
             attempt += 1
             let fetched: FetchedList
+            // The pages an earlier, stopped run read of this snapshot (not on a second attempt,
+            // which reads everything again, nor with `--force`).
+            var known: [Int: EntryPage] = [:]
+            var knownLimit: Int?
+            if attempt == 1, !options.force, let snapshot = meta.snapshotID, let partial = run.partials[meta.id], partial.version == snapshot {
+                known = await keptPages(meta.id, partial)
+                knownLimit = known.isEmpty ? nil : partial.limit
+            }
+            let sink = PageSink()
             do {
-                fetched = try await fetcher.playlistEntries(meta.id, legacy: meta.legacyShape)
+                fetched = try await fetcher.playlistEntries(meta.id, legacy: meta.legacyShape, known: known, knownLimit: knownLimit, sink: sink)
+            } catch let stop as RequestsStopped {
+                run.keep(meta.id, version: meta.snapshotID, sink)
+                return .stopped(stop)
             } catch let error as SpotifyError where error.status == 403 || error.status == 404 {
                 // The answer for this playlist alone (Spotify's own playlists answer 404 to apps; one
                 // deleted meanwhile too): it is kept, marked unavailable, and the others go on.
@@ -281,6 +431,8 @@ public final class SyncEngine: Sendable {
                 warnings.withLock { $0.append("\(label) is unavailable: \(reason)") }
                 return .unchanged
             } catch {
+                // Whatever ended the read, the pages it brought are kept for the next run.
+                run.keep(meta.id, version: meta.snapshotID, sink)
                 if Self.isFatal(error) { throw error }
                 warnings.withLock { $0.append("\(label) could not be synced: \(Self.describe(error))") }
                 return .failed
@@ -295,7 +447,7 @@ public final class SyncEngine: Sendable {
                         "\(label): Spotify reported \(fetched.total) items but sent \(fetched.count); "
                             + (stored == nil ? "it was not stored" : "the cached copy was kept"))
                 }
-                return stored == nil ? .failed : .unchanged
+                return stored == nil ? .failed : .kept
             }
 
             let (items, malformed) = Self.rows(of: fetched.pages)
@@ -303,7 +455,7 @@ public final class SyncEngine: Sendable {
                 !(fetched.total == 0 && meta.total == 0 && stored.snapshotID != meta.snapshotID)
             {
                 warnings.withLock { $0.append("\(label): Spotify sent an empty list; the \(stored.itemCount) cached items were kept") }
-                return .unchanged
+                return .kept
             }
             if !malformed.isEmpty {
                 warnings.withLock { $0.append("\(label): skipped \(malformed.count) item(s) with a malformed id") }
@@ -328,9 +480,23 @@ public final class SyncEngine: Sendable {
         return me.id == meta.ownerID
     }
 
+    /// The kept pages of a list, decoded; none when one of them does not decode (then the list
+    /// is read whole again).
+    private func keptPages(_ id: String, _ partial: PartialList) async -> [Int: EntryPage] {
+        guard let bodies = try? await cache.partialPages(of: id, version: partial.version, limit: partial.limit) else { return [:] }
+        var pages: [Int: EntryPage] = [:]
+        for (offset, body) in bodies {
+            guard let page = try? EntryPage.decode(body) else { return [:] }
+            pages[offset] = page
+        }
+        return pages
+    }
+
     // MARK: Liked Songs
 
-    private func syncLiked(stored: StoredState?, fetcher: PlaylistReader, warnings: Locked<[String]>, profile: OneProfile) async throws -> Outcome {
+    private func syncLiked(stored: StoredState?, run: Run) async throws -> Outcome {
+        let fetcher = run.fetcher, warnings = run.warnings, profile = run.profile
+        let likedID = CachedPlaylist.likedID
         do {
             var attempt = 0
             while true {
@@ -341,29 +507,48 @@ public final class SyncEngine: Sendable {
                 if !options.force, attempt == 1, let stored, stored.fingerprint == fingerprint, stored.trackCount == total {
                     return .unchanged
                 }
-                let fetched = try await fetcher.likedRest(first: first)
+                // The first page is read every time (its fingerprint is Liked Songs' version):
+                // the other pages an earlier, stopped run read of this version are not.
+                var known: [Int: EntryPage] = [:]
+                if attempt == 1, !options.force, let fingerprint, let partial = run.partials[likedID], partial.version == fingerprint, partial.limit == 50 {
+                    known = await keptPages(likedID, partial)
+                }
+                let sink = PageSink()
+                let fetched: FetchedList
+                await run.listed.wait()
+                do { fetched = try await fetcher.likedRest(first: first, known: known, sink: sink) } catch {
+                    run.keep(likedID, version: fingerprint, sink)
+                    throw error
+                }
                 if !fetched.consistent {
                     if attempt < 2 { continue }
                     warnings.withLock { $0.append("Liked Songs: Spotify reported \(fetched.total) songs but sent \(fetched.count); the cached copy was kept") }
-                    return stored == nil ? .failed : .unchanged
+                    return stored == nil ? .failed : .kept
                 }
                 let (items, malformed) = Self.rows(of: fetched.pages)
                 if let stored, stored.itemCount > 0, items.isEmpty, !(fetched.total == 0 && stored.fingerprint != fingerprint) {
                     warnings.withLock { $0.append("Liked Songs: Spotify sent an empty list; the \(stored.itemCount) cached songs were kept") }
-                    return .unchanged
+                    return .kept
                 }
                 if !malformed.isEmpty {
                     warnings.withLock { $0.append("Liked Songs: skipped \(malformed.count) item(s) with a malformed id") }
                 }
                 // Asked only when Liked Songs changed, so a no-change resync stays within
                 // ceil(playlists/50) + 2 requests even when it has to refresh the token first.
-                let me = try await profile.get(api)
+                let me: UserProfile
+                do { me = try await profile.get(api) } catch {
+                    // Every page was read: kept, so the next run reads only the first one again.
+                    run.keep(likedID, version: fingerprint, sink)
+                    throw error
+                }
                 let meta = PlaylistMeta(
                     id: CachedPlaylist.likedID, name: CachedPlaylist.likedName, ownerID: me.id, ownerName: me.displayName,
                     snapshotID: nil, total: fetched.total, collaborative: false, isPublic: false)
                 let written = try await cache.replaceEntries(of: meta, trackCount: fetched.total, items: items, fingerprint: fingerprint, sortOrder: -1)
                 return .updated(items: written)
             }
+        } catch let stop as RequestsStopped {
+            return .stopped(stop)
         } catch CacheError.positionOutOfRange(let position) {
             warnings.withLock { $0.append("Liked Songs could not be stored: \(CacheError.positionOutOfRange(position).message)") }
             return .failed
@@ -431,5 +616,29 @@ actor OneProfile {
         let started = Task { try await api.me() }
         task = started
         return try await started.value
+    }
+}
+
+/// Shut until `open`, then open for good: what waits on it goes on.
+final class Gate: Sendable {
+    private let state = Locked<(open: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func open() {
+        let waiting = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.open = true
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        for continuation in waiting { continuation.resume() }
+    }
+
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let open = state.withLock { state -> Bool in
+                if !state.open { state.waiting.append(continuation) }
+                return state.open
+            }
+            if open { continuation.resume() }
+        }
     }
 }

@@ -1,4 +1,5 @@
 import TimbreCore
+import TimbreNet
 
 /// What to sync. No playlists and `liked == false` means everything, and only then are playlists
 /// that left the user's list removed from the cache.
@@ -67,6 +68,23 @@ public struct SyncReport: Sendable, Equatable {
     public var durationMS: Int
     /// Time the run spent paused by Spotify's rate limit (429 + Retry-After).
     public var rateLimitedMS: Int
+    /// The selected lists whose current version the cache does not hold after this run (stopped
+    /// before them, failed, or kept by a guard), in the order the next sync reads them; Liked
+    /// Songs first when it is one. Empty when the sync is complete.
+    public var toRead: [ListRef] = []
+    /// Why requests stopped before the run was done (the daily quota, `--max-requests`), if they did.
+    public var stopped: RequestsStopped?
+
+    /// A list by id (`liked` for Liked Songs) and name.
+    public struct ListRef: Sendable, Equatable {
+        public var id: String
+        public var name: String
+
+        public init(id: String, name: String) {
+            self.id = id
+            self.name = name
+        }
+    }
 
     public init(
         status: Status, checked: Int, updated: Int, unchanged: Int, failed: Int, removed: Int, likedUpdated: Bool,
@@ -104,6 +122,7 @@ public struct SyncReport: Sendable, Equatable {
             ("warnings", .array(warnings.map(JSONValue.string))),
             ("duration_ms", .int(durationMS)),
             ("rate_limited_ms", .int(rateLimitedMS)),
+            ("to_read", .array(toRead.map { .object([("id", .string($0.id)), ("name", .string($0.name))]) })),
         ])
     }
 

@@ -208,13 +208,18 @@ import TimbreCore
     }
 
     @Test func reportJSONFollowsTheContract() {
-        let report = SyncReport(
+        var report = SyncReport(
             status: .partial, checked: 60, updated: 3, unchanged: 56, failed: 1, removed: 0, likedUpdated: true, likedCount: 800,
             itemsWritten: 412, requests: 19, warnings: ["w"], durationMS: 1840, rateLimitedMS: 2000)
         #expect(
             report.json.serialized()
-                == #"{"status":"partial","playlists":{"checked":60,"updated":3,"unchanged":56,"failed":1,"removed":0},"liked":{"updated":true,"count":800},"items_written":412,"requests":19,"warnings":["w"],"duration_ms":1840,"rate_limited_ms":2000}"#
+                == #"{"status":"partial","playlists":{"checked":60,"updated":3,"unchanged":56,"failed":1,"removed":0},"liked":{"updated":true,"count":800},"items_written":412,"requests":19,"warnings":["w"],"duration_ms":1840,"rate_limited_ms":2000,"to_read":[]}"#
         )
+        // `to_read` (issue #42): the lists still to read, Liked Songs as `liked`.
+        report.toRead = [SyncReport.ListRef(id: "liked", name: "Liked Songs"), SyncReport.ListRef(id: "37i9dQZF1DXcBWIGoYBM5M", name: "Mix")]
+        #expect(
+            report.json.serialized().hasSuffix(
+                #""to_read":[{"id":"liked","name":"Liked Songs"},{"id":"37i9dQZF1DXcBWIGoYBM5M","name":"Mix"}]}"#))
         #expect(report.exitStatus == .partial)
     }
 

@@ -18,6 +18,7 @@ import TimbreCore
         ("v5: items keep their album's id and release date", 0x580D_3610_8E99_D592),
         ("v6: a folded-text index of each list for search", 0x408E_A5EA_0A67_6CB4),
         ("v7: items keep what export writes: artist ids, disc and track number, explicit, ISRC, added by", 0xBB33_1CF4_FE6D_6755),
+        ("v8: pages read of a list not yet stored whole", 0xCBED_5E20_BC73_ACE0),
     ]
 
     /// The edit journal's (user data: never rebuilt, so even more so).

@@ -1,5 +1,6 @@
 import Testing
 import TimbreCore
+import TimbreNet
 
 @testable import TimbreLibrary
 
@@ -35,6 +36,36 @@ import TimbreCore
             }
         }
         #expect(started.current < 1_000, "the pool stopped taking offsets after the failure: \(started.current)")
+    }
+
+    /// Requests stopping (the daily quota, `--max-requests`) cancels nothing: the pages already
+    /// asked for arrive (a stopped sync keeps them), no new one is asked, and the stop is thrown.
+    @Test func aStopLetsThePagesAlreadyAskedForArriveAndIsThrown() async throws {
+        let stop = RequestsStopped(.limit(3))
+        let stopped = Locked(false), released = Gate()
+        let seen = Locked((asked: [Int](), delivered: [Int](), cancelled: 0))
+        await #expect(throws: RequestsStopped.self) {
+            _ = try await PlaylistReader.fetchAll(offsets: Array(0..<20), workers: 4) { offset -> Int in
+                // As the rate budget does: once stopped, every request is refused before it goes out.
+                if stopped.current { throw stop }
+                seen.withLock { $0.asked.append(offset) }
+                if offset == 3 {
+                    stopped.withLock { $0 = true }
+                    released.open()
+                    throw stop
+                }
+                // Out when the stop comes: answered after it.
+                await released.wait()
+                await Task.yield()
+                if Task.isCancelled { seen.withLock { $0.cancelled += 1 } }
+                seen.withLock { $0.delivered.append(offset) }
+                return offset
+            }
+        }
+        let result = seen.current
+        #expect(result.asked.sorted() == [0, 1, 2, 3])
+        #expect(result.delivered.sorted() == [0, 1, 2], "the pages asked for before the stop arrive")
+        #expect(result.cancelled == 0)
     }
 
     @Test func anEmptyOrBackwardsRangeFetchesNothing() async throws {
