@@ -149,8 +149,15 @@ import TimbreTestSupport
         try await withInterface(poll: 3600) { s, _ in
             try await s.sandbox.freezeClock()
             _ = try await s.wait("nothing playing")
-            // Played from the command line: the interface's last read said nothing plays.
-            let play = try await s.cli.run(["play", "Morning Coffee", "--track", "2", "--device", "kitchen"])
+            // Played from the command line: the interface's last read said nothing plays. An entry
+            // whose next one has another title (so the line can tell them apart).
+            let items = try await s.sandbox.playlistInfo(try await s.id(of: "Morning Coffee")).items
+            let start = try #require(
+                items.indices.dropLast().first(where: { index in
+                    items[index].kind == "track" && items[index + 1].kind == "track" && items[index].name != nil
+                        && items[index].name != items[index + 1].name
+                }))
+            let play = try await s.cli.run(["play", "Morning Coffee", "--track", "\(items[start].position + 1)", "--device", "kitchen"])
             #expect(play.status == 0, "\(play.stderr)")
             // c reads first and pauses what it finds (it would otherwise have sent a resume).
             try await s.tmux.keys("c")
