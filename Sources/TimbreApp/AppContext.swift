@@ -116,10 +116,11 @@ public struct AppContext: Sendable {
     }
 
     /// The demo profile's secrets: a sandbox account's, in the profile's credentials file (0600)
-    /// where every `timbre --profile demo …` finds them; never the keyring, no environment token.
+    /// where every `timbre --profile demo …` finds them — the session too, so a valid access token
+    /// is reused across processes; never the keyring, no environment token.
     func demoVault(warnings: (@Sendable (String) -> Void)? = nil) -> CredentialVault {
         CredentialVault(
-            profile: profile, refreshTier: .high, environment: nil, keyring: MemorySecretStore(),
+            profile: profile, refreshTier: .high, environment: nil, keyring: DemoNoKeyring(),
             file: FileSecretStore(path: paths.credentials, warn: { _ in }), insecureStorage: true,
             warnings: warnings ?? console.warnings)
     }

@@ -91,6 +91,9 @@ extension Root {
         @Flag(help: "The account has no Premium: player commands answer 403 PREMIUM_REQUIRED.")
         var noPremium = false
 
+        @Option(help: "The Connect device that is active from the start, by name (any case): timbre demo speaker, Kitchen radio or Office computer.")
+        var activeDevice: String?
+
         @Option(help: "Require a client certificate (mTLS) signed by a CA in this PEM file; the handshake fails without one.")
         var clientCa: String?
 
@@ -106,6 +109,9 @@ extension Root {
             if let dailyQuota, dailyQuota < 0 { throw ValidationError("'--daily-quota' must be 0 or more") }
             guard quotaDaySeconds > 0 else { throw ValidationError("'--quota-day-seconds' must be positive") }
             if let accessTokenRequests, accessTokenRequests < 1 { throw ValidationError("'--access-token-requests' must be positive") }
+            if let activeDevice, !PlayerDevice.defaultNames.contains(where: { $0.lowercased() == activeDevice.lowercased() }) {
+                throw ValidationError("'--active-device' must be one of: \(PlayerDevice.defaultNames.joined(separator: ", "))")
+            }
         }
 
         func run() async throws {
@@ -136,6 +142,7 @@ extension Root {
             settings.quotaReason = quotaReason
             settings.quotaDaySeconds = quotaDaySeconds
             settings.premium = !noPremium
+            settings.activeDevice = activeDevice
             settings.requestLogPath = directory + "/requests.jsonl"
             settings.log = { line in StandardError.write("timbre-sandbox: " + line) }
             let service = SandboxService(configuration: settings)

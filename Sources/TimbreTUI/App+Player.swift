@@ -16,8 +16,26 @@ extension TUIApp {
     /// Reads the player when the poll policy says it is due.
     func pollPlayer() {
         guard let player = services?.player else { return }
+        // A media key (MPRIS) was answered since: one read, as after the interface's own keys.
+        if player.elsewhere.take() { poll.commandAnsweredElsewhere() }
         let now = ContinuousClock.now
         guard poll.shouldRead(at: now, playing: state.player.nowPlaying) else { return }
+        read(player, at: now)
+    }
+
+    /// `c` while the last read said nothing plays (a play may have started elsewhere since): the
+    /// player is read first — one request, or the read under way — and `c` acts on what it says.
+    func playPauseAfterRead() {
+        guard let player = services?.player else {
+            state.setMessage(TUIState.signInFirst)
+            return
+        }
+        playPauseWhenRead = true
+        if !poll.reading { read(player, at: .now) }
+    }
+
+    /// One read of the player, its answer through the mailbox.
+    private func read(_ player: TUIPlayer, at now: ContinuousClock.Instant) {
         poll.readStarted(at: now)
         let mailbox = self.mailbox
         Task.detached {
@@ -101,14 +119,27 @@ extension TUIApp {
             playing?.readAt = at
             lastPlayerProblem = nil
             state.setNowPlaying(playing)
+            if playPauseWhenRead {
+                playPauseWhenRead = false
+                for case .player(let request) in state.playPauseAfterRead() { sendPlayer(request) }
+            }
         case .playerReadFailed(let message):
             poll.readFinished()
+            if playPauseWhenRead {
+                playPauseWhenRead = false
+                state.reportError("reading the player failed: \(message); nothing was sent")
+            }
             if message != lastPlayerProblem { state.addMessage("reading the player failed: " + message) }
             lastPlayerProblem = message
         case .playerWait(let wait, let at, let read):
             // A read (or a devices list) that did not go out; a command's wait comes with its answer.
             if read { poll.readFinished() }
             applyWait(wait, at: at)
+            if read, playPauseWhenRead {
+                playPauseWhenRead = false
+                state.setMessage(
+                    (wait.quota ? "Spotify's daily quota is used up" : "rate-limited") + ": nothing was sent for \(Screen.waitText(wait.seconds))")
+            }
         case .playerAnswered(let request, let failure):
             poll.commandAnswered()
             if lastPlayerRequest?.isSent(request) == true { lastPlayerRequest = nil }

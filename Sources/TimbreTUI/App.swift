@@ -100,6 +100,8 @@ public final class TUIApp: @unchecked Sendable {
     var paintedPlayerLine: String?
     /// The last read's failure, said once (not every poll).
     var lastPlayerProblem: String?
+    /// `c` waits for the read under way (it was pressed while the last read said nothing plays).
+    var playPauseWhenRead = false
 
     /// `inbox` brings warnings from background work (the keyring, the token manager, the cache)
     /// to the status line and `:messages`; `stderrLog` is where fd 2 points while the interface
@@ -258,6 +260,7 @@ public final class TUIApp: @unchecked Sendable {
             case .copyToClipboard(let text): terminal.copy(text)
             case .player(let request): sendPlayer(request)
             case .pickDevice(let request): loadDevices(then: request)
+            case .playPauseAfterRead: playPauseAfterRead()
             case .openPlaying(let playlistID, let uri):
                 loadTracks(playlistID)
                 state.focusTrack(uri: uri)

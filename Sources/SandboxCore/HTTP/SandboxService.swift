@@ -48,6 +48,9 @@ public struct SandboxConfiguration: Sendable {
     public var quotaDaySeconds = 86_400
     /// The account has Premium (`--no-premium`: player commands answer 403 `PREMIUM_REQUIRED`).
     public var premium = true
+    /// The device (one of `PlayerDevice.defaultNames`, any case) that is active from the start
+    /// (`--active-device`; `timbre demo` names its speaker): nil, none is.
+    public var activeDevice: String?
     /// Where the request log is appended (JSON lines); nil keeps it in memory only.
     public var requestLogPath: String?
     /// The owner's secret (`ControlSecret`): control requests and `/authorize` without it in
@@ -112,6 +115,9 @@ public final class SandboxService: Sendable {
         catalog = Catalog(pool: library.pool)
         var player = PlayerState(seed: configuration.seed)
         player.premium = configuration.premium
+        if let name = configuration.activeDevice?.lowercased() {
+            player.activeDeviceID = player.devices.first { $0.name.lowercased() == name }?.id
+        }
         let quota = QuotaState(limit: configuration.dailyQuota, reason: configuration.quotaReason, daySeconds: configuration.quotaDaySeconds)
         state = Mutex(State(library: library, quota: quota, player: player))
         if let path = configuration.requestLogPath {

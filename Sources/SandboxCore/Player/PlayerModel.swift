@@ -31,8 +31,11 @@ public struct PlayerDevice: Sendable, Equatable {
         return String(text.prefix(40))
     }
 
-    /// What every sandbox starts with, all inactive: the demo's speaker, a radio without volume
-    /// control and a restricted computer.
+    /// The names of the devices every sandbox starts with (`--active-device` takes one).
+    public static var defaultNames: [String] { defaults(seed: 0).map(\.name) }
+
+    /// What every sandbox starts with, all inactive (unless `--active-device` names one): the
+    /// demo's speaker, a radio without volume control and a restricted computer.
     static func defaults(seed: UInt64) -> [PlayerDevice] {
         [
             PlayerDevice(

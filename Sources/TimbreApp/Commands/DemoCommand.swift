@@ -65,7 +65,9 @@ public struct DemoCommand: Sendable {
                     DemoBrowser.approve(url, secret: sandbox.secret, executor: executor)
                     return true
                 }))
-        let (user, _) = try await flow.run(.loopback(openBrowser: true))
+        // The sign-in is "other" in `timbre quota`, as `login` is; the sync and the interface count
+        // by what each request is (sync, player, edit).
+        let (user, _) = try await RequestKind.$current.withValue(.other) { try await flow.run(.loopback(openBrowser: true)) }
         console.say("Signed in as \(TerminalText.sanitize(user.displayName ?? user.id)). Syncing…")
 
         let report = try await demo.librarySync(api: try demo.spotify(vault: vault, executor: executor)).run(lockWait: .seconds(2))

@@ -65,10 +65,14 @@ public struct InterfaceCommand: Sendable {
         // told each read the interface makes (no reads of its own). No session bus: no bridge.
         var player: SharedPlayer?
         var bridge: MPRISBridge?
+        // The bridge's commands, once answered, bring one read of the interface's (as its own
+        // keys do): the now-playing line and the bridge's Metadata follow a media key at once.
+        let elsewhere = PlayerCommandsElsewhere()
+        let loop = MPRISLoopState(poll: PlayerPoll(seconds: context.config.playerPoll))
         if signedIn, context.config.clientID != nil {
             let shared = SharedPlayer { try await quiet.player(needs: PKCE.playbackScopes, vault: vault) }
             player = shared
-            let made = MPRISBridge(player: MPRISControl(shared: shared, loop: MPRISLoopState(poll: PlayerPoll(seconds: context.config.playerPoll))))
+            let made = MPRISBridge(player: MPRISControl(shared: shared, loop: loop, answered: { elsewhere.commandAnswered() }))
             do {
                 let name = try await made.start()
                 bridge = made
@@ -80,7 +84,12 @@ public struct InterfaceCommand: Sendable {
         let told = bridge
         let services = InterfaceServices(
             context: quiet, makeEditor: { progress in try await quiet.editor(vault: vault, cache: cache, progress: progress) },
-            player: player, observePlayer: { state, at in told?.update(MPRISCommand.mprisState(state, at: at)) }
+            player: player,
+            observePlayer: { state, at in
+                // PlayPause toggles by what the interface read last.
+                loop.observed(InterfacePlayer.nowPlaying(state, at: at))
+                told?.update(MPRISCommand.mprisState(state, at: at))
+            }, playerCommandsElsewhere: elsewhere
         )
         .services()
         let app = TUIApp(

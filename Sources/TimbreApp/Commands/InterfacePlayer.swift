@@ -23,9 +23,11 @@ actor SharedPlayer {
 /// Spotify's player as the interface's `TUIPlayer` speaks it: the client's models turned into
 /// the interface's, each `PlayerRequest` one call of `PlayerAPI` (a queue of N items N calls).
 enum InterfacePlayer {
-    /// `observe`: every read of the player, as it came (the MPRIS bridge is told from here).
+    /// `observe`: every read of the player, as it came (the MPRIS bridge is told from here);
+    /// `elsewhere`: where the bridge says its commands were answered (the interface reads then).
     static func make(
-        _ shared: SharedPlayer, context: AppContext, observe: @escaping @Sendable (PlaybackState?, ContinuousClock.Instant) -> Void = { _, _ in }
+        _ shared: SharedPlayer, context: AppContext, observe: @escaping @Sendable (PlaybackState?, ContinuousClock.Instant) -> Void = { _, _ in },
+        elsewhere: PlayerCommandsElsewhere = PlayerCommandsElsewhere()
     ) -> TUIPlayer {
         TUIPlayer(
             state: {
@@ -43,7 +45,7 @@ enum InterfacePlayer {
                 }
             },
             devices: { try await shared.api().devices().compactMap(device) },
-            wait: { wait(context) })
+            wait: { wait(context) }, elsewhere: elsewhere)
     }
 
     /// `GET /me/player` as the interface shows it: nil when no device is active or nothing is

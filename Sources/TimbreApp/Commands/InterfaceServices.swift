@@ -18,15 +18,19 @@ actor InterfaceServices {
     /// told each read of it (the MPRIS bridge).
     private let player: SharedPlayer?
     private let observePlayer: @Sendable (PlaybackState?, ContinuousClock.Instant) -> Void
+    /// Where the MPRIS bridge says a media key's command was answered: the interface reads then.
+    private let playerCommandsElsewhere: PlayerCommandsElsewhere
 
     init(
         context: AppContext, makeEditor: @escaping @Sendable (_ progress: @escaping @Sendable (Int, Int) -> Void) async throws -> PlaylistEditor,
-        player: SharedPlayer? = nil, observePlayer: @escaping @Sendable (PlaybackState?, ContinuousClock.Instant) -> Void = { _, _ in }
+        player: SharedPlayer? = nil, observePlayer: @escaping @Sendable (PlaybackState?, ContinuousClock.Instant) -> Void = { _, _ in },
+        playerCommandsElsewhere: PlayerCommandsElsewhere = PlayerCommandsElsewhere()
     ) {
         self.context = context
         self.makeEditor = makeEditor
         self.player = player
         self.observePlayer = observePlayer
+        self.playerCommandsElsewhere = playerCommandsElsewhere
     }
 
     /// The editor, built on first use (a sign-in without the editing scopes is told so then).
@@ -44,7 +48,7 @@ actor InterfaceServices {
             reread: { id in await self.reread(id) },
             searchCatalogue: { query in try await self.searchCatalogue(query) },
             statistics: { [context] id in try Self.statistics(id, context: context) }, stop: stop,
-            player: player.map { InterfacePlayer.make($0, context: context, observe: observePlayer) })
+            player: player.map { InterfacePlayer.make($0, context: context, observe: observePlayer, elsewhere: playerCommandsElsewhere) })
     }
 
     static let undoKey = "u", redoKey = "C-r"

@@ -111,6 +111,8 @@ final class MPRISLoopState: Sendable {
             $0.playing = playing
         }
     }
+    /// What another reader (the interface) read: PlayPause toggles by it.
+    func observed(_ playing: NowPlaying?) { state.withLock { $0.playing = playing } }
     func commandSent() { state.withLock { $0.poll.commandSent() } }
     func commandAnswered() { state.withLock { $0.poll.commandAnswered() } }
     func waiting(_ seconds: Int, from now: ContinuousClock.Instant) { state.withLock { $0.poll.wait(seconds, from: now) } }
@@ -121,11 +123,18 @@ final class MPRISLoopState: Sendable {
 struct MPRISControl: MPRISPlayer {
     let shared: SharedPlayer
     let loop: MPRISLoopState
+    /// Told when a command was answered (or failed): the interface reads the player then.
+    var answered: @Sendable () -> Void = {}
 
     private func send(_ request: PlayerRequest) async throws {
         loop.commandSent()
-        defer { loop.commandAnswered() }
+        defer { answer() }
         try await InterfacePlayer.perform(request, on: try await shared.api())
+    }
+
+    private func answer() {
+        loop.commandAnswered()
+        answered()
     }
 
     func playPause() async throws { try await send(loop.playing?.isPlaying == true ? .pause : .resume) }
@@ -141,12 +150,12 @@ struct MPRISControl: MPRISPlayer {
     func setVolume(_ volume: Double) async throws { try await send(.volume(percent: Int((min(1, max(0, volume)) * 100).rounded()))) }
     func setShuffle(_ on: Bool) async throws {
         loop.commandSent()
-        defer { loop.commandAnswered() }
+        defer { answer() }
         try await shared.api().shuffle(on)
     }
     func setLoop(_ mode: MPRISLoop) async throws {
         loop.commandSent()
-        defer { loop.commandAnswered() }
+        defer { answer() }
         let state: PlaybackState.Repeat =
             switch mode {
             case .none: .off

@@ -2,13 +2,14 @@ import TimbreNet
 
 /// What the requests of a command are counted as in `timbre quota` (`RequestKind`): an edit's
 /// reads are part of the edit, `api`, `doctor` and sign-in are "other"; the others (the interface
-/// above all) leave it to each request's method and path (`RequestKind.classify`).
+/// above all, and `demo`, whose sign-in alone is "other") leave it to each request's method and
+/// path (`RequestKind.classify`).
 public enum RequestUse {
     static let edits: Set<String> = [
         "add", "remove", "move", "copy", "dedupe", "shuffle", "sort", "create", "edit", "delete", "rename", "undo", "redo", "import",
         "like", "unlike", "restore",
     ]
-    static let others: Set<String> = ["api", "doctor", "login", "logout", "status", "token", "demo", "pins", "update", "show"]
+    static let others: Set<String> = ["api", "doctor", "login", "logout", "status", "token", "pins", "update", "show"]
 
     /// The kind for the command named `command` (its last word), nil: per request.
     static func kind(forCommand command: String) -> RequestKind? {

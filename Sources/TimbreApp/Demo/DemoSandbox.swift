@@ -45,8 +45,12 @@ struct DemoSandbox {
         let process = Process()
         process.executableURL = binary
         // Refresh tokens stay as they are: the demo and `timbre --profile demo …` in another
-        // terminal share one session file, and a rotation by one would sign the other out.
-        process.arguments = ["serve", "--state-dir", stateDirectory.path, "--port", "0", "--library", library, "--refresh-rotation", "same"]
+        // terminal share one session file, and a rotation by one would sign the other out. The
+        // demo's speaker is the active device: Enter in the demo plays there, no device to pick.
+        process.arguments = [
+            "serve", "--state-dir", stateDirectory.path, "--port", "0", "--library", library, "--refresh-rotation", "same", "--active-device",
+            speaker,
+        ]
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
@@ -89,6 +93,9 @@ struct DemoSandbox {
         var hint: String? { "the machine may be very busy; try again, or run `timbre-sandbox serve` by hand to see what it does" }
         var exitStatus: ExitStatus { .failure }
     }
+
+    /// The sandbox's device the demo plays on.
+    static let speaker = "timbre demo speaker"
 
     /// How long a starting sandbox may take to print its first line.
     static let announcementTimeout: Duration = .seconds(20)

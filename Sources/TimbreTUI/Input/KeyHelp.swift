@@ -86,7 +86,7 @@ public struct KeyHelp: Sendable, Equatable {
         KeyHelp(.playlists, [], ":folder delete", "delete the folder under the cursor (its playlists stay)"),
         KeyHelp(.search, ["F"], "search", "search every cached playlist (where is this track?)"),
         KeyHelp(.search, [], ":search TEXT", "the same, typed at the prompt"),
-        KeyHelp(.play, ["c"], "play-pause", "pause or resume (nothing playing: pick a device to resume on)"),
+        KeyHelp(.play, ["c"], "play-pause", "pause or resume (nothing known to play: reads the player first)"),
         KeyHelp(.play, [">"], "next-track", "next track"),
         KeyHelp(.play, ["<"], "previous-track", "previous track"),
         KeyHelp(.play, ["."], "seek +10", "forward 10 s (held down: one request; 3. is 30 s)"),

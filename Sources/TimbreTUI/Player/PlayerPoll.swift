@@ -78,6 +78,10 @@ public struct PlayerPoll: Sendable, Equatable {
         readAfterCommand = true
     }
 
+    /// A command sent beside the interface (the MPRIS bridge) was answered: one read is due, once
+    /// none of the interface's own is under way.
+    public mutating func commandAnsweredElsewhere() { readAfterCommand = true }
+
     /// A rate-limit pause or quota wait in force for `seconds` from `now`: no read before it ends.
     public mutating func wait(_ seconds: Int, from now: Instant) {
         waitUntil = now.advanced(by: .seconds(max(0, seconds)))

@@ -139,14 +139,39 @@ public struct TUIPlayer: Sendable {
     /// The rate-limit pause or stored quota wait in force, if any (no request: the process's rate
     /// budget and the stored 429).
     public var wait: @Sendable () async -> PlayerWait?
+    /// Commands sent to the player by others in this process (the MPRIS bridge's media keys):
+    /// each one answered brings one read, as the interface's own keys do.
+    public var elsewhere: PlayerCommandsElsewhere
 
     public init(
         state: @escaping @Sendable () async throws -> NowPlaying?, perform: @escaping @Sendable (PlayerRequest) async throws -> Void,
-        devices: @escaping @Sendable () async throws -> [PlayerDevice], wait: @escaping @Sendable () async -> PlayerWait?
+        devices: @escaping @Sendable () async throws -> [PlayerDevice], wait: @escaping @Sendable () async -> PlayerWait?,
+        elsewhere: PlayerCommandsElsewhere = PlayerCommandsElsewhere()
     ) {
         self.state = state
         self.perform = perform
         self.devices = devices
         self.wait = wait
+        self.elsewhere = elsewhere
+    }
+}
+
+/// Player commands sent beside the interface (`playerctl -p timbre next` while it runs): the
+/// sender says when one was answered, and the interface reads the player once at its next turn,
+/// so the now-playing line (and what the bridge publishes) follows at once, not at the next poll.
+public final class PlayerCommandsElsewhere: Sendable {
+    private let answered = Locked(0)
+
+    public init() {}
+
+    /// A command sent elsewhere was answered (or failed): one read is due.
+    public func commandAnswered() { answered.withLock { $0 += 1 } }
+
+    /// Whether any was answered since the last call (then none is, until the next).
+    func take() -> Bool {
+        answered.withLock { count in
+            defer { count = 0 }
+            return count > 0
+        }
     }
 }

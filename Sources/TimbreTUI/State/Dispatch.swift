@@ -41,6 +41,8 @@ extension TUIState {
         case pickDevice(then: PlayerRequest?)
         /// Read the playlist's tracks, then `focusTrack(uri:)` (`O`).
         case openPlaying(playlistID: String, uri: String)
+        /// `c` while the last read said nothing plays: read the player, then `playPauseAfterRead()`.
+        case playPauseAfterRead
     }
 
     /// One event from the terminal. Help and messages scroll (Overlay.swift); in an input mode

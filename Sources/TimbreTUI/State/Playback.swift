@@ -102,9 +102,28 @@ extension TUIState {
 
     static func isLocal(_ uri: String) -> Bool { uri.isEmpty || uri.hasPrefix("spotify:local:") }
 
-    /// `c`: pauses what plays, resumes what is paused (nothing known: the device picker, then it resumes there).
+    static let nothingToResume = "nothing to resume: Enter on an entry plays it, D picks a device"
+
+    /// `c`: pauses what plays, resumes what is paused. When the last read said nothing plays (a
+    /// play may have started from the CLI or a phone since), the player is read first
+    /// (`Effect.playPauseAfterRead`).
     private mutating func playPause() -> [Effect] {
-        guard var playing = player.nowPlaying else { return play(.resume) }
+        guard player.nowPlaying != nil else { return [.playPauseAfterRead] }
+        return toggle()
+    }
+
+    /// `c`'s read came back: it pauses or resumes what that read says; nothing loaded says so,
+    /// with the fix, and sends nothing.
+    public mutating func playPauseAfterRead() -> [Effect] {
+        guard player.nowPlaying != nil else {
+            message = Self.nothingToResume
+            return []
+        }
+        return toggle()
+    }
+
+    private mutating func toggle() -> [Effect] {
+        guard var playing = player.nowPlaying else { return [] }
         let now = player.now ?? playing.readAt
         playing.progressMS = playing.progress(at: now)
         playing.readAt = now

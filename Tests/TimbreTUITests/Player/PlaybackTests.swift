@@ -124,6 +124,34 @@ import TimbreLibrary
         #expect(type("e", into: &state) == [.player(.queue(uris: ["spotify:track:t4", "spotify:track:t5"]))])
     }
 
+    /// `c` when the last read said nothing plays (a play started from the CLI inside the idle
+    /// minute): the player is read first, and `c` acts on what that read says.
+    @Test func cWithNothingKnownReadsThePlayerFirst() throws {
+        // Playing elsewhere: the read finds it, and `c` pauses it.
+        var started = opened(playing: nil)
+        #expect(type("c", into: &started) == [.playPauseAfterRead], "no request before the read")
+        started.setNowPlaying(playing(true, progress: 60_000))
+        started.setClock(t0.advanced(by: .seconds(3)))
+        #expect(started.playPauseAfterRead() == [.player(.pause)])
+        #expect(started.player.nowPlaying?.isPlaying == false)
+        #expect(started.player.nowPlaying?.progress(at: t0.advanced(by: .seconds(60))) == 63_000, "paused where the clock stood")
+        // Paused elsewhere: it resumes.
+        var paused = opened(playing: nil)
+        #expect(type("c", into: &paused) == [.playPauseAfterRead])
+        paused.setNowPlaying(playing(false))
+        #expect(paused.playPauseAfterRead() == [.player(.resume)])
+        #expect(paused.player.nowPlaying?.isPlaying == true)
+        // Truly nothing: said, with the fix, and nothing sent.
+        var idle = opened(playing: nil)
+        #expect(type("c", into: &idle) == [.playPauseAfterRead])
+        idle.setNowPlaying(nil)
+        #expect(idle.playPauseAfterRead() == [])
+        #expect(idle.message == "nothing to resume: Enter on an entry plays it, D picks a device")
+        // Known to play: no read first, one request.
+        var known = opened(playing: playing())
+        #expect(type("c", into: &known) == [.player(.pause)])
+    }
+
     @Test func noActiveDeviceOpensThePickerAndThePlayGoesThere() throws {
         var state = opened(playing: nil)
         let play = PlayerRequest.play(contextPlaylistID: "pl1", uris: nil, offsetPosition: 4, deviceID: nil)
@@ -144,11 +172,6 @@ import TimbreLibrary
         _ = active.handle(try key("Enter"))
         let on = [PlayerDevice(id: "dev9", name: "Phone", type: "Smartphone", isActive: true, volumePercent: 80, restricted: false)]
         #expect(active.showDevices(on, then: play) == [.player(.play(contextPlaylistID: "pl1", uris: nil, offsetPosition: 4, deviceID: "dev9"))])
-        // c with nothing playing: the picker, then playback moves there, playing.
-        var resume = opened(playing: nil)
-        #expect(type("c", into: &resume) == [.pickDevice(then: .resume)])
-        _ = resume.showDevices(devices, then: .resume)
-        #expect(resume.handle(try key("Enter")) == [.player(.transfer(deviceID: "dev1", play: true))])
         // D: the picker; Enter moves playback there, playing as it was.
         var moving = opened(playing: playing())
         #expect(type("D", into: &moving) == [.pickDevice(then: nil)])

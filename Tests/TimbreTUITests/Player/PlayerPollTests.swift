@@ -32,6 +32,35 @@ import Testing
         return reads
     }
 
+    /// A media key answered (MPRIS, beside the interface): one read at the next tick, none more —
+    /// and not while the interface's own command or read is under way.
+    @Test func aCommandAnsweredElsewhereBringsOneRead() {
+        var poll = PlayerPoll(seconds: 3600)
+        let song = track(at: t0, durationMS: 3_600_000)
+        var playing: NowPlaying? = song
+        _ = run(&poll, from: t0, seconds: 1, playing: &playing) { _ in song }
+        let later = t0.advanced(by: .seconds(10))
+        #expect(!poll.shouldRead(at: later, playing: playing), "player_poll 3600: no read due")
+        poll.commandAnsweredElsewhere()
+        #expect(poll.shouldRead(at: later, playing: playing))
+        let reads = run(&poll, from: later, seconds: 20, playing: &playing) { _ in song }
+        #expect(reads == [.seconds(10)], "one read, at once: \(reads)")
+        // While the interface's own read is under way: after it.
+        poll.readStarted(at: later.advanced(by: .seconds(30)))
+        poll.commandAnsweredElsewhere()
+        #expect(!poll.shouldRead(at: later.advanced(by: .seconds(30)), playing: playing))
+        poll.readFinished()
+        #expect(poll.shouldRead(at: later.advanced(by: .seconds(31)), playing: playing), "the read under way may predate the command")
+        // During a rate-limit pause: after it.
+        var waiting = PlayerPoll(seconds: 3600)
+        waiting.readStarted(at: t0)
+        waiting.readFinished()
+        waiting.wait(20, from: t0)
+        waiting.commandAnsweredElsewhere()
+        #expect(!waiting.shouldRead(at: t0.advanced(by: .seconds(19)), playing: playing))
+        #expect(waiting.shouldRead(at: t0.advanced(by: .seconds(20)), playing: playing))
+    }
+
     @Test func anIdleMinuteWithNothingPlayingIsOneRead() {
         var poll = PlayerPoll(seconds: 30)
         var playing: NowPlaying?
