@@ -155,7 +155,7 @@ import TimbreTestSupport
                 #expect(summary["skipped_playlists"] as? Int == playlists)
                 #expect(summary["skipped_liked"] as? Int == uniqueLikes(backup).count)
                 #expect(summary["skipped"] as? Int == playlists + followed + uniqueLikes(backup).count)
-                #expect(summary["created"] as? Int == 0 && summary["requests"] as? Int == 0, "\(summary)")
+                #expect(summary["created"] as? Int == 0 && summary["restore_requests"] as? Int == 0, "\(summary)")
                 #expect(try await source.sandbox.writeRequests().isEmpty)
                 // Every liked entry of the file is accounted for: liked already, or repeating a song
                 // listed before it (800 = 757 + 43, not 757 and 43 unsaid).
@@ -195,7 +195,7 @@ import TimbreTestSupport
             slow.method = "POST"
             try await target.sandbox.addFaults([slow, Fault(kind: .applyThenReset, method: "POST", pathContains: "/v1/me/playlists", count: 1)])
             let dry = parse(await target.cli.invoke(["restore", file.path, "--dry-run", "--json"]).stdout) as? [String: Any] ?? [:]
-            let writes = dry["requests"] as? Int ?? 0
+            let writes = dry["restore_requests"] as? Int ?? 0
             try #require(writes > 20)
             var generator = SystemRandomNumberGenerator()
             // Three kills whose writes add up to less than the restore needs, so each lands mid-way.

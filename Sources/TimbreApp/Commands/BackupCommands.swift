@@ -30,6 +30,7 @@ public struct BackupCommand: Sendable {
         let vault = context.vault()
         guard try await vault.refreshToken() != nil else { throw AuthError.notSignedIn }
         let api = try context.spotify(vault: vault)
+        console.say(Self.costLine(known: try? context.existingCache()?.playlists().filter { !$0.isLiked }.count))
         let report = try await context.syncForBackup(api: api)
         guard let cache = try context.existingCache() else { throw UsageError(message: "the cache is empty: nothing to back up") }
         let me = try await api.me()
@@ -51,6 +52,17 @@ public struct BackupCommand: Sendable {
             return .partial
         }
         return .success
+    }
+
+    /// Said before the first request: a no-change sync (the listing, Liked Songs' first page),
+    /// `GET /me` and the listing again for the descriptions; playlists changed since the last sync
+    /// are read on top. `known`: the playlists the cache lists (nil: no cache, a first sync).
+    static func costLine(known: Int?) -> String {
+        guard let known, known > 0 else {
+            return "Backup: the library is synced first (no cache yet: about one request per 50 entries, of the day's quota)"
+        }
+        let listing = (known + 49) / 50
+        return RequestCost.line("Backup", requests: listing + 1 + 1 + listing) + "; more for playlists changed since the last sync"
     }
 
     /// The file's size; nil when it cannot be told (then it counts as holding something).
@@ -79,16 +91,21 @@ public struct RestoreCommand: Sendable {
         let context = try invocation.context()
         let console = context.console
         let editor = try await context.editor()
+        // Every request of the command is counted: the syncs before and after too.
+        let start = RequestCost.sent(editor)
         let report = try await context.syncForBackup(api: editor.webAPI, cache: editor.libraryCache)
         for warning in report.warnings { console.warning(warning) }
         let me = try await BackupRestore.account(editor: editor)
         let userData = try context.userData.open()
         let plan = try RestorePlan.make(
             backup: backup, cache: editor.libraryCache, journal: try userData.restoreJournal.rows(account: me.id), account: me.id)
+        // What the command will have sent: its reads so far, the restore, the sync after it.
+        let total = RequestCost.sent(editor) - start + plan.requests + RestoreReport.syncAfter(plan, cache: editor.libraryCache)
         if dryRun {
-            RestoreReport.showPlan(plan, backup: backup, json: json, console: console)
+            RestoreReport.showPlan(plan, backup: backup, requests: total, json: json, console: console)
             return .success
         }
+        if !plan.isEmpty { console.say(RequestCost.line("Restore of the backup", requests: total)) }
         let sentBefore = editor.webAPI.pacing.requestsSent()
         let bar = ProgressBar(console: console, enabled: !json && console.showsProgress)
         let lock = try await SyncLock.acquire(cachePath: context.paths.cache, wait: .seconds(10))
@@ -106,7 +123,8 @@ public struct RestoreCommand: Sendable {
             let after = try await context.syncForBackup(api: editor.webAPI, cache: editor.libraryCache)
             for warning in after.warnings { console.warning(warning) }
         }
-        RestoreReport.show(outcome, plan: plan, requests: requests, json: json, console: console)
+        RestoreReport.show(
+            outcome, plan: plan, requests: RequestCost.sent(editor) - start, restoreRequests: requests, json: json, console: console)
         return outcome.notDone.isEmpty ? .success : .partial
     }
 }

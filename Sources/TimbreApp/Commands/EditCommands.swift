@@ -60,6 +60,9 @@ public struct PlaylistEditCommand: Sendable {
         if case .add(let items, _) = action { refs = try Self.items(items, input: invocation.console.input) }
         let context = try invocation.context()
         let editor = try await context.editor()
+        // A dedupe says what it costs before its first write (a dry run, in its report).
+        let dedupe = if case .dedupe = action { true } else { false }
+        if dedupe, !flags.dryRun { RequestCost.announce("Dedupe", editor: editor, console: context.console, since: RequestCost.sent(editor)) }
         if case .add(_, let position) = what {
             // Albums become their tracks only now: that takes requests.
             what = .add(uris: try await Self.uris(of: refs, catalog: editor.catalog), position: position)
@@ -83,6 +86,9 @@ public struct PlaylistEditCommand: Sendable {
                 try await library.perform(change, dryRun: flags.dryRun, choose: choose).edit
             }
         if let outcome { EditReport.show(outcome, json: flags.json, console: context.console) }
+        if dedupe, flags.dryRun, !flags.json, let outcome, outcome.ending == .changed {
+            context.console.say(RequestCost.line(RequestCost.named("Dedupe", outcome.playlistName), requests: outcome.requests, dryRun: true))
+        }
         if case .stopped? = outcome?.ending { return .partial }
         return outcome?.cancelled == true ? .failure : .success
     }

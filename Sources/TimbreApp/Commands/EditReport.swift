@@ -110,18 +110,34 @@ enum EditReport {
         func entries(_ n: Int) -> String { "\(n) \(n == 1 ? "entry" : "entries")" }
         switch o.revival {
         case .followed:
-            return "followed \(name) again, as Spotify still holds it"
+            // Its entries made the version's in the same run, when Spotify's list was not it.
+            guard o.counts.added + o.counts.moved + o.counts.removed > 0 else { return "followed \(name) again, as Spotify still holds it" }
+            var text = "followed \(name) again and restored its entries: " + Self.parts(o).joined(separator: ", ")
+            text += Self.todayDated(o)
+            return text
         case .created:
             let id = o.playlist.map { " \($0)" } ?? ""
             return "created \(name) again as a new playlist\(id)" + (o.counts.added > 0 ? " with \(entries(o.counts.added)), all dated today" : "")
         case nil:
             break
         }
+        let parts = Self.parts(o)
+        return "restored \(name): " + (parts.isEmpty ? "the same entries" : parts.joined(separator: ", ")) + Self.todayDated(o)
+    }
+
+    /// "3 entries back", "2 moved", "1 removed".
+    private static func parts(_ o: EditOutcome) -> [String] {
+        func entries(_ n: Int) -> String { "\(n) \(n == 1 ? "entry" : "entries")" }
         var parts: [String] = []
         if o.counts.added > 0 { parts.append("\(entries(o.counts.added)) back") }
         if o.counts.moved > 0 { parts.append("\(o.counts.moved) moved") }
         if o.counts.removed > 0 { parts.append("\(o.counts.removed) removed") }
-        var text = "restored \(name): " + (parts.isEmpty ? "the same entries" : parts.joined(separator: ", "))
+        return parts
+    }
+
+    /// "; 3 re-added entries are dated today — 1 kept copy among them, …".
+    private static func todayDated(_ o: EditOutcome) -> String {
+        var text = ""
         let today = o.counts.added + o.counts.readded
         if today > 0 {
             text += "; \(today) re-added \(today == 1 ? "entry" : "entries") \(o.dryRun ? "would be" : today == 1 ? "is" : "are") dated today"

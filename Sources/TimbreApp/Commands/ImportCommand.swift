@@ -41,6 +41,9 @@ public struct ImportCommand: Sendable {
 
         let context = try invocation.context()
         let editor = try await context.editor()
+        // The whole command's requests (searches, a creation, the add), said before the add's first write.
+        let start = RequestCost.sent(editor)
+        if !flags.dryRun { RequestCost.announce("Import into", editor: editor, console: context.console, since: start) }
         let bar = ProgressBar(console: context.console, enabled: !flags.json && context.console.showsProgress)
         let matched = await Result {
             try await PlaylistImport.match(rows, catalog: editor.catalog, maxSearches: maxSearches) { done, total in
@@ -55,8 +58,16 @@ public struct ImportCommand: Sendable {
             target = try await library.perform(.create(PlaylistDetails(name: name))).edit?.playlist?.id
         }
         var outcome: EditOutcome?
+        let beforeAdd = RequestCost.sent(editor)
         if let target, !uris.isEmpty {
             outcome = try await library.perform(.entries(target, .add(uris: uris, position: nil)), dryRun: flags.dryRun).edit
+        }
+        // `requests`: the whole command's, the searches and a --name playlist's creation included
+        // (a dry run: with what the add would still send).
+        let sent = RequestCost.sent(editor) - start
+        if var counted = outcome {
+            counted.requests += sent - (RequestCost.sent(editor) - beforeAdd)
+            outcome = counted
         }
         let console = context.console
         if flags.json {
@@ -64,7 +75,10 @@ public struct ImportCommand: Sendable {
             if let outcome, case .object(let members) = EditReport.json(outcome) {
                 object = members
             } else {
-                object = [("op", .string("import")), ("playlist", .optional(target?.rawValue)), ("added", .int(0)), ("dry_run", .bool(flags.dryRun))]
+                object = [
+                    ("op", .string("import")), ("playlist", .optional(target?.rawValue)), ("added", .int(0)), ("requests", .int(sent)),
+                    ("dry_run", .bool(flags.dryRun)),
+                ]
             }
             object += [
                 ("matched_by_uri", .int(byURI)), ("matched_by_search", .int(bySearch)),
@@ -74,6 +88,9 @@ public struct ImportCommand: Sendable {
         } else {
             if let outcome { EditReport.show(outcome, json: false, console: console) }
             if flags.dryRun, let name { console.line("would create “\(TerminalText.sanitize(name))” first") }
+            if flags.dryRun, let outcome, outcome.ending == .changed {
+                console.say(RequestCost.line(RequestCost.named("Import into", outcome.playlistName), requests: outcome.requests, dryRun: true))
+            }
             console.line("matched \(byURI) by URI, \(bySearch) by search; \(unmatched.count) unmatched")
             for row in unmatched { console.line(TerminalText.sanitize("  row \(row.line): \(row.title) — \(row.artist)")) }
         }

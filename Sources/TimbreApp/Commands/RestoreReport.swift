@@ -5,7 +5,8 @@ import TimbreLibrary
 /// How `timbre restore` tells its plan (`--dry-run`) and its outcome: sentences on stderr, or one
 /// JSON object on stdout (docs/CLI.md has the shape).
 enum RestoreReport {
-    static func showPlan(_ plan: RestorePlan, backup: Backup, json: Bool, console: Console) {
+    /// `requests`: what the command would send in all (its reads, the restore, the sync after).
+    static func showPlan(_ plan: RestorePlan, backup: Backup, requests: Int, json: Bool, console: Console) {
         let seconds = (plan.requests + OrderCost.writesPerSecond - 1) / OrderCost.writesPerSecond
         if json {
             console.json(
@@ -15,7 +16,8 @@ enum RestoreReport {
                             created: plan.creates, resumed: plan.resumes, entries: plan.entriesToAdd, followed: plan.follows.count + plan.followsBack,
                             liked: plan.likes.count, folders: plan.folders.count, plan: plan)
                         + [
-                            ("requests", .int(plan.requests)), ("add_requests", .int(plan.addRequests)), ("seconds", .int(seconds)),
+                            ("requests", .int(requests)), ("restore_requests", .int(plan.requests)), ("add_requests", .int(plan.addRequests)),
+                            ("seconds", .int(seconds)),
                             ("not_done", .array([])),
                         ]))
             return
@@ -34,11 +36,15 @@ enum RestoreReport {
         )
         console.line("  put \(plan.folders.count) \(plural(plan.folders.count, "folder")) back (local)")
         console.line(skippedLine(plan))
-        console.line("  \(OrderCost.grouped(plan.requests)) \(plural(plan.requests, "request")), \(OrderCost.duration(of: plan.requests)) at Spotify's pace")
+        console.line(
+            "  \(OrderCost.grouped(plan.requests)) \(plural(plan.requests, "request")), \(OrderCost.duration(of: plan.requests)) at Spotify's pace; "
+                + "with the syncs before and after, about \(OrderCost.grouped(requests)) (of the day's quota)")
         console.line("Nothing was sent (--dry-run).")
     }
 
-    static func show(_ outcome: BackupRestore.Outcome, plan: RestorePlan, requests: Int, json: Bool, console: Console) {
+    /// `requests`: every request the command sent, the syncs before and after included;
+    /// `restoreRequests`: those of the restore between them.
+    static func show(_ outcome: BackupRestore.Outcome, plan: RestorePlan, requests: Int, restoreRequests: Int, json: Bool, console: Console) {
         if json {
             let notDone: [JSONValue] = outcome.notDone.map {
                 .object([("what", .string($0.what)), ("id", .string($0.id)), ("name", .string($0.name)), ("reason", .string($0.reason))])
@@ -52,7 +58,7 @@ enum RestoreReport {
                         + counts(
                             created: outcome.created, resumed: outcome.resumed, entries: outcome.entriesAdded, followed: outcome.followed,
                             liked: outcome.liked, folders: outcome.folders, plan: plan)
-                        + [("requests", .int(requests)), ("not_done", .array(notDone))]))
+                        + [("requests", .int(requests)), ("restore_requests", .int(restoreRequests)), ("not_done", .array(notDone))]))
             return
         }
         if plan.isEmpty {
@@ -69,6 +75,19 @@ enum RestoreReport {
             console.warning(TerminalText.sanitize("not restored: \(item.what) \(item.id) (\(TerminalText.preview(item.name, limit: 60))): \(item.reason)"))
         }
         if !outcome.notDone.isEmpty { console.say("\(outcome.notDone.count) not restored; running the restore again retries them") }
+    }
+
+    /// About what the sync after a restore reads: the listing, Liked Songs (all of it when likes
+    /// were sent, else its first page), and each playlist made or followed (⌈n/50⌉ pages, one at
+    /// least). Nothing when there is nothing to restore (no sync follows).
+    static func syncAfter(_ plan: RestorePlan, cache: LibraryCache) -> Int {
+        guard !plan.isEmpty else { return 0 }
+        let playlists = ((try? cache.playlists().filter { !$0.isLiked }.count) ?? 0) + plan.playlists.count + plan.follows.count
+        let liked = (try? cache.playlist(.liked)?.trackCount) ?? 0
+        var requests = max(1, (playlists + 49) / 50)
+        requests += plan.likes.isEmpty ? 1 : (liked + plan.likes.count + 49) / 50
+        for step in plan.playlists { requests += max(1, (step.playlist.entries.count + 49) / 50) }
+        return requests + plan.follows.count
     }
 
     private static func counts(

@@ -25,8 +25,13 @@ public struct RestoreVersionCommand: Sendable {
         guard let id = SpotifyID(text) else { throw UsageError(message: "“\(TerminalText.preview(ref, limit: 60))” names no playlist timbre knows") }
         let (change, kept, inLibrary) = try Self.change(id, version: version, force: flags.force, cache: cache, history: history)
         let editor = try await context.editor()
+        // What it costs, said before its first write (a dry run, after its report).
+        if !flags.dryRun { RequestCost.announce("Restore", editor: editor, console: context.console, since: RequestCost.sent(editor)) }
         guard let outcome = try await context.library(editor).perform(change, dryRun: flags.dryRun).edit else { return .failure }
         EditReport.show(outcome, json: flags.json, console: context.console)
+        if flags.dryRun, !flags.json, outcome.ending == .changed {
+            context.console.say(RequestCost.line(RequestCost.named("Restore", outcome.playlistName), requests: outcome.requests, dryRun: true))
+        }
         if inLibrary, !flags.json, let current = try cache?.playlist(.playlist(id)), current.name != kept.details.name {
             context.console.line(
                 "version \(version) was named “\(TerminalText.sanitize(TerminalText.preview(kept.details.name, limit: 80)))”: `timbre playlist edit \(id) --name …` puts the name back"

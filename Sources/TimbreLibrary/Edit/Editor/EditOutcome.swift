@@ -54,8 +54,12 @@ public struct EditOutcome: Sendable {
     public var ending: Ending = .changed
     /// Entries (or, for likes and follows, items) added, removed, moved, put back.
     public var counts = Counts()
-    /// Requests sent by the whole command, reads included.
+    /// Requests sent by the whole command, reads included; for a dry run, the requests the
+    /// command would send (its reads, made, then its writes and the reads after them).
     public var requests = 0
+    /// Set where the editor knows them: the requests a dry run's real run would still send after
+    /// its reads (nil: counted from the writes and the cache, `dryRunRequestsToCome`).
+    var requestsToCome: Int?
     /// The writes of a playlist's entries.
     public var writes: [EntryWrite]
     /// Writes to the library or a playlist's details rather than to its entries.

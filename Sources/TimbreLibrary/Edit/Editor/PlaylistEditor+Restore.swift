@@ -89,7 +89,10 @@ extension PlaylistEditor {
         }
     }
 
-    /// Spotify still has it: one follow, journalled as such (its undo unfollows it again).
+    /// Spotify still has it: one follow, journalled as such (its undo unfollows it again), then —
+    /// in the same run — its entries made equal to `entries` when Spotify's list is not that list
+    /// and the user may change it: a restore of its own in the journal (its undo puts back the
+    /// entries as Spotify held them; a second undo unfollows).
     private func followAgain(_ meta: PlaylistMeta, playlist: SpotifyID, entries: [String], dryRun: Bool) async throws -> EditOutcome {
         let change = LibraryEdit(uris: [playlist.playlistURI], save: true)
         var outcome = Self.libraryOutcome(change, operation: .restore, journalID: nil, dryRun: dryRun)
@@ -98,20 +101,55 @@ extension PlaylistEditor {
         outcome.snapshotID = meta.snapshotID
         outcome.revival = .followed
         outcome.counts = EditOutcome.Counts()
-        // Its entries as Spotify holds them: said when they are not the list asked for.
-        if let live = try? await LivePlaylist.read(playlist, api: api, known: meta), live.uris != entries {
-            outcome.warnings.append(
-                "“\(TerminalText.preview(meta.name, limit: 60))” holds \(live.uris.count) entries on Spotify, not the \(entries.count) of the version asked for; restoring it to that version once it is back makes them equal"
-            )
+        let name = TerminalText.preview(meta.name, limit: 60)
+        // Its entries as Spotify holds them, and — when the user may change them — the writes
+        // that make them the version's (another user's playlist is only followed).
+        let mine = (try? await checkPermission(meta)) != nil
+        let live = try? await LivePlaylist.read(playlist, api: api, known: meta, state: fetchState)
+        var entryEdit: (edit: EntryEdit, plan: EntryEdit.Plan, live: LivePlaylist)?
+        if let live, live.uris != entries {
+            let differ = "“\(name)” holds \(live.uris.count) entries on Spotify, not the \(entries.count) of the version asked for"
+            if mine {
+                do {
+                    let edit = try Self.becoming(entries, on: live)
+                    entryEdit = (edit, try Self.plan(edit, on: live.uris), live)
+                } catch is NothingToChange {
+                    entryEdit = nil
+                } catch let error as any UserFacingError {
+                    outcome.warnings.append("\(differ), and they stay so: \(error.message)")
+                }
+            } else {
+                outcome.warnings.append("\(differ); only its owner can change them")
+            }
         }
+        if let entryEdit {
+            outcome.writes = entryEdit.plan.writes
+            Self.count(entryEdit.edit, plan: entryEdit.plan, into: &outcome)
+        }
+        // The follow, the sync of the playlist it brings back, then the entries' writes (the list
+        // after them derived from the plan when Spotify's answers allow).
+        let toCome = 1 + Self.syncOfOne(entries: live?.uris.count ?? entries.count) + outcome.writes.count
+        outcome.requestsToCome = toCome
         guard !dryRun else { return outcome }
+        tellRequests(meta.name, toCome: toCome)
         let id = try journal.begin(
             op: .restore, playlist: .playlist(playlist),
-            summary: "followed “\(TerminalText.preview(meta.name, limit: 60))” again", change: .library(change))
+            summary: "followed “\(name)” again", change: .library(change))
         try await sendLibrary(change, journalID: id, nothingApplied: .failed)
         try journal.finish(id, .done)
         try await refresh(after: change)
         outcome.journalID = id
+        guard let (edit, plan, base) = entryEdit else { return outcome }
+        let entriesID = try journal.begin(
+            op: .restore, playlist: .playlist(playlist), summary: Self.describe(edit, in: meta.name),
+            change: .entries(edit, before: base.uris))
+        let snapshot = try await runWrites(
+            plan, playlist: playlist, journalID: entriesID, from: 0, name: meta.name, legacy: meta.legacyShape)
+        try journal.finish(entriesID, .done)
+        let stored = try await storeAfter(plan, on: base, snapshot: snapshot, playlist: playlist)
+        outcome.warnings += stored.warnings
+        outcome.snapshotID = stored.snapshotID
+        outcome.journalID = entriesID
         return outcome
     }
 
@@ -126,7 +164,11 @@ extension PlaylistEditor {
         outcome.libraryWrites = 1
         outcome.counts.added = entries.count
         outcome.revival = .created(previous: playlist.rawValue)
+        // The creation, the new playlist's details, its entries' writes, then its sync.
+        let toCome = 2 + outcome.writes.count + Self.syncOfOne(entries: entries.count)
+        outcome.requestsToCome = toCome
         guard !dryRun else { return outcome }
+        tellRequests(name, toCome: toCome)
         let journalID = try journal.begin(
             op: .restore, playlist: nil,
             summary: "created “\(TerminalText.preview(name, limit: 60))” again (deleted playlist \(playlist.rawValue)) with \(entries.count) entries",

@@ -13,6 +13,8 @@ extension PlaylistEditor {
         let stoppable = if case .reorder = edit { true } else { false }
         stop?.begin(stoppable: stoppable)
         defer { stop?.end() }
+        tellRequests(
+            live.meta.name, toCome: plan.writes.count + requestsAfter(plan.writes, before: live.uris, resultCount: plan.result.count))
         let snapshot: String?
         do {
             snapshot = try await runWrites(

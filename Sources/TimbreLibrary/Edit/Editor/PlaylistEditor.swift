@@ -27,6 +27,8 @@ public final class PlaylistEditor: Sendable {
     /// Seconds the last read of a playlist's details took (the request just made before an order
     /// change is priced): the pace its writes, one round trip each, will go at.
     let measuredRoundTrip = Locked<Double?>(nil)
+    /// Told an edit's requests to come before its first write (`tellingRequests`).
+    let requestsTold = Locked<(@Sendable (_ playlist: String, _ toCome: Int) -> Void)?>(nil)
 
     public init(
         api: any SpotifyAPI, cache: LibraryCache, journal: EditJournal, lockWait: Duration = .seconds(10),
@@ -56,6 +58,8 @@ public final class PlaylistEditor: Sendable {
         let notes = try await finishInterruptedLocked()
         var outcome = try await body()
         outcome.requests = api.pacing.requestsSent() - sentBefore
+        // A dry run's figure is what the edit would send: its reads, made, and what would follow.
+        if outcome.dryRun { outcome.requests += dryRunRequestsToCome(outcome) }
         outcome.warnings = notes + takeSettledNotes() + outcome.warnings
         return outcome
     }

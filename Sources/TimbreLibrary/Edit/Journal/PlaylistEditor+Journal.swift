@@ -47,8 +47,9 @@ extension PlaylistEditor {
     func replayEntries(_ entry: EditJournal.Entry, edit: EntryEdit, before: [String], undo: Bool, force: Bool) async throws -> EditOutcome {
         guard let id = entry.playlist?.id else { throw EditLost(journalID: entry.id, playlist: entry.summary) }
         let forward = try Self.plan(edit, on: before)
-        let live = try await LivePlaylist.read(id, api: api)
-        try await checkPermission(live.meta)
+        // As an edit: the cache's list when its snapshot is Spotify's (one small read), else
+        // Spotify's, read in full; whose playlist it is checked first.
+        let live = try await planningBase(id)
         // Undo starts from what the edit left; redo from what the undo left (the list before it).
         let reference = undo ? forward.result : before
         var change = undo ? edit.inverse(before: before) : edit
@@ -68,15 +69,17 @@ extension PlaylistEditor {
         // Refused with nothing applied: the edit stays as it was (done before an undo, undone
         // before a redo); a separate remapped edit simply failed.
         let unchanged: EditJournal.Entry.State = journalID != entry.id ? .failed : (undo ? .done : .undone)
-        let final = try await run(
+        let snapshot = try await runWrites(
             plan, playlist: id, journalID: journalID, from: 0, name: live.meta.name,
             legacy: live.meta.legacyShape, nothingApplied: unchanged)
         if journalID != entry.id { try journal.finish(journalID, .done) }
         try journal.finish(entry.id, undo ? .undone : .done)
+        // The cache after it derived from the plan, as after an edit (read only when it cannot be).
+        let stored = try await storeAfter(plan, on: live, snapshot: snapshot, playlist: id)
         var outcome = EditOutcome(
             operation: undo ? .undo : .redo, playlist: entry.playlist, playlistName: live.meta.name,
-            snapshotID: final.meta.snapshotID, writes: plan.writes, journalID: entry.id, dryRun: false)
-        outcome.warnings = try await store(final, expected: plan.result)
+            snapshotID: stored.snapshotID, writes: plan.writes, journalID: entry.id, dryRun: false)
+        outcome.warnings = stored.warnings
         Self.count(change, plan: plan, into: &outcome)
         if case .permute = edit { outcome.dates = .notRestored }
         return outcome

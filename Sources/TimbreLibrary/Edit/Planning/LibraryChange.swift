@@ -25,9 +25,10 @@ public enum LibraryChange: Sendable, Equatable {
     case undo(force: Bool = false)
     case redo(force: Bool = false)
     /// A playlist no longer in the library brought back with `entries` (a version of it): followed
-    /// again when Spotify still has it (its entries as Spotify holds them), else created anew with
-    /// `details` (name, description, visibility) and `entries` in order. One journalled edit; its
-    /// undo unfollows what it followed or created.
+    /// again when Spotify still has it — and, in the same run, its entries made equal to `entries`
+    /// when they are not (a second journalled edit, undone first) — else created anew with
+    /// `details` (name, description, visibility) and `entries` in order. The follow or creation is
+    /// one journalled edit; its undo unfollows what it followed or created.
     case revive(SpotifyID, PlaylistDetails, entries: [String])
 
     /// A change of a playlist's entries, in the positions of the cached list the user saw.
