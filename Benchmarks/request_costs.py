@@ -90,6 +90,15 @@ def main():
             raise RuntimeError("the undo of the paste left another list")
         c.row("`undo` of that paste", sent, minimum=f"≤ paste + 1 = {paste + 1}")
 
+        # One like and its unlike: the cached Liked Songs changed from the answers, never re-read.
+        fresh = [u for u in distinct[502:] if u not in liked][:1]
+        sent, _, _ = c.run(["like"] + fresh)
+        if fresh[0] not in {i.get("uri") for i in sandbox.call("GET", "/__sandbox/library").get("liked") or []}:
+            raise RuntimeError("the like did not reach Liked Songs")
+        c.row(f"`like` 1 track ({len(liked):,} liked)", sent, minimum="2 (save + its entry read back)")
+        sent, _, _ = c.run(["unlike"] + fresh)
+        c.row("`unlike` it", sent, minimum="2")
+
         # A dedupe of 2,000 entries, 99 duplicates.
         dry = c.dry(["playlist", "dedupe", dedupe_list])
         sent, _, err = c.run(["playlist", "dedupe", dedupe_list])
