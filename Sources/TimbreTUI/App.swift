@@ -78,6 +78,8 @@ public final class TUIApp: @unchecked Sendable {
     /// `q` (or Ctrl-C) was pressed with edits still to send: the interface quits once they are
     /// sent, or at once on a second `q`.
     var quitWhenSent = false
+    /// A playlist shown by its first rows whose other rows are read after the next paint.
+    var restOfTracks: String?
     /// The newest move waiting to be sent, which the next J/K of the same rows joins.
     var lastMove: PendingMove?
     /// Ctrl-C, asked like `q` (SIGTERM and SIGHUP stop at once).
@@ -207,6 +209,7 @@ public final class TUIApp: @unchecked Sendable {
             }
             if quitWhenSent, edits.pending == 0 { quitRequested = true }
             if dirty { paint(terminal) }
+            if loadRestOfTracks() { paint(terminal) }
         }
     }
 
@@ -235,8 +238,12 @@ public final class TUIApp: @unchecked Sendable {
         for effect in effects {
             switch effect {
             case .loadTracks(let playlistID, let position):
-                loadTracks(playlistID)
-                if let position { state.focusTrack(at: position) }
+                if let position {
+                    loadTracks(playlistID)
+                    state.focusTrack(at: position)
+                } else {
+                    openTracks(playlistID)
+                }
             case .search(let query): search(query)
             case .startSync: startSync()
             case .redraw: terminal.redrawAll()
@@ -323,6 +330,35 @@ public final class TUIApp: @unchecked Sendable {
             state.addMessage("could not read “\(playlistID)” from the cache to look for duplicates: \(error)")
             return []
         }
+    }
+
+    /// Rows a long playlist shows at once when it opens: more than a screen holds.
+    static let firstRows = 300
+
+    /// Opens a playlist as a key asks: a long one (another than the open one, in its own order,
+    /// unfiltered) shows its first rows in the frame that answers the key, and the rest are read
+    /// once it is painted (`loadRestOfTracks`), before the next key is read — so no key ever acts
+    /// on part of a list.
+    func openTracks(_ playlistID: String) {
+        let remembered = state.viewOrders[playlistID]
+        guard state.openedPlaylistID != playlistID, state.trackFilter.isEmpty, state.entryFilter.isEmpty,
+            (remembered?.field ?? .position) == .position, (remembered?.order ?? .asc) == .asc
+        else { return loadTracks(playlistID) }
+        do {
+            let head = try source.tracks(of: playlistID, first: Self.firstRows)
+            state.setTracks(head.rows, of: playlistID, total: head.total)
+            if state.tracksToCome != nil { restOfTracks = playlistID }
+        } catch {
+            loadTracks(playlistID)
+        }
+    }
+
+    /// After the frame of `openTracks`: the whole list.
+    func loadRestOfTracks() -> Bool {
+        guard let playlistID = restOfTracks else { return false }
+        restOfTracks = nil
+        if state.openedPlaylistID == playlistID { loadTracks(playlistID) }
+        return true
     }
 
     func loadTracks(_ playlistID: String) {

@@ -185,19 +185,28 @@ public final class LibraryCache: Sendable {
     /// what the caller keeps: only the columns shown, no `CachedEntry` (the interface opens
     /// playlists of 10,000 entries, and a key must be answered within a frame); nil when the
     /// playlist is not in the cache.
-    public func listedEntries<T>(of ref: PlaylistRef, _ transform: (ListedEntry) throws -> T) throws -> [T]? {
+    /// `limit`: the first that many only (what a long list shows while the rest is read).
+    public func listedEntries<T>(of ref: PlaylistRef, limit: Int? = nil, transform: (ListedEntry) throws -> T) throws -> [T]? {
         let key = Self.key(ref)
         return try CacheError.wrap {
             try pool.read { db in
                 guard let count = try Int.fetchOne(db, sql: "SELECT track_count FROM playlist WHERE id = ?", arguments: [key]) else { return nil }
                 var result: [T] = []
-                result.reserveCapacity(min(max(count, 0), 50_000))
+                result.reserveCapacity(min(max(limit ?? count, 0), 50_000))
                 try Self.eachItem(db, of: key, sql: Self.listedSelect) { raw in
                     result.append(try transform(Self.listed(raw)))
-                    return true
+                    return limit.map { result.count < $0 } ?? true
                 }
                 return result
             }
+        }
+    }
+
+    /// How many entries of the playlist the cache holds (0 when it is not in the cache).
+    public func entryCount(of ref: PlaylistRef) throws -> Int {
+        let key = Self.key(ref)
+        return try CacheError.wrap {
+            try pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) " + ItemKey.rowsOfPlaylist, arguments: [key]) ?? 0 }
         }
     }
 

@@ -39,19 +39,25 @@ public struct CacheLibrarySource: LibrarySource {
 
     /// A malformed id is refused with an error naming it (it used to open Liked Songs instead).
     public func tracks(of playlistID: String) throws -> [EntryRow] {
-        let ref: PlaylistRef
-        if playlistID == CachedPlaylist.likedID {
-            ref = .liked
-        } else if let id = SpotifyID(playlistID) {
-            ref = .playlist(id)
-        } else {
-            throw NotAPlaylistID(text: playlistID)
-        }
-        return try cache.listedEntries(of: ref) { entry in
-            EntryRow(
-                position: entry.position, title: entry.name, artist: entry.artists.joined(separator: ", "), album: entry.album ?? "",
-                durationMS: entry.durationMS, addedAt: entry.addedAt, uri: entry.uri, year: entry.year)
-        } ?? []
+        try cache.listedEntries(of: try Self.ref(playlistID), transform: Self.row) ?? []
+    }
+
+    public func tracks(of playlistID: String, first limit: Int) throws -> (rows: [EntryRow], total: Int) {
+        let ref = try Self.ref(playlistID)
+        let rows = try cache.listedEntries(of: ref, limit: limit, transform: Self.row) ?? []
+        return (rows, rows.count < limit ? rows.count : try cache.entryCount(of: ref))
+    }
+
+    static func ref(_ playlistID: String) throws -> PlaylistRef {
+        if playlistID == CachedPlaylist.likedID { return .liked }
+        guard let id = SpotifyID(playlistID) else { throw NotAPlaylistID(text: playlistID) }
+        return .playlist(id)
+    }
+
+    static func row(_ entry: ListedEntry) -> EntryRow {
+        EntryRow(
+            position: entry.position, title: entry.name, artist: entry.artists.joined(separator: ", "), album: entry.album ?? "",
+            durationMS: entry.durationMS, addedAt: entry.addedAt, uri: entry.uri, year: entry.year)
     }
 
     public struct NotAPlaylistID: Error, Equatable, CustomStringConvertible {

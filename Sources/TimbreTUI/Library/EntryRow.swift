@@ -48,6 +48,9 @@ public struct EntryRow: Sendable, Equatable {
 public protocol LibrarySource: Sendable {
     func playlists() throws -> [PlaylistRow]
     func tracks(of playlistID: String) throws -> [EntryRow]
+    /// The first `limit` rows of a playlist, and how many it has: what a long list shows at once
+    /// when it opens (the rest is read once that frame is painted).
+    func tracks(of playlistID: String, first limit: Int) throws -> (rows: [EntryRow], total: Int)
     /// `F`: items of every playlist whose title, artist or album contain `query` (case- and
     /// diacritic-insensitive), in playlist order; at most `limit`.
     func search(_ query: String, limit: Int) throws -> [TUIState.SearchHit]
@@ -60,6 +63,11 @@ public protocol LibrarySource: Sendable {
 }
 
 extension LibrarySource {
+    public func tracks(of playlistID: String, first limit: Int) throws -> (rows: [EntryRow], total: Int) {
+        let all = try tracks(of: playlistID)
+        return (Array(all.prefix(limit)), all.count)
+    }
+
     public func folders() throws -> [FolderRow] { [] }
     public func versions(of playlistID: String) throws -> [PlaylistVersion] { [] }
     public func versionChanges(of playlistID: String, version: Int) throws -> TUIState.VersionChanges {

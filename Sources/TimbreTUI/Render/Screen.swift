@@ -110,8 +110,8 @@ public enum Screen {
         if state.mode.kind == .messages { return " Messages (\(state.messages.count)), newest first" }
         if let picker = state.picker { return pickerHeader(picker) }
         guard let playlist = state.openedPlaylist else { return " Tracks — Enter opens the selected playlist" }
-        var tail = " · \(state.visibleTracks.count)"
-        if state.visibleTracks.count != state.tracks.count { tail += "/\(state.tracks.count)" }
+        var tail = " · \(state.visibleTracks.count + (state.tracksToCome ?? 0))"
+        if state.visibleTracks.count != state.tracks.count { tail += "/\(state.tracks.count + (state.tracksToCome ?? 0))" }
         // The parts after the name and count, most needed first: each shown whole or not at all
         // (a narrow pane drops the ones that do not fit rather than cutting one mid-word). A long
         // name is cut (down to `shortestName` columns) before the count and the sort are dropped.

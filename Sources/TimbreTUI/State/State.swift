@@ -25,6 +25,8 @@ public struct TUIState: Sendable {
     public internal(set) var playlistCursor = 0
     public internal(set) var openedPlaylistID: String?
     public internal(set) var tracks: [EntryRow] = []
+    /// Rows of the open list not read yet (nil: all are): the header counts them.
+    public internal(set) var tracksToCome: Int?
     /// The folded text of `tracks`, for `/`, `n` and sorting by text: folded when first needed, so
     /// opening a 10,000-entry playlist does not wait for it (nil: not folded yet).
     var foldedTracks: FoldedColumns?
@@ -142,7 +144,10 @@ public struct TUIState: Sendable {
         return folders[index]
     }
 
-    public mutating func setTracks(_ rows: [EntryRow], of playlistID: String) {
+    /// `total`: the list holds that many rows and `rows` are its first ones (a long list opening:
+    /// the app reads the rest once this frame is painted, before the next key).
+    public mutating func setTracks(_ rows: [EntryRow], of playlistID: String, total: Int? = nil) {
+        tracksToCome = total.map { $0 - rows.count }.flatMap { $0 > 0 ? $0 : nil }
         let keepCursor = openedPlaylistID == playlistID
         if !keepCursor || rows != tracks {
             // Marks name positions of the list they were made on.

@@ -94,6 +94,9 @@ import TimbreCore
         }
         #expect(full[0].artistIDs == ["x1", "x2"], "artist ids split as bytes")
         #expect(try cache.listedEntries(of: .liked) { $0 } == nil, "not in the cache")
+        // What a long list shows at once: the first rows, and how many there are.
+        #expect(try cache.listedEntries(of: ref, limit: 2) { $0.position } == [0, 1])
+        #expect(try cache.entryCount(of: ref) == 3 && cache.entryCount(of: .liked) == 0)
     }
 
     @Test func aRejectedRowLeavesThePlaylistAsItWas() async throws {

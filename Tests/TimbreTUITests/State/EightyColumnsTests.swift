@@ -232,4 +232,20 @@ import TimbreLibrary
         #expect(narrow.hasSuffix("… · 30") && TextWidth.width(of: narrow) <= 24, "\(narrow)")
         #expect(Screen.rightHeader(opened(), width: 40) == " Morning Coffee · 100 · sort position ↑")
     }
+
+    /// A long list opens with its first rows: the header counts the whole list, and the whole
+    /// list (read after that frame) keeps the cursor and the count.
+    @Test func aLongListOpensWithItsFirstRowsAndCountsThemAll() {
+        var state = TUIState()
+        state.setPlaylists([PlaylistRow(id: "mine000000000000000000", name: "Big", trackCount: 30, owner: "me", unavailable: false)])
+        state.apply(.open)
+        state.setTracks(Array(rows(30).prefix(12)), of: "mine000000000000000000", total: 30)
+        #expect(state.tracksToCome == 18 && state.tracks.count == 12)
+        #expect(Screen.rightHeader(state, width: 60) == " Big · 30 · sort position ↑ · public")
+        state.apply(.move(.down, count: 3))
+        state.setTracks(rows(30), of: "mine000000000000000000")
+        #expect(state.tracksToCome == nil && state.tracks.count == 30 && state.trackCursor == 3)
+        #expect(Screen.rightHeader(state, width: 60) == " Big · 30 · sort position ↑ · public")
+    }
+
 }
