@@ -7,6 +7,13 @@ import TimbreTestSupport
 /// after `U`. Asserts the sandbox's state through the CLI's `api` (the demo's sandbox has no
 /// test handle).
 @Suite(.serialized, .tags(.integration), .integrationTier) struct DemoCLITmuxTests {
+    /// `timbre demo --library small` in tmux (150×36), once its first screen says the CLI works on
+    /// its sandbox; the exit marker of `Tmux.startTimbre`.
+    static func startDemo(_ tmux: Tmux, _ cli: TimbreCLI) async throws -> String {
+        let marker = try await tmux.startTimbre(cli, columns: 150, rows: 36, arguments: ["demo", "--library", "small"])
+        _ = try await tmux.waitFor("try `timbre --profile demo playlists` in another terminal", timeout: .seconds(90))
+        return marker
+    }
 
     @Test func theCLIWorksAgainstTheRunningDemoAndItsInterfaceSeesTheEdit() async throws {
         let cli = try TimbreCLI()
@@ -15,9 +22,8 @@ import TimbreTestSupport
             await tmux.kill()
             cli.remove()
         }) {
-            let marker = try await tmux.startTimbre(cli, columns: 150, rows: 36, arguments: ["demo", "--library", "small"])
             // The first screen says the CLI works on this sandbox.
-            _ = try await tmux.waitFor("try `timbre --profile demo playlists` in another terminal", timeout: .seconds(90))
+            let marker = try await Self.startDemo(tmux, cli)
 
             // Reads: the demo's cache; the session file is the user's alone.
             let playlists = try await cli.run(["--profile", "demo", "playlists", "--json"])

@@ -33,8 +33,7 @@ import TimbreTestSupport
             await tmux.kill()
             cli.remove()
         }) {
-            let marker = try await tmux.startTimbre(cli, columns: 150, rows: 36, arguments: ["demo", "--library", "small"])
-            _ = try await tmux.waitFor("try `timbre --profile demo playlists` in another terminal", timeout: .seconds(90))
+            let marker = try await DemoCLITmuxTests.startDemo(tmux, cli)
             // The speaker is active from the start, nothing loaded.
             let before = try await demoPlayer(cli)
             #expect(before["active_device"] as? String == "timbre demo speaker", "\(before)")

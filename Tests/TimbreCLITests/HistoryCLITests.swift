@@ -15,6 +15,19 @@ import TimbreTestSupport
 
     /// The user's own playlist with the most entries, no null ones (the cache leaves nulls out) and no
     /// track twice (so the counts of moves are plain).
+    /// One of the user's playlists changed from outside since the first sync — reordered, then
+    /// its first entry removed — and synced again: its id, its entries (with their dates) before,
+    /// and its entries now.
+    func changedOwnPlaylist(_ s: Setup) async throws -> (id: String, original: [String], originalDated: [String], changed: [String]) {
+        await sync(s)
+        let (id, original) = try await ownPlaylist(s)
+        let originalDated = try await s.sandbox.datedEntries(of: id)
+        try await s.sandbox.mutate(playlist: id, action: "reorder")
+        try await s.sandbox.mutate(playlist: id, action: "remove_first")
+        await sync(s)
+        return (id, original, originalDated, try await s.sandbox.entries(of: id))
+    }
+
     func ownPlaylist(_ s: Setup) async throws -> (id: String, entries: [String]) {
         let model = try await s.sandbox.library(includeItems: false)
         var best: (String, [String])?

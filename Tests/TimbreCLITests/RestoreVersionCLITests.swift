@@ -12,14 +12,8 @@ import TimbreTestSupport
     @Test func aVersionComesBackInOrderWithTheDatesOfWhatStayedAndUndoTakesItBack() async throws {
         let s = try await history.setUp()
         try await withCleanup({ await s.cleanUp() }) {
-            await history.sync(s)
-            let (id, original) = try await history.ownPlaylist(s)
-            let originalDated = try await s.sandbox.datedEntries(of: id)
             // Changed from outside: reordered, then its first entry removed; seen by a sync.
-            try await s.sandbox.mutate(playlist: id, action: "reorder")
-            try await s.sandbox.mutate(playlist: id, action: "remove_first")
-            await history.sync(s)
-            let changed = try await s.sandbox.entries(of: id)
+            let (id, original, originalDated, changed) = try await history.changedOwnPlaylist(s)
             #expect(try await history.log(s, id).count == 2)
 
             // A dry run sends nothing and says what it would do.

@@ -9,18 +9,6 @@ import TimbreTestSupport
 @Suite(.serialized, .tags(.integration), .integrationTier) struct TUIPlaybackTmuxTests {
     typealias Session = TUIEditTmuxTests.Session
 
-    /// Polls the sandbox's player until `done` holds (a hang guard, not a speed bound).
-    func player(_ s: Session, until what: String, _ done: ([String: Any]) -> Bool) async throws -> [String: Any] {
-        let deadline = ContinuousClock.now + .seconds(60)
-        var last = try await s.sandbox.playerState()
-        while !done(last), ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(100))
-            last = try await s.sandbox.playerState()
-        }
-        #expect(done(last), "the sandbox's player never: \(what) — \(last)")
-        return last
-    }
-
     @Test func enterPlaysTheEntryOnThePickedDeviceAndCPauses() async throws {
         try await TUITmuxTests.withSyncedSandbox(.small) { sandbox, cli, tmux in
             try await sandbox.freezeClock()
@@ -38,7 +26,7 @@ import TimbreTestSupport
             try await tmux.type("kitchen")
             _ = try await s.wait("Devices (1 of")
             try await tmux.keys("Enter")
-            let playing = try await player(s, until: "plays entry 2 of Morning Coffee on Kitchen radio") {
+            let playing = try await s.player(until: "plays entry 2 of Morning Coffee on Kitchen radio") {
                 ($0["context_uri"] as? String) == "spotify:playlist:\(coffee)" && ($0["context_index"] as? Int) == 1
                     && ($0["is_playing"] as? Bool) == true
             }
@@ -71,11 +59,25 @@ import TimbreTestSupport
 
             // c pauses on the sandbox, and the line says so.
             try await tmux.keys("c")
-            _ = try await player(s, until: "is paused") { ($0["is_playing"] as? Bool) == false }
+            _ = try await s.player(until: "is paused") { ($0["is_playing"] as? Bool) == false }
             _ = try await s.wait("⏸ ")
 
             try await tmux.keys("q")
             #expect(try await Tmux.exitStatus(marker) == "0")
         }
+    }
+}
+
+extension TUIEditTmuxTests.Session {
+    /// Polls the sandbox's player until `done` holds (a hang guard, not a speed bound).
+    func player(until what: String, _ done: ([String: Any]) -> Bool) async throws -> [String: Any] {
+        let deadline = ContinuousClock.now + .seconds(60)
+        var last = try await sandbox.playerState()
+        while !done(last), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+            last = try await sandbox.playerState()
+        }
+        #expect(done(last), "the sandbox's player never: \(what) — \(last)")
+        return last
     }
 }

@@ -109,18 +109,6 @@ import TimbreTestSupport
         return log
     }
 
-    /// Polls the sandbox's player until `done` holds (a hang guard, not a speed bound).
-    func player(_ s: Session, until what: String, _ done: ([String: Any]) -> Bool) async throws -> [String: Any] {
-        let deadline = ContinuousClock.now + .seconds(60)
-        var last = try await s.sandbox.playerState()
-        while !done(last), ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(100))
-            last = try await s.sandbox.playerState()
-        }
-        #expect(done(last), "the sandbox's player never: \(what) — \(last)")
-        return last
-    }
-
     /// The title `timbre now --json` reads.
     func nowTitle(_ cli: TimbreCLI) async throws -> String {
         let now = try await cli.run(["now", "--json"])
@@ -161,11 +149,11 @@ import TimbreTestSupport
             #expect(play.status == 0, "\(play.stderr)")
             // c reads first and pauses what it finds (it would otherwise have sent a resume).
             try await s.tmux.keys("c")
-            _ = try await player(s, until: "is paused") { ($0["is_playing"] as? Bool) == false }
+            _ = try await s.player(until: "is paused") { ($0["is_playing"] as? Bool) == false }
             _ = try await s.tmux.waitUntil("the line shows ⏸", settled: false) { Self.nowPlayingLine($0)?.contains("⏸ ") == true }
             // Known now: c resumes, one request.
             try await s.tmux.keys("c")
-            _ = try await player(s, until: "plays again") { ($0["is_playing"] as? Bool) == true }
+            _ = try await s.player(until: "plays again") { ($0["is_playing"] as? Bool) == true }
             let first = try await nowTitle(s.cli)
             _ = try await s.tmux.waitUntil("the line shows ▶ \(first)", settled: false) {
                 Self.nowPlayingLine($0).map { $0.contains("▶ ") && $0.contains(first) } == true
@@ -189,7 +177,7 @@ import TimbreTestSupport
             #expect(shown == second, "playerctl -p \(bus) metadata title")
             // play-pause pauses what the interface read plays.
             #expect(try await MPRISCLITests.playerctl(bus, ["play-pause"]).status == 0)
-            _ = try await player(s, until: "is paused by play-pause") { ($0["is_playing"] as? Bool) == false }
+            _ = try await s.player(until: "is paused by play-pause") { ($0["is_playing"] as? Bool) == false }
             _ = try await s.tmux.waitUntil("the line shows ⏸", settled: false) { Self.nowPlayingLine($0)?.contains("⏸ ") == true }
         }
     }
