@@ -121,11 +121,7 @@ extension SyncCLITests {
     @Test func aBackupAndARestoreSayTheirCostAndARestoreReportsEveryRequestItSent() async throws {
         let s = try await setUp("medium")
         try await withCleanup({ await s.cleanUp() }) {
-            #expect(await s.cli.invoke(["sync", "--quiet"]).status == 0)
-            let file = s.cli.home.appendingPathComponent("backup.json").path
-            try await s.sandbox.clearRequests()
-            let backup = await s.cli.invoke(["backup", "-o", file])
-            #expect(backup.status == 0, "\(backup.stderr)")
+            let (file, backup) = try await backUp(s)
             let backupSent = try await apiRequests(s).count
             #expect(announced(backup.stderr, "Backup") == backupSent, "\(backup.stderr)")
 

@@ -127,14 +127,21 @@ extension SyncCLITests {
         }
     }
 
+    /// `timbre backup -o FILE` of a synced library, the sandbox's request log cleared just before:
+    /// the file, and what the command said.
+    func backUp(_ s: Setup) async throws -> (file: String, result: CLIResult) {
+        #expect(await s.cli.invoke(["sync", "--quiet"]).status == 0)
+        let file = s.cli.home.appendingPathComponent("backup.json").path
+        try await s.sandbox.clearRequests()
+        let backup = await s.cli.invoke(["backup", "-o", file])
+        #expect(backup.status == 0, "\(backup.stderr)")
+        return (file, backup)
+    }
+
     @Test func aBackupTakesTheDescriptionsFromTheListingNotOneRequestPerPlaylist() async throws {
         let s = try await setUp("medium")
         try await withCleanup({ await s.cleanUp() }) {
-            #expect(await s.cli.invoke(["sync", "--quiet"]).status == 0)
-            let file = s.cli.home.appendingPathComponent("backup.json").path
-            try await s.sandbox.clearRequests()
-            let backup = await s.cli.invoke(["backup", "-o", file])
-            #expect(backup.status == 0, "\(backup.stderr)")
+            let (file, _) = try await backUp(s)
             let requests = try await apiRequests(s)
             // The no-change sync (the listing's two pages, Liked Songs' first page), `GET /me`,
             // and the listing's two pages again for the descriptions: was 66 (62 of them

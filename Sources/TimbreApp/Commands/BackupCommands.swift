@@ -61,7 +61,7 @@ public struct BackupCommand: Sendable {
         guard let known, known > 0 else {
             return "Backup: the library is synced first (no cache yet: about one request per 50 entries, of the day's quota)"
         }
-        let listing = (known + 49) / 50
+        let listing = EntryPages.count(known)
         return RequestCost.line("Backup", requests: listing + 1 + 1 + listing) + "; more for playlists changed since the last sync"
     }
 

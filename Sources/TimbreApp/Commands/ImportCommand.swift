@@ -65,10 +65,8 @@ public struct ImportCommand: Sendable {
         // `requests`: the whole command's, the searches and a --name playlist's creation included
         // (a dry run: with what the add would still send).
         let sent = RequestCost.sent(editor) - start
-        if var counted = outcome {
-            counted.requests += sent - (RequestCost.sent(editor) - beforeAdd)
-            outcome = counted
-        }
+        // The add counted its own: the searches and a creation before it join them.
+        outcome?.requests += beforeAdd - start
         let console = context.console
         if flags.json {
             var object: [(String, JSONValue)] = []

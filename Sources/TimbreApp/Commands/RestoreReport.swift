@@ -84,9 +84,9 @@ enum RestoreReport {
         guard !plan.isEmpty else { return 0 }
         let playlists = ((try? cache.playlists().filter { !$0.isLiked }.count) ?? 0) + plan.playlists.count + plan.follows.count
         let liked = (try? cache.playlist(.liked)?.trackCount) ?? 0
-        var requests = max(1, (playlists + 49) / 50)
-        requests += plan.likes.isEmpty ? 1 : (liked + plan.likes.count + 49) / 50
-        for step in plan.playlists { requests += max(1, (step.playlist.entries.count + 49) / 50) }
+        var requests = max(1, EntryPages.count(playlists))
+        requests += plan.likes.isEmpty ? 1 : EntryPages.count(liked + plan.likes.count)
+        for step in plan.playlists { requests += max(1, EntryPages.count(step.playlist.entries.count)) }
         return requests + plan.follows.count
     }
 

@@ -289,3 +289,12 @@ struct PlaylistReader: Sendable {
         return bare.hasPrefix("https://") ? bare : "/" + bare
     }
 }
+
+/// Lists are read 50 entries a page (`limit=50`: Spotify's largest for items and Liked Songs);
+/// what request counts and cost estimates compute with.
+public enum EntryPages {
+    public static let size = 50
+
+    /// Pages of `size` that `entries` take (none for none).
+    public static func count(_ entries: Int) -> Int { (max(0, entries) + size - 1) / size }
+}

@@ -54,7 +54,7 @@ public struct RestorePlan: Sendable {
         let liked = Set(try cache.entries(of: .liked)?.map(\.uri) ?? [])
         var plan = RestorePlan(
             account: account, playlists: [], follows: [], likes: [], folders: backup.folders, known: [:], skippedPlaylists: 0,
-            skippedFollows: 0, skippedLikes: 0, localFiles: 0, libraryPages: max(1, (library.count + 49) / 50))
+            skippedFollows: 0, skippedLikes: 0, localFiles: 0, libraryPages: max(1, EntryPages.count(library.count)))
         for playlist in backup.playlists.reversed() {
             let uris = playlist.addableURIs
             if present.contains(playlist.id) {

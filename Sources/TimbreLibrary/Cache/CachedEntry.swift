@@ -76,7 +76,10 @@ public struct CachedEntry: Sendable, Equatable {
     public var label: String { "#\(number) \(name)\(artists.isEmpty ? "" : " — " + artists.joined(separator: ", "))" }
 
     /// The release year, when the cache knows the release date.
-    public var year: Int? { releaseDate.flatMap { Int($0.prefix(4)) } }
+    public var year: Int? { Self.year(of: releaseDate) }
+
+    /// "1999-05-01" (or "1999") → 1999.
+    static func year(of releaseDate: String?) -> Int? { releaseDate.flatMap { Int($0.prefix(4)) } }
 
     /// One element of `timbre tracks --json`, keys in docs/CLI.md's order; `position` counts from 1.
     public var json: JSONValue {
@@ -118,5 +121,14 @@ public struct ListedEntry: Sendable, Equatable {
     public var releaseDate: String?
 
     /// The release year, when the cache knows the release date.
-    public var year: Int? { releaseDate.flatMap { Int($0.prefix(4)) } }
+    public var year: Int? { CachedEntry.year(of: releaseDate) }
+}
+
+extension ListedEntry {
+    /// What a list view shows of a full entry (a search hit's).
+    public init(_ entry: CachedEntry) {
+        self.init(
+            position: entry.position, uri: entry.uri, name: entry.name, artists: entry.artists, album: entry.album,
+            durationMS: entry.durationMS, addedAt: entry.addedAt, releaseDate: entry.releaseDate)
+    }
 }

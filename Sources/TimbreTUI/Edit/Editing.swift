@@ -95,14 +95,6 @@ extension FolderEdit {
     }
 }
 
-/// An id the interface holds that names no Spotify playlist (Liked Songs' `liked`).
-public struct NotAPlaylistID: UserFacingError, Equatable {
-    public var text: String
-    public var message: String { "“\(TerminalText.preview(text, limit: 40))” is not a playlist id" }
-    public var hint: String? { nil }
-    public var exitStatus: ExitStatus { .usage }
-}
-
 /// What an edit did, for the status line and `:messages`.
 public struct TUIEditReport: Sendable, Equatable {
     public var message: String

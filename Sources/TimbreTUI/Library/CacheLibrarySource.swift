@@ -80,11 +80,7 @@ public struct CacheLibrarySource: LibrarySource {
         return SearchText.contains(SearchText.foldedBytes(row.album), needle) ? .album : .title
     }
 
-    static func row(_ item: CachedEntry) -> EntryRow {
-        EntryRow(
-            position: item.position, title: item.name, artist: item.artists.joined(separator: ", "), album: item.album ?? "",
-            durationMS: item.durationMS, addedAt: item.addedAt, uri: item.uri, year: item.year)
-    }
+    static func row(_ item: CachedEntry) -> EntryRow { row(ListedEntry(item)) }
 }
 
 // MARK: Versions (`H`)

@@ -71,13 +71,7 @@ extension PlaylistEditor {
     /// the user. Nil when a track added cannot be named so or the simulation disagrees with the plan.
     func derivedEntries(_ plan: EntryEdit.Plan, from live: LivePlaylist) async throws -> [CachedEntry]? {
         let before = live.items.items
-        var added = Set<String>()
-        for write in plan.writes {
-            switch write {
-            case .add(let uris, _), .replace(let uris): added.formUnion(uris)
-            case .removeEvery, .reorder: continue
-            }
-        }
+        let added = EntryWrite.added(by: plan.writes)
         var known: [String: CachedEntry] = [:]
         for entry in before where added.contains(entry.uri) && known[entry.uri] == nil { known[entry.uri] = entry }
         var missing = added.subtracting(known.keys)
@@ -88,7 +82,7 @@ extension PlaylistEditor {
         // Tracks the cache has never seen: asked one by one when that is cheaper than reading the
         // list (⌈n/50⌉ + 2 requests); episodes, and any track not found, leave it to the read.
         if !missing.isEmpty {
-            guard missing.count <= plan.result.count / 50 + 2, let found = await catalogueEntries(missing) else { return nil }
+            guard Self.asksOneByOne(missing, listCount: plan.result.count), let found = await catalogueEntries(missing) else { return nil }
             known.merge(found) { old, _ in old }
         }
         let user = try? knownUser.current ?? cache.playlist(.liked)?.ownerID

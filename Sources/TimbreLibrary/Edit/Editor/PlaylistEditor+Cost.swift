@@ -22,19 +22,16 @@ extension PlaylistEditor {
     /// `GET /tracks/{id}` per track the cache has never seen when that is cheaper than reading the
     /// list; else the list read (its details twice and ⌈n/50⌉ pages).
     func requestsAfter(_ writes: [EntryWrite], before: [String], resultCount: Int) -> Int {
-        var added = Set<String>()
-        for write in writes {
-            switch write {
-            case .add(let uris, _), .replace(let uris): added.formUnion(uris)
-            case .removeEvery, .reorder: continue
-            }
-        }
-        var missing = added.subtracting(before)
+        var missing = EntryWrite.added(by: writes).subtracting(before)
         if !missing.isEmpty, let found = try? cache.anyEntries(uris: missing) { missing.subtract(found.keys) }
         guard !missing.isEmpty else { return 0 }
-        let read = (resultCount + 49) / 50 + 2
-        let named = missing.count <= resultCount / 50 + 2 && missing.allSatisfy { $0.hasPrefix("spotify:track:") }
-        return named ? missing.count : read
+        return Self.asksOneByOne(missing, listCount: resultCount) ? missing.count : EntryPages.count(resultCount) + 2
+    }
+
+    /// Tracks the cache has never seen are asked one by one (`GET /tracks/{id}`) when that is
+    /// cheaper than reading the list again (⌈n/50⌉ + 2 requests); episodes never are.
+    static func asksOneByOne(_ missing: Set<String>, listCount: Int) -> Bool {
+        missing.count <= listCount / EntryPages.size + 2 && missing.allSatisfy { $0.hasPrefix("spotify:track:") }
     }
 
     /// A dry run's requests still to come, had it been run: its writes, then what `requestsAfter`
@@ -54,5 +51,5 @@ extension PlaylistEditor {
 
     /// A sync of one playlist the cache does not hold at Spotify's snapshot: its details, then
     /// its pages of 50 (one, empty or not).
-    static func syncOfOne(entries: Int) -> Int { 1 + max(1, (entries + 49) / 50) }
+    static func syncOfOne(entries: Int) -> Int { 1 + max(1, EntryPages.count(entries)) }
 }

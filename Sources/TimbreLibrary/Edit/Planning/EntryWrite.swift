@@ -13,6 +13,14 @@ public enum EntryWrite: Equatable, Sendable, Codable {
     /// rest follow as adds). Every entry gets a new added date.
     case replace(uris: [String])
 
+    /// The URIs these writes put into a list (adds, and a rewrite's).
+    public static func added(by writes: [EntryWrite]) -> Set<String> {
+        var added = Set<String>()
+        for case .add(let uris, _) in writes { added.formUnion(uris) }
+        for case .replace(let uris) in writes { added.formUnion(uris) }
+        return added
+    }
+
     /// Spotify's limit on URIs per add or remove request.
     public static let maxURIs = 100
 
