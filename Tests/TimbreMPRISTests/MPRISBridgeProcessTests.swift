@@ -18,7 +18,9 @@ struct MPRISBridgeProcessTests {
         defer { unlink(output) }
         var environment = ProcessInfo.processInfo.environment
         environment[MPRISBridgeProcess.variable] = "1"
-        let argv = [CommandLine.arguments[0], "--testing-library", "swift-testing", "--filter", "MPRISBridgeTests"]
+        // A session bus of its own: an interface another test runs at the same time owns
+        // `org.mpris.MediaPlayer2.timbre` on the suite's bus, and the bridge would get `.instance<pid>`.
+        let argv = ["/usr/bin/dbus-run-session", "--", CommandLine.arguments[0], "--testing-library", "swift-testing", "--filter", "MPRISBridgeTests"]
         let childEnvironment = environment
         let status = try await offThePool { () -> Int32 in
             let pid = try Spawn.start(argv, stdoutPath: output, mergeStderr: true, environment: childEnvironment)
