@@ -1,4 +1,5 @@
 import Foundation
+import TimbreCore
 
 /// Runs the real `timbre` binary the way a user or a script would: environment, stdin, and the
 /// three results (stdout, stderr, exit code).
@@ -105,8 +106,12 @@ public struct TimbreCLI: Sendable {
         let deadline = ContinuousClock.now + timeout
         while process.isRunning {
             if ContinuousClock.now > deadline {
+                // What it was doing: its threads' stacks (while it still runs), what it wrote, the
+                // end of its log — so a hang seen once under load can be found, not guessed at.
+                let stacks = Self.threadStacks(of: process.processIdentifier)
                 process.terminate()
-                throw CLIError.timedOut(arguments)
+                let said = [out, err].map { (try? String(contentsOf: $0, encoding: .utf8)) ?? "" }
+                throw CLIError.timedOut(arguments, detail: Self.hangReport(stacks: stacks, stdout: said[0], stderr: said[1], log: logTail()))
             }
             try await Task.sleep(for: .milliseconds(20))
         }
@@ -114,6 +119,44 @@ public struct TimbreCLI: Sendable {
             status: process.terminationStatus,
             stdout: (try? String(contentsOf: out, encoding: .utf8)) ?? "",
             stderr: (try? String(contentsOf: err, encoding: .utf8)) ?? "")
+    }
+
+    /// The last lines of the profile's log (`TIMBRE_LOG` writes it under the state folder).
+    private func logTail(lines: Int = 40) -> String {
+        let text = (try? String(contentsOfFile: Paths.resolve(environment: environment).log, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n", omittingEmptySubsequences: false).suffix(lines).joined(separator: "\n")
+    }
+
+    /// Every thread's stack of a process that seems hung, through gdb when the machine has it
+    /// (frame arguments left out: they could hold a token); nil without gdb.
+    static func threadStacks(of pid: Int32) -> String? {
+        let gdb = "/usr/bin/gdb"
+        guard FileManager.default.isExecutableFile(atPath: gdb) else { return nil }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: gdb)
+        process.arguments = [
+            "-batch", "-nx", "-p", String(pid), "-ex", "set print frame-arguments none", "-ex", "thread apply all bt 30",
+        ]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return nil }
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        // The frames alone: gdb's banner and symbol-loading chatter say nothing about the hang.
+        return String(decoding: data, as: UTF8.self).split(separator: "\n")
+            .filter { $0.hasPrefix("#") || $0.hasPrefix("Thread ") }.joined(separator: "\n")
+    }
+
+    static func hangReport(stacks: String?, stdout: String, stderr: String, log: String) -> String {
+        func block(_ title: String, _ text: String, limit: Int = 12_000) -> String {
+            let body = text.count > limit ? "…" + String(text.suffix(limit)) : text
+            return "--- \(title) ---\n\(body.isEmpty ? "(empty)" : body)"
+        }
+        return [
+            block("stdout so far", stdout), block("stderr so far", stderr), block("log (last lines)", log),
+            block("threads", stacks ?? "(no gdb on this machine)", limit: 30_000),
+        ].joined(separator: "\n")
     }
 
     /// Every file under this test's home whose bytes contain `needle`.
@@ -131,10 +174,12 @@ public struct TimbreCLI: Sendable {
 }
 
 public enum CLIError: Error, CustomStringConvertible {
-    case timedOut([String])
+    case timedOut([String], detail: String = "")
     public var description: String {
         switch self {
-        case .timedOut(let arguments): return "timbre \(arguments.joined(separator: " ")) did not finish in time"
+        case .timedOut(let arguments, let detail):
+            let line = "timbre \(arguments.joined(separator: " ")) did not finish in time"
+            return detail.isEmpty ? line : "\(line)\n\(detail)"
         }
     }
 }
