@@ -79,10 +79,13 @@ let package = Package(
 
         .target(name: "TimbreTestSupport", dependencies: ["SandboxCore", "TimbreCore"]),
         .testTarget(name: "TimbreCoreTests", dependencies: ["TimbreCore", "TimbreTestSupport", .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "TimbreLibraryTests", dependencies: ["TimbreLibrary", "TimbreApp", "TimbreTestSupport"]),
+        .testTarget(name: "TimbreLibraryTests", dependencies: ["TimbreLibrary", "TimbreAuth", "TimbreTestSupport"]),
+        .testTarget(
+            name: "TimbreAppTests",
+            dependencies: ["TimbreApp", "TimbreLibrary", "TimbreTUI", "TimbreTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "TimbreNetTests", dependencies: ["TimbreNet", "TimbreTestSupport"]),
-        .testTarget(name: "TimbreTUITests", dependencies: ["TimbreTUI"]),
-        .testTarget(name: "TimbreCLITests", dependencies: ["timbre", "TimbreApp", "TimbreTestSupport"]),
+        .testTarget(name: "TimbreTUITests", dependencies: ["TimbreTUI", "TimbreTestSupport"]),
+        .testTarget(name: "TimbreCLITests", dependencies: ["timbre", "TimbreApp", "TimbreLibrary", "TimbreTestSupport"]),
         .testTarget(name: "SandboxTests", dependencies: ["SandboxCore", "TimbreTestSupport"]),
         .testTarget(name: "TimbreAuthTests", dependencies: ["TimbreAuth", "TimbreTestSupport"]),
         .testTarget(name: "TimbreJQTests", dependencies: ["TimbreJQ"]),

@@ -7,7 +7,6 @@ import TimbreTestSupport
 /// database file beside a connection — which on Linux drops the process's POSIX locks on it and
 /// lets another process delete the `-wal` under the interface.
 @Suite(.serialized, .tags(.integration), .integrationTier) struct ManyProcessesTmuxTests {
-    typealias Session = TUIEditTmuxTests.Session
 
     struct Files {
         let cache: String
@@ -82,10 +81,10 @@ import TimbreTestSupport
     /// as any WAL connection does); a `timbre tracks` in another process then leaves the `-wal` in
     /// place, and the interface's edit is what the CLI reads next.
     @Test func theInterfaceKeepsItsLocksAndItsWALThroughACLIRead() async throws {
-        try await TUITmuxTests.withSyncedSandbox(.small) { sandbox, cli, tmux in
+        try await InterfaceSession.withSyncedSandbox(.small) { sandbox, cli, tmux in
             let files = try await files(cli)
             let marker = try await tmux.startTimbre(cli, columns: 130, rows: 36)
-            let s = Session(sandbox: sandbox, cli: cli, tmux: tmux)
+            let s = InterfaceSession(sandbox: sandbox, cli: cli, tmux: tmux)
             _ = try await settled(tmux, "synced")
             let pid = try await interfacePID(tmux)
             #expect(!ProcessFiles.posixLocks(pid: pid, on: files.cache).isEmpty, "the interface holds no lock on \(files.cache)")
@@ -130,9 +129,9 @@ import TimbreTestSupport
     /// runs a longer soak by hand.
     @Test func theInterfaceSyncsAndCLIEditsTogetherLeaveBothDatabasesSound() async throws {
         let rounds = ProcessInfo.processInfo.environment["TIMBRE_SOAK_ROUNDS"].flatMap { Int($0) }.map { max(1, $0) } ?? 6
-        try await TUITmuxTests.withSyncedSandbox(.small) { sandbox, cli, tmux in
+        try await InterfaceSession.withSyncedSandbox(.small) { sandbox, cli, tmux in
             let files = try await files(cli)
-            let s = Session(sandbox: sandbox, cli: cli, tmux: tmux)
+            let s = InterfaceSession(sandbox: sandbox, cli: cli, tmux: tmux)
             let coffee = try await s.id(of: "Morning Coffee")
             let pool = try await sandbox.entries(of: coffee).filter { $0.hasPrefix("spotify:track:") }
             try #require(pool.count >= 8)

@@ -5,12 +5,11 @@ import TimbreTestSupport
 /// Counts at 160×45 (#34's done-when): `10J` moves the entry ten places in ONE write, and the
 /// row numbers the interface shows are the CLI's positions (`tracks` counts from 1 too).
 @Suite(.serialized, .tags(.integration), .integrationTier) struct TUICountsTmuxTests {
-    typealias Session = TUIEditTmuxTests.Session
 
     @Test func tenJIsOneWriteOfTenPlacesAndTheNumbersAreTheCLIs() async throws {
-        try await TUITmuxTests.withSyncedSandbox(.small) { sandbox, cli, tmux in
+        try await InterfaceSession.withSyncedSandbox(.small) { sandbox, cli, tmux in
             let marker = try await tmux.startTimbre(cli, columns: 160, rows: 45)
-            let s = Session(sandbox: sandbox, cli: cli, tmux: tmux)
+            let s = InterfaceSession(sandbox: sandbox, cli: cli, tmux: tmux)
             _ = try await s.wait("synced")
             let coffee = try await s.id(of: "Morning Coffee")
             let before = try await sandbox.entries(of: coffee)

@@ -6,64 +6,8 @@ import TimbreTestSupport
 /// step asserts what the SANDBOX holds afterwards, not only what the screen says.
 @Suite(.serialized, .tags(.integration), .integrationTier) struct TUIEditTmuxTests {
 
-    struct Session {
-        let sandbox: SandboxProcess
-        let cli: TimbreCLI
-        let tmux: Tmux
-        /// Every screen captured, to check that nothing was written under curses.
-        let screens = ScreenLog()
-
-        func wait(_ text: String, settled: Bool = true) async throws -> String {
-            let screen = try await tmux.waitFor(text, settled: settled)
-            screens.add(screen)
-            return screen
-        }
-
-        func command(_ text: String) async throws {
-            try await tmux.keys(":")
-            try await tmux.type(text)
-            try await tmux.keys("Enter")
-        }
-
-        /// The playlists pane: filter to `name`, select it, open it; the filter is cleared again.
-        func open(_ name: String) async throws {
-            try await tmux.keys("h", "Escape", "/")
-            try await tmux.type(name)
-            try await tmux.keys("Enter", "Enter")
-            _ = try await wait(" \(name) · ")
-        }
-
-        func id(of name: String) async throws -> String {
-            let model = try await sandbox.library(includeItems: false)
-            let playlists = model["playlists"] as? [[String: Any]] ?? []
-            return try #require(playlists.first { ($0["name"] as? String) == name }?["id"] as? String, "no playlist named \(name)")
-        }
-    }
-
-    final class ScreenLog: @unchecked Sendable {
-        private let lock = NSLock()
-        private var all: [String] = []
-        func add(_ screen: String) { lock.withLock { all.append(screen) } }
-        var screens: [String] { lock.withLock { all } }
-    }
-
-    func withInterface(_ body: (Session) async throws -> Void) async throws {
-        try await TUITmuxTests.withSyncedSandbox(.small) { sandbox, cli, tmux in
-            let marker = try await tmux.startTimbre(cli, columns: 130, rows: 36)
-            let session = Session(sandbox: sandbox, cli: cli, tmux: tmux)
-            _ = try await session.wait("synced")
-            try await body(session)
-            try await tmux.keys("q")
-            #expect(try await Tmux.exitStatus(marker, within: 10) == "0")
-            // Nothing printed under curses: no warning or error line from timbre on any screen.
-            for screen in session.screens.screens {
-                #expect(!screen.contains("timbre: "), "stray output under the interface:\n\(screen)")
-            }
-        }
-    }
-
     @Test func markRemoveUndoYankPasteAcrossPlaylists() async throws {
-        try await withInterface { s in
+        try await InterfaceSession.withInterface { s in
             let coffee = try await s.id(of: "Morning Coffee")
             let empty = try await s.id(of: "Empty Playlist")
             let original = try await s.sandbox.entries(of: coffee)
@@ -121,7 +65,7 @@ import TimbreTestSupport
     /// `:sort` of more than 20 moves asks first (what it costs, dates kept, or r to rewrite);
     /// n sends nothing, y saves by moves and every entry keeps its date added on the server.
     @Test func aLongSortAsksFirstAndKeepsEveryDateAdded() async throws {
-        try await withInterface { s in
+        try await InterfaceSession.withInterface { s in
             let coffee = try await s.id(of: "Morning Coffee")
             let current = try await s.sandbox.entries(of: coffee)
             let tracks = current.filter { $0.hasPrefix("spotify:track:") }
@@ -150,7 +94,7 @@ import TimbreTestSupport
     }
 
     @Test func lockedPlaylistsSendNothingAndAConflictShowsItsMessage() async throws {
-        try await withInterface { s in
+        try await InterfaceSession.withInterface { s in
             let coffee = try await s.id(of: "Morning Coffee")
             try await s.open("Morning Coffee")
             try await s.tmux.keys("y")
@@ -192,7 +136,7 @@ import TimbreTestSupport
     }
 
     @Test func filtersFoldersStatisticsAndHelpRender() async throws {
-        try await withInterface { s in
+        try await InterfaceSession.withInterface { s in
             try await s.open("Morning Coffee")
             try await s.command("filter year:1900-1989 duration:<4:00")
             var screen = try await s.wait("filter year:1900-1989 duration:<4:00")

@@ -7,7 +7,6 @@ import TimbreTestSupport
 /// `:` prompt lists its candidates, and no sentence on any screen is cut ("…" at a line's end,
 /// other than a name in a list row). Each screen is printed as captured.
 @Suite(.serialized, .tags(.integration), .integrationTier) struct TUIEightyColumnsTmuxTests {
-    typealias Session = TUIEditTmuxTests.Session
 
     /// Lines that end in "…" where the text is a sentence: lines without the pane separator (the
     /// lines under the body, notices, overlays), the right pane's header, and with `paneRows` the
@@ -35,9 +34,9 @@ import TimbreTestSupport
     }
 
     @Test func everyScreenAndQuestionFitsAt80x24() async throws {
-        try await TUITmuxTests.withSyncedSandbox(.small) { sandbox, cli, tmux in
+        try await InterfaceSession.withSyncedSandbox(.small) { sandbox, cli, tmux in
             let marker = try await tmux.startTimbre(cli, columns: 80, rows: 24)
-            let s = Session(sandbox: sandbox, cli: cli, tmux: tmux)
+            let s = InterfaceSession(sandbox: sandbox, cli: cli, tmux: tmux)
             var screen = try await s.wait("synced")
             Self.show("first screen", screen)
             let hint = Self.lineAboveTheStatus(screen)
@@ -108,14 +107,14 @@ import TimbreTestSupport
 
     /// `H` after a playlist changed outside: `r` asks y/n with the counts, whole at 80 columns.
     @Test func theRestoreQuestionOfHFitsAt80x24() async throws {
-        try await TUITmuxTests.withSyncedSandbox(.small) { sandbox, cli, tmux in
-            let probe = Session(sandbox: sandbox, cli: cli, tmux: tmux)
+        try await InterfaceSession.withSyncedSandbox(.small) { sandbox, cli, tmux in
+            let probe = InterfaceSession(sandbox: sandbox, cli: cli, tmux: tmux)
             let coffee = try await probe.id(of: "Morning Coffee")
             _ = try await sandbox.mutate(playlist: coffee, action: "reorder")
             _ = try await sandbox.mutate(playlist: coffee, action: "remove_first")
             #expect(try await cli.run(["sync", "--quiet"]).status == 0)
             let marker = try await tmux.startTimbre(cli, columns: 80, rows: 24)
-            let s = Session(sandbox: sandbox, cli: cli, tmux: tmux)
+            let s = InterfaceSession(sandbox: sandbox, cli: cli, tmux: tmux)
             _ = try await s.wait("synced")
             try await s.open("Morning Coffee")
             try await tmux.keys("H")

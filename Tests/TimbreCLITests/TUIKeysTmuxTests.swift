@@ -8,7 +8,7 @@ import TimbreTestSupport
 /// remembers with Up.
 extension TUITmuxTests {
     @Test func helpMessagesCountsAndThePromptAt80x24() async throws {
-        try await Self.withSyncedSandbox(.medium) { _, cli, tmux in
+        try await InterfaceSession.withSyncedSandbox(.medium) { _, cli, tmux in
             _ = try await tmux.startTimbre(cli, columns: 80, rows: 24)
             _ = try await tmux.waitFor("Liked Songs")
             _ = try await tmux.waitFor("synced")
@@ -74,7 +74,7 @@ extension TUITmuxTests {
     /// Every mistake in `[keys]` is a message at start (and in the log); a rebinding shows in `?`
     /// as bound and works.
     @Test func everyBadKeyIsAMessageAndARebindingShowsInHelp() async throws {
-        try await Self.withSyncedSandbox(.small) { _, cli, tmux in
+        try await InterfaceSession.withSyncedSandbox(.small) { _, cli, tmux in
             let config = try String(contentsOf: cli.configFile, encoding: .utf8)
             try cli.writeConfig(config + "\n[keys]\n\"C-ä\" = \"quit\"\n\"x\" = \"fly away\"\n\"Z\" = \"quit\"\n")
             let marker = try await tmux.startTimbre(cli, columns: 80, rows: 24)

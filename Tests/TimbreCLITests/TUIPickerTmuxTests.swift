@@ -6,7 +6,7 @@ import TimbreTestSupport
 /// over the sandbox, each step checked against what the SANDBOX holds (and the requests it got).
 @Suite(.serialized, .tags(.integration), .integrationTier) struct TUIPickerTmuxTests {
     /// Waits until the sandbox holds `expected` in the playlist (an edit runs in the background).
-    func entries(_ s: TUIEditTmuxTests.Session, of id: String, become expected: [String]) async throws {
+    func entries(_ s: InterfaceSession, of id: String, become expected: [String]) async throws {
         let deadline = ContinuousClock.now + .seconds(20)
         var last: [String] = []
         while ContinuousClock.now < deadline {
@@ -18,7 +18,7 @@ import TimbreTestSupport
     }
 
     @Test func thePickerAddsTheCurrentEntryAndTheDuplicateQuestionSendsNothingOrOnlyTheNewOnes() async throws {
-        try await TUIEditTmuxTests().withInterface { s in
+        try await InterfaceSession.withInterface { s in
             let coffee = try await s.id(of: "Morning Coffee")
             let empty = try await s.id(of: "Empty Playlist")
             let original = try await s.sandbox.entries(of: coffee)
@@ -64,7 +64,7 @@ import TimbreTestSupport
     /// `d` fills the register: d, y, then p in another playlist moves the entry (two edits; u
     /// undoes the paste only).
     @Test func dThenPMovesAnEntryToAnotherPlaylist() async throws {
-        try await TUIEditTmuxTests().withInterface { s in
+        try await InterfaceSession.withInterface { s in
             let coffee = try await s.id(of: "Morning Coffee")
             let empty = try await s.id(of: "Empty Playlist")
             let original = try await s.sandbox.entries(of: coffee)
@@ -89,7 +89,7 @@ import TimbreTestSupport
     /// `x` writes OSC 52; tmux with `set-clipboard on` takes it into its paste buffer, which
     /// `show-buffer` reads back: the link of the entry under the cursor, exactly.
     @Test func xCopiesTheEntrysLinkThroughOSC52() async throws {
-        try await TUIEditTmuxTests().withInterface { s in
+        try await InterfaceSession.withInterface { s in
             _ = try await s.tmux.run(["set-option", "-g", "set-clipboard", "on"])
             let coffee = try await s.id(of: "Morning Coffee")
             let first = try #require(try await s.sandbox.entries(of: coffee).first)

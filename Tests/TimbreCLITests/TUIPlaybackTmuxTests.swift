@@ -7,13 +7,12 @@ import TimbreTestSupport
 /// as the playlist's context from that entry, the now-playing line shows it, `c` pauses — each
 /// step checked on the sandbox's player.
 @Suite(.serialized, .tags(.integration), .integrationTier) struct TUIPlaybackTmuxTests {
-    typealias Session = TUIEditTmuxTests.Session
 
     @Test func enterPlaysTheEntryOnThePickedDeviceAndCPauses() async throws {
-        try await TUITmuxTests.withSyncedSandbox(.small) { sandbox, cli, tmux in
+        try await InterfaceSession.withSyncedSandbox(.small) { sandbox, cli, tmux in
             try await sandbox.freezeClock()
             let marker = try await tmux.startTimbre(cli, columns: 130, rows: 36)
-            let s = Session(sandbox: sandbox, cli: cli, tmux: tmux)
+            let s = InterfaceSession(sandbox: sandbox, cli: cli, tmux: tmux)
             _ = try await s.wait("synced")
             // Signed in: the now-playing line is there, and nothing plays yet.
             _ = try await s.wait("nothing playing")
@@ -68,7 +67,7 @@ import TimbreTestSupport
     }
 }
 
-extension TUIEditTmuxTests.Session {
+extension InterfaceSession {
     /// Polls the sandbox's player until `done` holds (a hang guard, not a speed bound).
     func player(until what: String, _ done: ([String: Any]) -> Bool) async throws -> [String: Any] {
         let deadline = ContinuousClock.now + .seconds(60)

@@ -6,11 +6,10 @@ import TimbreTestSupport
 /// counted in the sandbox's request log; a media key through the interface's MPRIS name, and `c`
 /// after a play started from the CLI, each bring one read at once.
 @Suite(.serialized, .tags(.integration), .integrationTier) struct TUIPlayerReadsTmuxTests {
-    typealias Session = TUIEditTmuxTests.Session
 
     /// A synced profile whose config.toml sets `player_poll`, the interface started on it; `body`
     /// gets the instant just before the interface started.
-    func withInterface(poll: Int, _ body: (Session, ContinuousClock.Instant) async throws -> Void) async throws {
+    func withInterface(poll: Int, _ body: (InterfaceSession, ContinuousClock.Instant) async throws -> Void) async throws {
         let sandbox = try await SandboxProcess.start(library: .small, extraArguments: ["--refresh-rotation", "same"])
         try await withCleanup({ await sandbox.stop() }) {
             let token = try await sandbox.mintRefreshToken()
@@ -25,7 +24,7 @@ import TimbreTestSupport
                 try await sandbox.clearRequests()
                 let started = ContinuousClock.now
                 let marker = try await tmux.startTimbre(cli, columns: 130, rows: 36)
-                let session = Session(sandbox: sandbox, cli: cli, tmux: tmux)
+                let session = InterfaceSession(sandbox: sandbox, cli: cli, tmux: tmux)
                 _ = try await session.wait("synced")
                 try await body(session, started)
                 try await tmux.keys("q")
@@ -54,7 +53,7 @@ import TimbreTestSupport
 
     /// Enter on the second entry of Morning Coffee, played on the kitchen radio (the picker: no
     /// device is active in a new sandbox).
-    func playSecondEntry(_ s: Session) async throws {
+    func playSecondEntry(_ s: InterfaceSession) async throws {
         try await s.open("Morning Coffee")
         try await s.tmux.keys("l", "g", "j", "Enter")
         _ = try await s.wait("Devices (")
@@ -98,7 +97,7 @@ import TimbreTestSupport
     }
 
     /// Polls the sandbox's request log until `done` holds (a hang guard, not a speed bound).
-    func eventually(_ s: Session, _ what: String, _ done: ([SandboxRequestRecord]) -> Bool) async throws -> [SandboxRequestRecord] {
+    func eventually(_ s: InterfaceSession, _ what: String, _ done: ([SandboxRequestRecord]) -> Bool) async throws -> [SandboxRequestRecord] {
         let deadline = ContinuousClock.now + .seconds(60)
         var log = try await s.sandbox.requests()
         while !done(log), ContinuousClock.now < deadline {

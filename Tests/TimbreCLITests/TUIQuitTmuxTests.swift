@@ -7,14 +7,13 @@ import TimbreTestSupport
 /// how many; waiting lets them finish and then quits, a second `q` drops the ones not started. The
 /// sandbox's list after the interface has gone is the proof.
 @Suite(.serialized, .tags(.integration), .integrationTier) struct TUIQuitTmuxTests {
-    typealias Session = TUIEditTmuxTests.Session
 
     /// Starts the interface on a synced small library, opens "Morning Coffee" and slows every move
     /// of it, so the edits asked for are still queued when the test quits.
-    func withSlowMoves(_ body: (Session, _ coffee: String, _ marker: String) async throws -> Void) async throws {
-        try await TUITmuxTests.withSyncedSandbox(.small) { sandbox, cli, tmux in
+    func withSlowMoves(_ body: (InterfaceSession, _ coffee: String, _ marker: String) async throws -> Void) async throws {
+        try await InterfaceSession.withSyncedSandbox(.small) { sandbox, cli, tmux in
             let marker = try await tmux.startTimbre(cli, columns: 130, rows: 36)
-            let session = Session(sandbox: sandbox, cli: cli, tmux: tmux)
+            let session = InterfaceSession(sandbox: sandbox, cli: cli, tmux: tmux)
             _ = try await session.wait("synced")
             let coffee = try await session.id(of: "Morning Coffee")
             try await session.open("Morning Coffee")

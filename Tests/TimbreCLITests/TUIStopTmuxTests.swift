@@ -11,7 +11,7 @@ import TimbreTestSupport
     static func pairs(_ items: [SandboxEntry]) -> [String] { items.map(\.dated) }
 
     @Test func escStopsASortPartWayAndUndoPutsTheOrderBack() async throws {
-        try await TUIEditTmuxTests().withInterface { s in
+        try await InterfaceSession.withInterface { s in
             let coffee = try await s.id(of: "Morning Coffee")
             let current = try await s.sandbox.entries(of: coffee)
             let tracks = current.filter { $0.hasPrefix("spotify:track:") }

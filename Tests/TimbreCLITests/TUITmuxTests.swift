@@ -7,7 +7,7 @@ import TimbreTestSupport
 /// driven with send-keys and read with capture-pane.
 @Suite(.serialized, .tags(.integration), .integrationTier) struct TUITmuxTests {
     @Test func browseFilterSortSearchResizeQuit() async throws {
-        try await Self.withSyncedSandbox(.medium) { sandbox, cli, tmux in
+        try await InterfaceSession.withSyncedSandbox(.medium) { sandbox, cli, tmux in
             _ = sandbox
             let marker = try await tmux.startTimbre(cli, columns: 120, rows: 32)
             let titleBefore = try await tmux.title()
@@ -69,24 +69,6 @@ import TimbreTestSupport
             #expect(try await tmux.title() == titleBefore, "a hostile name changed the terminal title")
             try await tmux.keys("q")
             #expect(try await Tmux.exitStatus(marker, within: 10) == "0")
-        }
-    }
-
-    /// A sandbox, a CLI signed in to it and synced, and a tmux server, all ended after `body`.
-    static func withSyncedSandbox(_ library: LibrarySize, _ body: (SandboxProcess, TimbreCLI, Tmux) async throws -> Void) async throws {
-        let sandbox = try await SandboxProcess.start(library: library, extraArguments: ["--refresh-rotation", "same"])
-        try await withCleanup({ await sandbox.stop() }) {
-            let token = try await sandbox.mintRefreshToken()
-            let cli = try TimbreCLI(extraEnvironment: ["TIMBRE_REFRESH_TOKEN": token])
-            try cli.configure(for: sandbox)
-            let tmux = Tmux()
-            try await withCleanup({
-                await tmux.kill()
-                cli.remove()
-            }) {
-                #expect(try await cli.run(["sync", "--quiet"]).status == 0)
-                try await body(sandbox, cli, tmux)
-            }
         }
     }
 

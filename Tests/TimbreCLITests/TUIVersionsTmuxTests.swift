@@ -6,11 +6,10 @@ import TimbreTestSupport
 /// one with the current list, `r` restores it after a question naming the counts — and the
 /// sandbox holds that version again, every entry that stayed with its date added.
 @Suite(.serialized, .tags(.integration), .integrationTier) struct TUIVersionsTmuxTests {
-    typealias Session = TUIEditTmuxTests.Session
 
     @Test func versionsCompareAndRestoreFromTheInterface() async throws {
-        try await TUITmuxTests.withSyncedSandbox(.small) { sandbox, cli, tmux in
-            let probe = Session(sandbox: sandbox, cli: cli, tmux: tmux)
+        try await InterfaceSession.withSyncedSandbox(.small) { sandbox, cli, tmux in
+            let probe = InterfaceSession(sandbox: sandbox, cli: cli, tmux: tmux)
             let coffee = try await probe.id(of: "Morning Coffee")
             let before = try await sandbox.datedEntries(of: coffee)
             let original = try await sandbox.entries(of: coffee)
@@ -20,7 +19,7 @@ import TimbreTestSupport
             #expect(try await cli.run(["sync", "--quiet"]).status == 0)
 
             let marker = try await tmux.startTimbre(cli, columns: 130, rows: 36)
-            let s = Session(sandbox: sandbox, cli: cli, tmux: tmux)
+            let s = InterfaceSession(sandbox: sandbox, cli: cli, tmux: tmux)
             _ = try await s.wait("synced")
             try await s.open("Morning Coffee")
             try await tmux.keys("H")

@@ -5,12 +5,11 @@ import TimbreTestSupport
 /// `:sort` orders the view only (#33): no write reaches the sandbox, and the order is remembered
 /// per playlist across restarts; `:save-order` is what saves it.
 @Suite(.serialized, .tags(.integration), .integrationTier) struct TUIViewOrderTmuxTests {
-    typealias Session = TUIEditTmuxTests.Session
 
     @Test func sortIsTheViewOnlyAndIsRememberedAcrossRestarts() async throws {
-        try await TUITmuxTests.withSyncedSandbox(.small) { sandbox, cli, tmux in
+        try await InterfaceSession.withSyncedSandbox(.small) { sandbox, cli, tmux in
             let first = try await tmux.startTimbre(cli, columns: 130, rows: 36)
-            let s = Session(sandbox: sandbox, cli: cli, tmux: tmux)
+            let s = InterfaceSession(sandbox: sandbox, cli: cli, tmux: tmux)
             _ = try await s.wait("synced")
             let coffee = try await s.id(of: "Morning Coffee")
             let before = try await sandbox.entries(of: coffee)
@@ -35,7 +34,7 @@ import TimbreTestSupport
             try await withCleanup({ await again.kill() }) {
                 try FileManager.default.removeItem(atPath: first)
                 let second = try await again.startTimbre(cli, columns: 130, rows: 36)
-                let t = Session(sandbox: sandbox, cli: cli, tmux: again)
+                let t = InterfaceSession(sandbox: sandbox, cli: cli, tmux: again)
                 _ = try await t.wait("synced")
                 try await t.open("Morning Coffee")
                 _ = try await t.wait("Morning Coffee · \(before.count) · sort title ↓")

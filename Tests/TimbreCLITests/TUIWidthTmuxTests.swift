@@ -7,7 +7,7 @@ import TimbreTestSupport
 /// a flag, a VS16 emoji, a combining mark — leave every column after them where tmux draws it.
 extension TUITmuxTests {
     @Test func emojiClustersKeepTheColumnsAfterThemInPlace() async throws {
-        try await Self.withSyncedSandbox(.small) { _, cli, tmux in
+        try await InterfaceSession.withSyncedSandbox(.small) { _, cli, tmux in
             let name = "Fam👨‍👩‍👧‍👦 🇸🇪 🎙️ Cafe\u{301} end"
             let created = try await cli.run(["playlist", "create", name])
             #expect(created.status == 0, "\(created.stderr)")

@@ -1,7 +1,6 @@
 import Foundation
 import SandboxCore
 import Testing
-import TimbreApp
 import TimbreAuth
 import TimbreCore
 import TimbreNet
@@ -51,15 +50,28 @@ struct NoStore: SecretStore {
 
 enum HarnessError: Error { case badURL(String) }
 
+/// The live client as the library sees it. The app joins the two (TimbreApp's `SpotifySeam`:
+/// TimbreAuth and TimbreLibrary do not see each other); the library's tests sit below the app, so
+/// they join them here, by forwarding.
+struct LiveSpotify: SpotifyAPI {
+    let client: AuthorizedClient
+    func get(_ path: String) async throws -> HTTPResponse { try await client.get(path) }
+    func send(_ method: HTTPMethod, _ path: String, json body: Data?, reconciles: Bool) async throws -> HTTPResponse {
+        try await client.send(method, path, json: body, reconciles: reconciles)
+    }
+    func me() async throws -> UserProfile { try await client.me() }
+    var pacing: RequestPacing { RequestPacing(executor: client.executor) }
+}
+
 /// A sandbox, a signed-in client over the real pinned transport, and a cache in a temp folder.
 final class Harness: @unchecked Sendable {
     let sandbox: SandboxProcess
-    let api: AuthorizedClient
+    let api: LiveSpotify
     let dir: TempDir
     let cache: LibraryCache
     var cachePath: String { dir.path("cache/library.sqlite") }
 
-    private init(sandbox: SandboxProcess, api: AuthorizedClient, dir: TempDir, cache: LibraryCache) {
+    private init(sandbox: SandboxProcess, api: LiveSpotify, dir: TempDir, cache: LibraryCache) {
         self.sandbox = sandbox
         self.api = api
         self.dir = dir
@@ -96,7 +108,7 @@ final class Harness: @unchecked Sendable {
             session: Session(accessToken: access, expiresAt: Date().addingTimeInterval(3000), scopes: []))
         let dir = try TempDir()
         let cache = try LibraryCache.open(path: dir.path("cache/library.sqlite"), warn: { _ in })
-        return Harness(sandbox: sandbox, api: AuthorizedClient(executor: executor, tokens: tokens, apiURL: apiURL), dir: dir, cache: cache)
+        return Harness(sandbox: sandbox, api: LiveSpotify(client: AuthorizedClient(executor: executor, tokens: tokens, apiURL: apiURL)), dir: dir, cache: cache)
     }
 
     func sync(_ options: SyncOptions = SyncOptions()) async throws -> SyncReport {

@@ -1,6 +1,7 @@
 import Testing
 import TimbreCore
 import TimbreLibrary
+import TimbreTestSupport
 
 @testable import TimbreTUI
 

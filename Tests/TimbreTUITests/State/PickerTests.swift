@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TimbreCore
 import TimbreLibrary
+import TimbreTestSupport
 
 @testable import TimbreTUI
 
