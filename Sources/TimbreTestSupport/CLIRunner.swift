@@ -79,44 +79,56 @@ public struct TimbreCLI: Sendable {
 
     /// `timeout`: a guard against a hang, not a bound on speed (a refused `sync` took more than 60 s
     /// once, with both cores kept busy by stress-ng and a build beside the suite).
+    ///
+    /// Started with `Spawn` and reaped by its pid, not with Foundation's `Process`: on Linux that
+    /// learns of an exit when a socket its child inherited closes, and a process another test
+    /// starts at the same moment can inherit that socket too (swift-corelibs-foundation #4795) —
+    /// then a command that has ended "runs" for as long as that other process lives. (It also
+    /// hands the task pool's blocked signals to the child.) stdin is a file, so no other child
+    /// can hold its end open either.
     public func run(
         _ arguments: [String], stdin: String? = nil, environment extra: [String: String] = [:], timeout: Duration = .seconds(120),
         executable: String? = nil
     ) async throws -> CLIResult {
-        let binary = try executable.map { URL(fileURLWithPath: $0) } ?? SandboxProcess.binaryDirectory().appendingPathComponent("timbre")
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        process.environment = environment.merging(extra) { $1 }
-        let out = FileManager.default.temporaryDirectory.appendingPathComponent("timbre-out-\(UUID().uuidString)")
-        let err = FileManager.default.temporaryDirectory.appendingPathComponent("timbre-err-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
+        let binary = try executable ?? SandboxProcess.binaryDirectory().appendingPathComponent("timbre").path
+        let scratch = FileManager.default.temporaryDirectory
+        let out = scratch.appendingPathComponent("timbre-out-\(UUID().uuidString)")
+        let err = scratch.appendingPathComponent("timbre-err-\(UUID().uuidString)")
+        let input = stdin.map { _ in scratch.appendingPathComponent("timbre-in-\(UUID().uuidString)") }
         defer {
-            try? FileManager.default.removeItem(at: out)
-            try? FileManager.default.removeItem(at: err)
+            for file in [out, err] + (input.map { [$0] } ?? []) { try? FileManager.default.removeItem(at: file) }
         }
-        process.standardOutput = try FileHandle(forWritingTo: out)
-        process.standardError = try FileHandle(forWritingTo: err)
-        let input = Pipe()
-        process.standardInput = input
-        try process.run()
-        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-        try? input.fileHandleForWriting.close()
+        if let input, let stdin {
+            // 0600: what a test pipes in can be a (sandbox's) refresh token.
+            guard FileManager.default.createFile(atPath: input.path, contents: Data(stdin.utf8), attributes: [.posixPermissions: 0o600]) else {
+                throw CLIError.cannotStart("could not write the input file \(input.path)")
+            }
+        }
+        let pid: pid_t
+        do {
+            pid = try Spawn.start(
+                [binary] + arguments, stdinPath: input?.path, stdoutPath: out.path, stderrPath: err.path,
+                environment: environment.merging(extra) { $1 })
+        } catch {
+            throw CLIError.cannotStart(error.description)
+        }
         let deadline = ContinuousClock.now + timeout
-        while process.isRunning {
+        var status = Spawn.ended(pid)
+        while status == nil {
             if ContinuousClock.now > deadline {
                 // What it was doing: its threads' stacks (while it still runs), what it wrote, the
                 // end of its log — so a hang seen once under load can be found, not guessed at.
-                let stacks = Self.threadStacks(of: process.processIdentifier)
-                process.terminate()
+                let stacks = Self.threadStacks(of: pid)
+                kill(pid, SIGKILL)
+                _ = Spawn.wait(pid)
                 let said = [out, err].map { (try? String(contentsOf: $0, encoding: .utf8)) ?? "" }
                 throw CLIError.timedOut(arguments, detail: Self.hangReport(stacks: stacks, stdout: said[0], stderr: said[1], log: logTail()))
             }
             try await Task.sleep(for: .milliseconds(20))
+            status = Spawn.ended(pid)
         }
         return CLIResult(
-            status: process.terminationStatus,
+            status: status ?? -1,
             stdout: (try? String(contentsOf: out, encoding: .utf8)) ?? "",
             stderr: (try? String(contentsOf: err, encoding: .utf8)) ?? "")
     }
@@ -132,19 +144,13 @@ public struct TimbreCLI: Sendable {
     static func threadStacks(of pid: Int32) -> String? {
         let gdb = "/usr/bin/gdb"
         guard FileManager.default.isExecutableFile(atPath: gdb) else { return nil }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: gdb)
-        process.arguments = [
-            "-batch", "-nx", "-p", String(pid), "-ex", "set print frame-arguments none", "-ex", "thread apply all bt 30",
-        ]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return nil }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        guard
+            let (output, _) = try? ChildProcess.run([
+                gdb, "-batch", "-nx", "-p", String(pid), "-ex", "set print frame-arguments none", "-ex", "thread apply all bt 30",
+            ])
+        else { return nil }
         // The frames alone: gdb's banner and symbol-loading chatter say nothing about the hang.
-        return String(decoding: data, as: UTF8.self).split(separator: "\n")
+        return output.split(separator: "\n")
             .filter { $0.hasPrefix("#") || $0.hasPrefix("Thread ") }.joined(separator: "\n")
     }
 
@@ -175,11 +181,13 @@ public struct TimbreCLI: Sendable {
 
 public enum CLIError: Error, CustomStringConvertible {
     case timedOut([String], detail: String = "")
+    case cannotStart(String)
     public var description: String {
         switch self {
         case .timedOut(let arguments, let detail):
             let line = "timbre \(arguments.joined(separator: " ")) did not finish in time"
             return detail.isEmpty ? line : "\(line)\n\(detail)"
+        case .cannotStart(let why): return "timbre could not be started: \(why)"
         }
     }
 }

@@ -67,3 +67,27 @@ extension ChildProcess {
         try await offThePool { try run(argv, mergeStderr: mergeStderr) }
     }
 }
+
+extension Process {
+    /// Whether the child has ended, asked of the kernel as well as of Foundation, without reaping
+    /// it (Foundation still does). On Linux Foundation learns of an exit when a socket the child
+    /// inherited closes, and a process another test starts at the same moment can inherit that
+    /// socket too (swift-corelibs-foundation #4795): `isRunning` then stays true for as long as
+    /// that other process lives. Loops that wait for a child to end use this.
+    public var hasEnded: Bool { endedStatus != nil }
+
+    /// The exit status once the child has ended — or 128 + the signal that ended it, as a shell
+    /// says it (Foundation's `terminationStatus` gives the bare signal) — nil while it runs.
+    public var endedStatus: Int32? {
+        guard processIdentifier > 0 else { return nil }
+        if !isRunning { return terminationReason == .uncaughtSignal ? 128 + terminationStatus : terminationStatus }
+        var info = siginfo_t()
+        guard waitid(P_PID, id_t(processIdentifier), &info, WEXITED | WNOHANG | WNOWAIT) == 0,
+            info._sifields._sigchld.si_pid == processIdentifier
+        else { return nil }
+        let code = info.si_code
+        let value = info._sifields._sigchld.si_status
+        // CLD_EXITED (1): si_status is the exit status; CLD_KILLED (2) or CLD_DUMPED (3): the signal.
+        return code == 1 ? value : 128 + value
+    }
+}

@@ -106,7 +106,7 @@ public final class SandboxProcess: @unchecked Sendable {
     }
 
     deinit {
-        if process.isRunning { process.terminate() }
+        if !process.hasEnded { process.terminate() }
     }
 
     // MARK: Launching
@@ -170,7 +170,7 @@ public final class SandboxProcess: @unchecked Sendable {
                     throw error
                 }
             }
-            if !process.isRunning {
+            if process.hasEnded {
                 throw SandboxProcessError.exitedEarly((try? String(contentsOf: stderrURL, encoding: .utf8)) ?? "")
             }
             try await Task.sleep(for: .milliseconds(20))
@@ -179,21 +179,27 @@ public final class SandboxProcess: @unchecked Sendable {
         throw SandboxProcessError.startTimeout((try? String(contentsOf: stderrURL, encoding: .utf8)) ?? "")
     }
 
-    /// SIGTERM, then wait (SIGKILL after 5 s); removes the state directory.
+    /// SIGTERM, then wait (SIGKILL after 5 s, and wait again); removes the state directory.
     public func stop() async {
-        if process.isRunning {
+        if !process.hasEnded {
             process.terminate()
             let deadline = ContinuousClock.now + .seconds(5)
-            while process.isRunning, ContinuousClock.now < deadline {
+            while !process.hasEnded, ContinuousClock.now < deadline {
                 try? await Task.sleep(for: .milliseconds(20))
             }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            if !process.hasEnded {
+                kill(process.processIdentifier, SIGKILL)
+                // Gone once the kernel says so, not when the signal is sent.
+                let killed = ContinuousClock.now + .seconds(30)
+                while !process.hasEnded, ContinuousClock.now < killed { try? await Task.sleep(for: .milliseconds(20)) }
+            }
         }
         try? FileManager.default.removeItem(at: stateDirectory)
     }
 
-    public var isRunning: Bool { process.isRunning }
-    public var terminationStatus: Int32? { process.isRunning ? nil : process.terminationStatus }
+    public var isRunning: Bool { !process.hasEnded }
+    /// The exit status once it has ended (128 + the signal, for a signal); nil while it runs.
+    public var terminationStatus: Int32? { process.endedStatus }
     public var stderrLog: String {
         (try? String(contentsOf: stateDirectory.appendingPathComponent("stderr.log"), encoding: .utf8)) ?? ""
     }

@@ -6,15 +6,7 @@ import TimbreTestSupport
 
 @Suite(.tags(.integration), .integrationTier) struct CertificateTests {
     static func shell(_ command: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        try ChildProcess.run(["/bin/sh", "-c", command]).output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     @Test func generatesAVerifiableChainWithOpenSSLCompatiblePins() throws {

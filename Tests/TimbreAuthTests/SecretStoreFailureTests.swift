@@ -102,7 +102,7 @@ enum ChildProbe {
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
-            while process.isRunning { usleep(10_000) }
+            while !process.hasEnded { usleep(10_000) }
         }
         guard let data = try? Data(contentsOf: output) else {
             throw KeyringTestFailure("the child test process (\(binary)) wrote no result for \(operation)")

@@ -292,7 +292,7 @@ struct EmptyStore: SecretStore {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
             process.arguments = ["-s", "-o", "/dev/null", "http://127.0.0.1:\(listener.port)\(path)"]
             try process.run()
-            while process.isRunning { try await Task.sleep(for: .milliseconds(20)) }
+            while !process.hasEnded { try await Task.sleep(for: .milliseconds(20)) }
         }
         #expect(try await waiting.value == "c1")
     }

@@ -149,9 +149,9 @@ import TimbreTestSupport
             process.arguments = ["-c", script]
             process.environment = cli.environment.merging(["TIMBRE": bin, "ERRFILE": errFile]) { $1 }
             try process.run()
-            while process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
+            while !process.hasEnded { try await Task.sleep(for: .milliseconds(50)) }
             let stderr = (try? String(contentsOfFile: errFile, encoding: .utf8)) ?? ""
-            #expect(process.terminationStatus == 0, "\(stderr)")
+            #expect(process.endedStatus == 0, "\(stderr)")
             #expect(stderr.contains("Signed in to Spotify as"))
             #expect(try await cli.run(["auth", "status"]).status == 0)
         }

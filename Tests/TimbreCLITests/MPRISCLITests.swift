@@ -50,8 +50,8 @@ import TimbreTestSupport
                 try ChildProcess.startAndReadFirstLine("/usr/bin/env", env + [bin, "mpris"], name: "timbre mpris")
             }
             try await withCleanup({
-                if process.isRunning { process.terminate() }
-                _ = try? await offThePool { process.waitUntilExit() }
+                if !process.hasEnded { process.terminate() }
+                while !process.hasEnded { try? await Task.sleep(for: .milliseconds(20)) }
             }) {
                 #expect(name.hasPrefix("org.mpris.MediaPlayer2.timbre"), "\(name)")
                 // The title is the one `timbre now --json` names, read from the same player.
@@ -73,7 +73,7 @@ import TimbreTestSupport
                 _ = try await eventually("playerctl says Paused", { try await Self.playerctl(name, ["status"]).output }) { $0 == "Paused" }
             }
             // SIGTERM ends it with exit 0 and the name is released.
-            #expect(process.terminationReason == .exit && process.terminationStatus == 0, "exit \(process.terminationStatus)")
+            #expect(process.endedStatus == 0, "exit \(process.endedStatus.map(String.init) ?? "none")")
             let player = name.replacingOccurrences(of: "org.mpris.MediaPlayer2.", with: "")
             let listed = try await eventually("the name released", { try await ChildProcess.runOffPool([Self.playerctl, "-l"]).output }) {
                 !$0.split(separator: "\n").contains(Substring(player))

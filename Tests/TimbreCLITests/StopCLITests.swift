@@ -31,14 +31,14 @@ extension SyncCLITests {
             process.standardOutput = out
             process.standardError = FileHandle.nullDevice
             try process.run()
-            while process.isRunning, try await s.sandbox.writeRequests().count < 2 { try await Task.sleep(for: .milliseconds(5)) }
-            #expect(process.isRunning, "the sort was still running when Ctrl-C came")
+            while !process.hasEnded, try await s.sandbox.writeRequests().count < 2 { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(!process.hasEnded, "the sort was still running when Ctrl-C came")
             kill(process.processIdentifier, SIGINT)
-            while process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+            while !process.hasEnded { try await Task.sleep(for: .milliseconds(10)) }
             let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             try await s.sandbox.clearFaults()
 
-            #expect(process.terminationStatus == 3, "partial: \(stdout)")
+            #expect(process.endedStatus == 3, "partial: \(stdout)")
             #expect(stdout.contains("Sort stopped after"), "\(stdout)")
             let after = try await s.sandbox.playlistInfo(id).items
             #expect(after.map(\.uri) != before.map(\.uri), "part of the order was made")

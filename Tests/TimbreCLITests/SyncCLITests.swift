@@ -212,7 +212,7 @@ import TimbreTestSupport
                 try process.run()
                 try await Task.sleep(for: .milliseconds(Int.random(in: 30...900, using: &generator)))
                 kill(process.processIdentifier, SIGKILL)
-                while process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+                while !process.hasEnded { try await Task.sleep(for: .milliseconds(10)) }
 
                 // The file passes SQLite's own check (python3's sqlite3: an independent reader) …
                 let check = Process()
@@ -225,7 +225,7 @@ import TimbreTestSupport
                 check.standardOutput = pipe
                 try check.run()
                 let verdict = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                while check.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+                while !check.hasEnded { try await Task.sleep(for: .milliseconds(10)) }
                 guard FileManager.default.fileExists(atPath: s.cli.home.appendingPathComponent("cache/timbre/library.sqlite").path) else { continue }
                 #expect(verdict.trimmingCharacters(in: .whitespacesAndNewlines) == "ok", "round \(round): \(verdict)")
                 // … and every cached playlist is exactly the complete list of the snapshot it records.
@@ -253,13 +253,13 @@ import TimbreTestSupport
             writer.environment = s.cli.environment
             try writer.run()
             var reads = 0
-            while writer.isRunning {
+            while !writer.hasEnded {
                 let result = await s.cli.invoke(["playlists", "--json"])
                 #expect(result.status == 0, "reader failed during sync: \(result.stderr)")
                 #expect(result.stderr.isEmpty)
                 reads += 1
             }
-            #expect(writer.terminationStatus == 0)
+            #expect(writer.endedStatus == 0)
             #expect(reads > 0)
         }
     }

@@ -161,7 +161,7 @@ import TimbreTestSupport
             pgrep.executableURL = URL(fileURLWithPath: "/usr/bin/pkill")
             pgrep.arguments = ["-TERM", "-P", shell, "timbre"]
             try pgrep.run()
-            while pgrep.isRunning { try await Task.sleep(for: .milliseconds(20)) }
+            while !pgrep.hasEnded { try await Task.sleep(for: .milliseconds(20)) }
             _ = try await tmux.waitFor("TERM-EXIT=0")
             // `stty -a` lists "echo" (not "-echo") only if the terminal was restored.
             let screen = try await tmux.waitFor(" echo", timeout: .seconds(5))

@@ -146,12 +146,12 @@ extension SyncCLITests {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        while process.isRunning, try await !s.sandbox.pendingFaults().isEmpty {
+        while !process.hasEnded, try await !s.sandbox.pendingFaults().isEmpty {
             try await Task.sleep(for: .milliseconds(5))
         }
         let held = try await s.sandbox.pendingFaults().isEmpty
         kill(process.processIdentifier, SIGKILL)
-        while process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+        while !process.hasEnded { try await Task.sleep(for: .milliseconds(10)) }
         #expect(held, "the write was held when the process was killed")
     }
 

@@ -139,7 +139,7 @@ final class OpenSSLServer: @unchecked Sendable {
     /// Foundation to see the exit (waitUntilExit can hang off the main thread).
     func stop() async {
         kill(process.processIdentifier, SIGKILL)
-        for _ in 0..<500 where process.isRunning {
+        for _ in 0..<500 where !process.hasEnded {
             try? await Task.sleep(for: .milliseconds(10))
         }
     }

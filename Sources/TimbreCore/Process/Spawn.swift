@@ -12,22 +12,24 @@ public enum Spawn {
     }
 
     /// Starts `argv` (`argv[0]` a path) with every signal unblocked and at its default action,
-    /// stdin from /dev/null, stdout to `stdoutPath` (or /dev/null), stderr to /dev/null or, with
-    /// `mergeStderr`, to stdout. Returns the child's pid; the caller reaps it (`wait`).
-    /// The child gets no descriptor beyond 0-2, and `environment` when given (else this process's;
-    /// pass `childEnvironment(…)` for programs that are not timbre's own).
+    /// stdin from `stdinPath` (or /dev/null), stdout to `stdoutPath` (or /dev/null), stderr to
+    /// `stderrPath`, or with `mergeStderr` to stdout, or to /dev/null. Returns the child's pid; the
+    /// caller reaps it (`wait`). The child gets no descriptor beyond 0-2, and `environment` when
+    /// given (else this process's; pass `childEnvironment(…)` for programs that are not timbre's own).
     public static func start(
-        _ argv: [String], stdoutPath: String? = nil, mergeStderr: Bool = false,
+        _ argv: [String], stdinPath: String? = nil, stdoutPath: String? = nil, stderrPath: String? = nil, mergeStderr: Bool = false,
         environment: [String: String]? = nil
     ) throws(Failure) -> pid_t {
         guard let program = argv.first else { throw Failure(description: "nothing to start") }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 0, stdinPath ?? "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, stdoutPath ?? "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         if mergeStderr {
             posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        } else if let stderrPath {
+            posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         } else {
             posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         }
@@ -81,7 +83,21 @@ public enum Spawn {
     public static func wait(_ pid: pid_t) -> Int32 {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        return decoded(status)
+    }
+
+    /// The child's exit status (as `wait` gives it) once it has ended, reaping it; nil while it runs.
+    public static func ended(_ pid: pid_t) -> Int32? {
+        var status: Int32 = 0
+        var result: pid_t
+        repeat { result = waitpid(pid, &status, WNOHANG) } while result == -1 && errno == EINTR
+        guard result == pid else { return nil }
+        return decoded(status)
+    }
+
+    /// A raw wait status as a shell says it: the exit status, or 128 + the signal that ended it.
+    private static func decoded(_ status: Int32) -> Int32 {
+        (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
     }
 
     /// Reaps the child on a thread of its own, for programs nobody waits for (a browser).

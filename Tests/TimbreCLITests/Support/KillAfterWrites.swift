@@ -33,9 +33,9 @@ func runTimbreKilled(afterWrites k: Int, on sandbox: SandboxProcess, environment
     process.standardError = FileHandle.nullDevice
     let sentBefore = try await sandbox.writeRequests().count
     try process.run()
-    while process.isRunning, try await sandbox.writeRequests().count - sentBefore < k {
+    while !process.hasEnded, try await sandbox.writeRequests().count - sentBefore < k {
         try await Task.sleep(for: .milliseconds(3))
     }
     kill(process.processIdentifier, SIGKILL)
-    while process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+    while !process.hasEnded { try await Task.sleep(for: .milliseconds(10)) }
 }
