@@ -49,7 +49,7 @@ public struct RestoreVersionCommand: Sendable {
         let uris = entries.map(\.uri)
         if try cache?.playlist(.playlist(id)) != nil {
             // The version's dates go with it: copies of one track are put back each in its own place.
-            return (.entries(id, .restore(to: uris, addedAt: entries.map(\.addedAt)), .init(force: force)), kept, true)
+            return (.entries(id, .become(to: uris, addedAt: entries.map(\.addedAt)), .init(force: force)), kept, true)
         }
         let details = PlaylistDetails(name: kept.details.name, description: kept.details.description, isPublic: kept.details.isPublic)
         return (.revive(id, details, entries: uris), kept, false)

@@ -66,7 +66,7 @@ public enum TUIEdit: Sendable, Equatable {
             case .shuffle: return "shuffling"
             case .sort(let key, _): return "sorting by \(key.rawValue)"
             case .dedupe(let fuzzy): return fuzzy ? "removing duplicates (fuzzy)" : "removing duplicates"
-            case .restore(let uris, _): return "restoring a list of \(Self.count(uris.count))"
+            case .become(let uris, _): return "restoring a list of \(Self.count(uris.count))"
             }
         case .like(let uris): return "liking \(uris.count) \(uris.count == 1 ? "item" : "items")"
         case .unlike(let uris): return "unliking \(uris.count) \(uris.count == 1 ? "item" : "items")"

@@ -53,7 +53,7 @@ public enum LibraryChange: Sendable, Equatable {
         /// their added dates; the missing ones are added (dated today), the extra ones removed.
         /// `addedAt`: the list's added dates, one per entry (nil: unknown) — copies of one track
         /// are matched to the playlist's by them, so each keeps its own date and place.
-        case restore(to: [String], addedAt: [String?]? = nil)
+        case become(to: [String], addedAt: [String?]? = nil)
     }
 
     /// What `sort` orders by.
@@ -117,7 +117,7 @@ public enum LibraryChange: Sendable, Equatable {
         switch self {
         case .entries(_, .add(let uris, _), _):
             try Self.checkAddable(uris)
-        case .entries(_, .restore(let target, let dates), _):
+        case .entries(_, .become(let target, let dates), _):
             try Self.checkTarget(target)
             if let dates, dates.count != target.count {
                 throw InvalidEdit(
@@ -195,7 +195,7 @@ extension LibraryChange.EntryChange {
         switch self {
         case .add(_, let position): return position != nil
         case .removePositions, .removeMixed, .move, .shuffle, .sort, .dedupe: return true
-        case .removeURIs, .restore: return false
+        case .removeURIs, .become: return false
         }
     }
 
@@ -215,7 +215,7 @@ extension LibraryChange.EntryChange {
         case .shuffle: return .shuffle
         case .sort: return .sort
         case .dedupe: return .dedupe
-        case .restore: return .restore
+        case .become: return .restore
         }
     }
 }
