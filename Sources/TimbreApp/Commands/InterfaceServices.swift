@@ -57,7 +57,7 @@ actor InterfaceServices {
     private var library: Library {
         let userData = context.userData
         return Library(
-            folders: { try userData.open().folders }, editor: { try await self.sharedEditor() }, history: { try userData.open().history })
+            folders: { try userData.open().folders }, editor: { try await self.sharedEditor() }, versions: { try userData.open().versions })
     }
 
     /// One edit: a change of the library goes through `Library.perform`, as the CLI's do; a file
@@ -77,8 +77,8 @@ actor InterfaceServices {
         case .transfer(.importFile(let path, let into)):
             return try await importFile(path, into: into)
         case .restoreVersion(let id, let version):
-            let history = try context.userData.existing()?.history
-            let (change, _, _) = try RestoreVersionCommand.change(id, version: version, force: false, cache: try context.existingCache(), history: history)
+            let versions = try context.userData.existing()?.versions
+            let (change, _, _) = try RestoreVersionCommand.change(id, version: version, force: false, cache: try context.existingCache(), versions: versions)
             return try report(try await library.perform(change))
         }
     }

@@ -23,16 +23,16 @@ public final class SyncEngine: Sendable {
     private let options: SyncOptions
     private let progress: @Sendable (SyncProgress) -> Void
     /// Where each playlist the sync changes keeps its versions (nil: nowhere).
-    private let history: PlaylistHistory?
+    private let versions: PlaylistVersions?
 
     public init(
-        api: any SpotifyAPI, cache: LibraryCache, options: SyncOptions, history: PlaylistHistory? = nil,
+        api: any SpotifyAPI, cache: LibraryCache, options: SyncOptions, versions: PlaylistVersions? = nil,
         progress: @escaping @Sendable (SyncProgress) -> Void = { _ in }
     ) {
         self.api = api
         self.cache = cache
         self.options = options
-        self.history = history
+        self.versions = versions
         self.progress = progress
     }
 
@@ -71,7 +71,7 @@ public final class SyncEngine: Sendable {
             listing = try await listPlaylists(run)
             // Before the new details or entries replace them: the cached state of the changed playlists never recorded.
             let changed = listing.playlists.map(\.meta).filter { meta in run.stored[meta.id].map { $0.snapshotID != meta.snapshotID } ?? false }
-            history?.recordBaselines(changed.map(\.id), from: cache, warn: run.warn)
+            versions?.recordBaselines(changed.map(\.id), from: cache, warn: run.warn)
             try await cache.updateMetadata(listing.playlists)
             tally = try await fetchChangedPlaylists(listing, run)
         } catch {
@@ -79,7 +79,7 @@ public final class SyncEngine: Sendable {
             await keepPartialPages(run)
             throw error
         }
-        history?.recordSynced(run.updatedIDs.current, from: cache, warn: run.warn)
+        versions?.recordSynced(run.updatedIDs.current, from: cache, warn: run.warn)
         let likedOutcome: Outcome?
         do { likedOutcome = try await liked } catch {
             await keepPartialPages(run)
@@ -126,7 +126,7 @@ public final class SyncEngine: Sendable {
         /// Lists finished and lists to do, for the progress display.
         let done = Locked(0)
         let totalWork = Locked(0)
-        /// The playlists whose entries this run stored, for the history.
+        /// The playlists whose entries this run stored, for the versions.
         let updatedIDs = Locked<[String]>([])
 
         init(api: any SpotifyAPI, stored: [String: StoredState], partials: [String: PartialList], wantsLiked: Bool) {
@@ -222,7 +222,7 @@ public final class SyncEngine: Sendable {
         } else {
             let listed = Set(listing.playlists.map(\.meta.id))
             let gone = cachedPlaylists.filter { !listed.contains($0) }
-            history?.recordDeletions(gone, listed: Array(listed), from: cache, warn: run.warn)
+            versions?.recordDeletions(gone, listed: Array(listed), from: cache, warn: run.warn)
             try await cache.remove(gone)
             listing.removed = gone.count
         }

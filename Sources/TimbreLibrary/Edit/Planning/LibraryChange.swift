@@ -267,15 +267,15 @@ public struct Library: Sendable {
     private let folders: @Sendable () throws -> Folders
     private let editor: @Sendable () async throws -> PlaylistEditor
     /// Where each changed playlist's new state is kept as a version (nil: nowhere).
-    private let history: @Sendable () throws -> PlaylistHistory?
+    private let versions: @Sendable () throws -> PlaylistVersions?
 
     public init(
         folders: @escaping @Sendable () throws -> Folders, editor: @escaping @Sendable () async throws -> PlaylistEditor,
-        history: @escaping @Sendable () throws -> PlaylistHistory? = { nil }
+        versions: @escaping @Sendable () throws -> PlaylistVersions? = { nil }
     ) {
         self.folders = folders
         self.editor = editor
-        self.history = history
+        self.versions = versions
     }
 
     /// Checks `change` (`LibraryChange.validated`) and runs it: journalled, written through to
@@ -292,9 +292,9 @@ public struct Library: Sendable {
             if !dryRun { try folders().perform(edit) }
             return .folder(edit)
         }
-        let history = dryRun ? nil : try? history()
+        let versions = dryRun ? nil : try? versions()
         return .edit(
-            try await performRecorded(change, editor: try await editor(), history: history, dryRun: dryRun, choose: choose, stop: stop))
+            try await performRecorded(change, editor: try await editor(), versions: versions, dryRun: dryRun, choose: choose, stop: stop))
     }
 }
 
