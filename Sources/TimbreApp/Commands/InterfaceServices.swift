@@ -46,7 +46,7 @@ actor InterfaceServices {
         TUIServices(
             run: { edit, progress, choose in try await self.run(edit, progress: progress, choose: choose) },
             reread: { id in await self.reread(id) },
-            searchCatalogue: { query in try await self.searchCatalogue(query) },
+            searchCatalog: { query in try await self.searchCatalog(query) },
             statistics: { [context] id in try Self.statistics(id, context: context) }, stop: stop,
             player: player.map { InterfacePlayer.make($0, context: context, observe: observePlayer, elsewhere: playerCommandsElsewhere) })
     }
@@ -105,9 +105,9 @@ actor InterfaceServices {
         }
     }
 
-    func searchCatalogue(_ query: String) async throws -> [CatalogueHit] {
+    func searchCatalog(_ query: String) async throws -> [CatalogHit] {
         try await sharedEditor().catalog.search(query, kind: .track, limit: 30).map {
-            CatalogueHit(uri: $0.uri, title: $0.name, artist: $0.artists.joined(separator: ", "), album: $0.album ?? "", durationMS: $0.durationMS ?? 0)
+            CatalogHit(uri: $0.uri, title: $0.name, artist: $0.artists.joined(separator: ", "), album: $0.album ?? "", durationMS: $0.durationMS ?? 0)
         }
     }
 

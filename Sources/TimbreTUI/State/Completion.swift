@@ -14,7 +14,7 @@ extension TUIState {
             if focus == .playlists { return (before, Self.matching(before, in: playlists.map(\.name))) }
             let word = Self.lastWord(before)
             return (word, Self.matching(word, in: EntryFilter.fields.map { $0 + ":" }))
-        case .search, .catalogue: return ("", [])
+        case .search, .catalog: return ("", [])
         }
     }
 

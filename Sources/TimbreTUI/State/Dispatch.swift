@@ -20,8 +20,8 @@ extension TUIState {
         case quit
         /// Run an edit in the background (one at a time, in order), then re-read what it changed.
         case edit(TUIEdit)
-        /// Search Spotify's catalogue, then `showCatalogueResults`.
-        case catalogueSearch(String)
+        /// Search Spotify's catalogue, then `showCatalogResults`.
+        case catalogSearch(String)
         /// The statistics of a playlist, then `showInfo`.
         case loadInfo(String)
         /// The versions timbre kept of a playlist, then `showVersions`.
@@ -63,9 +63,9 @@ extension TUIState {
             mode = .normal
             return []
         case .confirm: return questionKey(event)
-        case .filterInput, .promptInput, .searchInput, .catalogueInput: return typingKey(event)
+        case .filterInput, .promptInput, .searchInput, .catalogInput: return typingKey(event)
         case .picker: return pickerKey(event)
-        case .normal, .searchResults, .catalogueResults: break
+        case .normal, .searchResults, .catalogResults: break
         }
         let key: Key?
         switch event {
@@ -139,7 +139,7 @@ extension TUIState {
         case .add(let text?):
             // The query's results replace the message line themselves.
             guard changeablePlaylist("add to") != nil else { return [] }
-            return [.catalogueSearch(text)]
+            return [.catalogSearch(text)]
         // A key bound to `filter text` does nothing over search results (from the `:` prompt the
         // mode is already back to normal).
         case .filter(.some) where mode != .normal: return []
@@ -175,7 +175,7 @@ extension TUIState {
         case .add:
             // With text it returned above.
             guard changeablePlaylist("add to") != nil else { return [] }
-            mode = .typing(.catalogue, PromptLine())
+            mode = .typing(.catalog, PromptLine())
         case .addTo(let query): return openPicker(query: query)
         case .copyLink: return copyLink()
         case .info: return info()
@@ -200,7 +200,7 @@ extension TUIState {
     /// Enter: jump to a search hit, add the catalogue's marks, open a folder or a playlist.
     private mutating func open() -> [Effect] {
         if mode.kind == .searchResults { return jumpToSearchHit() }
-        if mode.kind == .catalogueResults { return addCatalogueSelection() }
+        if mode.kind == .catalogResults { return addCatalogSelection() }
         if focus == .playlists, selectedFolder != nil { return toggleSelectedFolder() }
         if focus == .playlists, let playlist = selectedPlaylist {
             focus = .tracks

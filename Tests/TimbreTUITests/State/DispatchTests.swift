@@ -108,7 +108,7 @@ import TimbreLibrary
             // Managing, on the playlists pane with Liked Songs selected and nothing open: the
             // entry edits need an open playlist; Liked Songs has no order and no name to change.
             (.mark, []), (.markRange, []), (.remove, []), (.yank, []), (.paste(.after), []), (.shift(.down), []),
-            (.undo, [.edit(.undo)]), (.redo, [.edit(.redo)]), (.add(nil), []), (.add("x"), [.catalogueSearch("x")]),
+            (.undo, [.edit(.undo)]), (.redo, [.edit(.redo)]), (.add(nil), []), (.add("x"), [.catalogSearch("x")]),
             (.info, [.loadInfo("liked")]), (.toggle, []), (.new("N"), [.edit(.change(.create(PlaylistDetails(name: "N", isPublic: false))))]),
             (.rename("N"), []),
             (.delete, []), (.dedupe(fuzzy: false), []), (.shuffle, []), (.sort(.title, reverse: false, save: true), []),

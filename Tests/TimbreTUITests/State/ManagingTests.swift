@@ -350,21 +350,21 @@ import TimbreLibrary
         #expect(s.paneRows == [.playlist(3, inFolder: false)])
     }
 
-    @Test func catalogueResultsAreMarkedAndAddedToTheEndOfTheOpenPlaylist() {
+    @Test func catalogResultsAreMarkedAndAddedToTheEndOfTheOpenPlaylist() {
         var s = state()
-        #expect(s.apply(.add(nil)) == [] && s.mode.kind == .catalogueInput)
+        #expect(s.apply(.add(nil)) == [] && s.mode.kind == .catalogInput)
         for character in "teardrop" { _ = s.type(.character(character)) }
-        #expect(s.type(.enter) == [.catalogueSearch("teardrop")])
+        #expect(s.type(.enter) == [.catalogSearch("teardrop")])
         let hits = (0..<3).map {
-            CatalogueHit(
+            CatalogHit(
                 uri: "spotify:track:\(String(repeating: "b", count: 21))\($0)", title: "Teardrop \($0)", artist: "Massive Attack", album: "Mezzanine",
                 durationMS: 330_000)
         }
-        s.showCatalogueResults(hits, query: "teardrop")
+        s.showCatalogResults(hits, query: "teardrop")
         s.apply(.mark)
         s.apply(.move(.down, count: 1))
         s.apply(.mark)
-        #expect(s.catalogueMarks == [0, 2])
+        #expect(s.catalogMarks == [0, 2])
         #expect(s.apply(.open) == [.edit(.entries(.test("mine000000000000000000"), .add(uris: [hits[0].uri, hits[2].uri], position: nil)))])
         #expect(s.mode.kind == .normal)
     }

@@ -93,7 +93,7 @@ import TimbreLibrary
         #expect(s.apply(.addTo(nil)) == [] && s.mode.kind == .normal && s.message?.contains("A adds entries") == true)
     }
 
-    @Test func fromSearchResultsAndCatalogueResults() throws {
+    @Test func fromSearchResultsAndCatalogResults() throws {
         var s = state()
         s.showSearchResults([TUIState.SearchHit(playlistID: "other00000000000000000", playlistName: "Other", track: Self.rows[4])], query: "song")
         #expect(s.handle(.character("A")) == [] && s.picker?.uris == [Self.rows[4].uri])
@@ -101,9 +101,9 @@ import TimbreLibrary
         #expect(
             s.handle(key("Enter")) == [.checkAdd(.init(playlistID: "mine000000000000000000", playlistName: "Mine", uris: [Self.rows[4].uri], position: nil))])
         let hits = (0..<2).map {
-            CatalogueHit(uri: "spotify:track:\(String(repeating: "c", count: 21))\($0)", title: "Hit \($0)", artist: "A", album: "B", durationMS: 1)
+            CatalogHit(uri: "spotify:track:\(String(repeating: "c", count: 21))\($0)", title: "Hit \($0)", artist: "A", album: "B", durationMS: 1)
         }
-        s.showCatalogueResults(hits, query: "hit")
+        s.showCatalogResults(hits, query: "hit")
         s.apply(.move(.down, count: 1))
         #expect(s.handle(.character("A")) == [] && s.picker?.uris == [hits[1].uri] && s.picker?.what == "“Hit 1”")
     }
@@ -125,12 +125,12 @@ import TimbreLibrary
         #expect(all.handle(.character("s")) == [] && all.message == "all of them are there already; nothing was sent")
     }
 
-    @Test func pasteAndCatalogueAddAskWhenTheOpenPlaylistHoldsTheTracks() {
+    @Test func pasteAndCatalogAddAskWhenTheOpenPlaylistHoldsTheTracks() {
         var s = state()
         s.apply(.yank)
         #expect(s.apply(.paste(.after)) == [] && s.question?.text == "1 already in “Mine” — add anyway? (y/n/s=skip them)")
         #expect(s.handle(.character("y")) == [.edit(.entries(.test("mine000000000000000000"), .add(uris: [Self.rows[0].uri], position: 1)))])
-        s.showCatalogueResults([CatalogueHit(uri: Self.rows[2].uri, title: "Song 2", artist: "", album: "", durationMS: 1)], query: "x")
+        s.showCatalogResults([CatalogHit(uri: Self.rows[2].uri, title: "Song 2", artist: "", album: "", durationMS: 1)], query: "x")
         #expect(s.apply(.open) == [] && s.question?.text.hasPrefix("1 already in “Mine”") == true)
         #expect(s.handle(.character("s")) == [] && s.message == "all of them are there already; nothing was sent")
     }
