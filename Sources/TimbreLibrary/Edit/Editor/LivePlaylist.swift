@@ -31,8 +31,8 @@ struct LivePlaylist: Sendable {
     static let probeFields = "snapshot_id,items(total),tracks(total)"
 
     static func probe(_ id: SpotifyID, api: any SpotifyAPI) async throws -> Probe {
-        let fetcher = PlaylistReader(api: api, state: Locked(ReaderState()))
-        let object = try await fetcher.getDecoded("playlists/\(id.rawValue)?fields=\(probeFields)", as: API.Playlist.self)
+        let reader = PlaylistReader(api: api, state: Locked(ReaderState()))
+        let object = try await reader.getDecoded("playlists/\(id.rawValue)?fields=\(probeFields)", as: API.Playlist.self)
         return Probe(snapshotID: object.snapshotID, total: object.total, legacyShape: object.legacyShape)
     }
 
@@ -50,8 +50,8 @@ struct LivePlaylist: Sendable {
         return LivePlaylist(meta: meta, uris: uris, items: EntryList(EntryRows(entries)))
     }
 
-    private static func meta(_ id: SpotifyID, _ fetcher: PlaylistReader) async throws -> PlaylistMeta {
-        guard let meta = SyncEngine.meta(try await fetcher.playlist(id), warnings: Locked([])), meta.id == id.rawValue else {
+    private static func meta(_ id: SpotifyID, _ reader: PlaylistReader) async throws -> PlaylistMeta {
+        guard let meta = SyncEngine.meta(try await reader.playlist(id), warnings: Locked([])), meta.id == id.rawValue else {
             throw SpotifyError.unexpected(status: 200, bodyPreview: "not the playlist asked for", path: "/playlists/\(id.rawValue)")
         }
         return meta
@@ -64,12 +64,12 @@ struct LivePlaylist: Sendable {
     static func read(
         _ id: SpotifyID, api: any SpotifyAPI, known: PlaylistMeta? = nil, state: Locked<ReaderState> = Locked(ReaderState())
     ) async throws -> LivePlaylist {
-        let fetcher = PlaylistReader(api: api, state: state)
+        let reader = PlaylistReader(api: api, state: state)
         var meta: PlaylistMeta
-        if let known { meta = known } else { meta = try await Self.meta(id, fetcher) }
+        if let known { meta = known } else { meta = try await Self.meta(id, reader) }
         for _ in 0..<3 {
-            let fetched = try await fetcher.playlistEntries(id.rawValue, legacy: meta.legacyShape)
-            let after = try await Self.meta(id, fetcher)
+            let fetched = try await reader.playlistEntries(id.rawValue, legacy: meta.legacyShape)
+            let after = try await Self.meta(id, reader)
             guard fetched.consistent, after.snapshotID == meta.snapshotID else {
                 meta = after
                 continue
