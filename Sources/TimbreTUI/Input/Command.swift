@@ -34,7 +34,7 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
         static let usage = ["create NAME", "rename NAME", "delete", "add NAME", "remove"]
     }
 
-    case move(Motion, count: Int)
+    case cursor(Motion, count: Int)
     case focus(Focus)
     /// Enter: opens the selected playlist, toggles a folder, jumps to a search hit, adds a catalogue pick.
     case open
@@ -200,7 +200,7 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
     /// What follows the name, if anything.
     private var arguments: String? {
         switch self {
-        case .move(let motion, let count): return count == 1 ? motion.rawValue : "\(motion.rawValue) \(count)"
+        case .cursor(let motion, let count): return count == 1 ? motion.rawValue : "\(motion.rawValue) \(count)"
         case .focus(let focus): return focus.rawValue
         case .filter(let text), .search(let text), .add(let text), .addTo(let text): return text
         case .order(.set(let field, let order)): return order.map { "\(field.rawValue) \($0.rawValue)" } ?? field.rawValue
@@ -349,7 +349,7 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
             }
             count = n
         }
-        return .move(motion, count: count)
+        return .cursor(motion, count: count)
     }
 
     /// `:sort FIELD [reverse|desc|asc]` orders the view, `:sort!` saves the order; `sort

@@ -86,7 +86,7 @@ extension TUIState {
         let count = pendingCount
         pendingCount = nil
         guard let command = keymap.command(for: key) else { return [] }
-        if case .move(.top, _) = command {
+        if case .cursor(.top, _) = command {
             afterTopKey = true
             // `gg` is `g`, and `5gg` is `5g`: the second key stays where the first one went.
             if repeatsTop, count == nil { return [] }
@@ -102,7 +102,7 @@ extension TUIState {
     /// other commands ignore it.
     mutating func apply(_ command: Command, count: Int?) -> [Effect] {
         guard let count else { return apply(command) }
-        if case .move(let motion, _) = command, motion == .top || motion == .bottom {
+        if case .cursor(let motion, _) = command, motion == .top || motion == .bottom {
             // `1G`, `42G`, `42gg`: vim's line numbers (counted from 1) — the entry labelled 42.
             message = nil
             goTo(label: count)
@@ -110,7 +110,7 @@ extension TUIState {
         }
         guard count > 1 else { return apply(command) }
         switch command {
-        case .move(let motion, let times): return apply(.move(motion, count: min(Self.countLimit, times * count)))
+        case .cursor(let motion, let times): return apply(.cursor(motion, count: min(Self.countLimit, times * count)))
         // `3.`: 30 s; `4+`: 20 %.
         case .seek(let seconds): return apply(.seek(seconds * min(count, 100)))
         case .volume(let step): return apply(.volume(step * min(count, 100)))
@@ -146,7 +146,7 @@ extension TUIState {
         default: message = nil
         }
         switch command {
-        case .move(let motion, let count): move(motion, count: count)
+        case .cursor(let motion, let count): move(motion, count: count)
         case .focus(let target): changeFocus(target)
         case .open: return open()
         case .filter(let text): filter(text)

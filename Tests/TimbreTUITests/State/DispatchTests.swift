@@ -26,10 +26,10 @@ import TimbreLibrary
 
     func openedState() -> TUIState {
         var state = sampleState()
-        state.apply(.move(.down, count: 1))
+        state.apply(.cursor(.down, count: 1))
         state.apply(.open)
         state.setTracks(sampleTracks, of: "p1")
-        state.apply(.move(.down, count: 1))
+        state.apply(.cursor(.down, count: 1))
         return state
     }
 
@@ -47,7 +47,7 @@ import TimbreLibrary
 
     @Test func openOnAPlaylistLoadsItsTracks() {
         var state = sampleState()
-        state.apply(.move(.down, count: 1))
+        state.apply(.cursor(.down, count: 1))
         #expect(state.apply(.open) == [.loadTracks("p1")])
         #expect(state.focus == .tracks)
         #expect(state.apply(.open) == [], "on the tracks pane Enter opens nothing")
@@ -101,7 +101,7 @@ import TimbreLibrary
 
     @Test func onlyTheCommandsThatNeedTheAppHaveEffects() {
         let expected: [(Command, [TUIState.Effect])] = [
-            (.move(.down, count: 1), []), (.focus(.next), []), (.filter(nil), []), (.filter("a"), []), (.nextMatch, []),
+            (.cursor(.down, count: 1), []), (.focus(.next), []), (.filter(nil), []), (.filter("a"), []), (.nextMatch, []),
             (.previousMatch, []), (.clear, []), (.order(.nextField), []), (.search(nil), []), (.help, []), (.messages, []),
             (.prompt, []), (.open, [.loadTracks("liked")]), (.search("x"), [.search("x")]), (.sync, [.startSync]),
             (.redraw, [.redraw]), (.quit, [.quit]),

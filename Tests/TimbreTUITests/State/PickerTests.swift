@@ -22,7 +22,7 @@ import TimbreLibrary
             PlaylistRow(id: "road", name: "Road Trip", trackCount: 0, owner: "me", unavailable: false),
             PlaylistRow(id: "theirs0000000000000000", name: "Theirs", trackCount: 6, owner: "someone", unavailable: false, editable: false),
         ])
-        state.apply(.move(.down, count: 1))
+        state.apply(.cursor(.down, count: 1))
         _ = state.apply(.open)
         state.setTracks(Self.rows, of: "mine000000000000000000")
         return state
@@ -54,7 +54,7 @@ import TimbreLibrary
     @Test func typingNarrowsArrowsChooseAndEnterAddsTheMarkedEntriesAsOneEdit() throws {
         var s = state()
         s.apply(.mark)
-        s.apply(.move(.down, count: 1))
+        s.apply(.cursor(.down, count: 1))
         s.apply(.mark)
         #expect(s.handle(.character("A")) == [] && s.mode.kind == .picker)
         #expect(Screen.rightHeader(s).contains("Add 2 entries to (4 of 4)"))
@@ -104,7 +104,7 @@ import TimbreLibrary
             CatalogHit(uri: "spotify:track:\(String(repeating: "c", count: 21))\($0)", title: "Hit \($0)", artist: "A", album: "B", durationMS: 1)
         }
         s.showCatalogResults(hits, query: "hit")
-        s.apply(.move(.down, count: 1))
+        s.apply(.cursor(.down, count: 1))
         #expect(s.handle(.character("A")) == [] && s.picker?.uris == [hits[1].uri] && s.picker?.what == "“Hit 1”")
     }
 
@@ -175,7 +175,7 @@ import TimbreLibrary
     @Test func aSequenceRunsItsCommandAndABrokenOneFallsBackToTheSingleKeys() throws {
         var s = PickerTests().state()
         #expect(s.keymap.apply(["g p": "add-to", "g x": "copy-link", "z z z": "quit", "g q": "nonsense", "g  ": "quit"]).count == 2)
-        s.apply(.move(.down, count: 3))
+        s.apply(.cursor(.down, count: 3))
         #expect(s.handle(.character("g")) == [] && s.trackCursor == 3 && s.pendingKeys == [Key("g")])
         #expect(s.handle(.character("p")) == [] && s.mode.kind == .picker && s.pendingKeys.isEmpty)
         let escape = PickerTests().key("Esc")

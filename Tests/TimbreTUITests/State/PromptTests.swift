@@ -144,7 +144,7 @@ import Testing
 
     @Test func slashWithAFilterSetStartsANewPatternAndKeepsTheOldOneInHistory() throws {
         var state = sampleState()
-        state.apply(.move(.down, count: 1))
+        state.apply(.cursor(.down, count: 1))
         state.apply(.open)
         state.setTracks(sampleTracks, of: "p1")
         _ = state.handle(.character("/"))
