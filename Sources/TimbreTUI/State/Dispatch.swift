@@ -254,7 +254,7 @@ extension TUIState {
             sortField = field
             sortOrder = order ?? .asc
         case .nextField:
-            let all = Command.SortField.allCases
+            let all = Command.ViewOrderKey.allCases
             sortField = all[(all.firstIndex(of: sortField).map { $0 + 1 } ?? 0) % all.count]
             sortOrder = .asc
         case .reverse:

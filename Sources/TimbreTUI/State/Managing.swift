@@ -356,7 +356,7 @@ extension TUIState {
             guard let playlist = changeablePlaylist("shuffle", orderMatters: true), let id = spotifyID(of: playlist) else { return [] }
             return [.edit(.entries(id, .shuffle))]
         case .sort(let key, let reverse, save: false):
-            guard let field = Command.SortField(rawValue: key.rawValue) else { return [] }
+            guard let field = Command.ViewOrderKey(rawValue: key.rawValue) else { return [] }
             order(.set(field, reverse ? .desc : .asc))
             message =
                 "sorted the view by \(key.rawValue) \(reverse ? "↓" : "↑") (Spotify's order is unchanged): :sort! \(key.rawValue)\(reverse ? " reverse" : "") or :save-order saves it"
