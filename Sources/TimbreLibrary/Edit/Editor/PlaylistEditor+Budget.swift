@@ -23,7 +23,7 @@ extension PlaylistEditor {
                 legacyShape: probe.legacyShape)
             try await checkPermission(meta)
             if probe.snapshotID == cached.snapshotID, probe.total == cached.trackCount,
-                let live = LivePlaylist.cached(cached, entries: entries, legacyShape: probe.legacyShape)
+                let live = LivePlaylist(trustingCache: cached, entries: entries, legacyShape: probe.legacyShape)
             {
                 return live
             }
