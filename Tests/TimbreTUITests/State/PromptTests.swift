@@ -113,7 +113,7 @@ import Testing
         #expect(line(state).text == "sync")
     }
 
-    @Test func tabCompletesSortFieldsFoldersAndPlaylistNames() throws {
+    @Test func tabCompletesViewOrderKeysFoldersAndPlaylistNames() throws {
         var state = sampleState()
         state.setPlaylists(
             state.playlists, folders: [FolderRow(name: "Road trips", expanded: true, playlists: []), FolderRow(name: "Rainy", expanded: true, playlists: [])])
