@@ -75,7 +75,9 @@ public enum LibraryChange: Sendable, Equatable {
         }
     }
 
-    /// What a change is called in the journal, `history` and `--json`'s `op`.
+    /// What a change is called in the journal, `history` and `--json`'s `op`. `restore` is a
+    /// version restore: a playlist made equal to one of its versions (`EntryChange.become`) or a
+    /// deleted one brought back from one (`revive`).
     public enum Operation: String, Sendable, CaseIterable {
         case add, remove, move, shuffle, sort, dedupe, like, unlike, follow, delete, create, edit, folder, undo, redo, restore
     }
