@@ -147,7 +147,7 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
 
     public var name: Name {
         switch self {
-        case .move: return .move
+        case .cursor: return .move
         case .focus: return .focus
         case .open: return .open
         case .filter: return .filter
