@@ -46,9 +46,9 @@ public struct PlaylistDiffCommand: Sendable {
     public func run(_ invocation: Invocation) async throws -> ExitStatus {
         let context = try invocation.context()
         let cache = try context.existingCache()
-        let versions = try context.userData.existing()?.versions
-        let id = try VersionReference.resolve(ref, invocation: invocation, versions: versions)
-        let lookup = VersionLookup(versions: versions, cache: cache)
+        let stored = try context.userData.existing()?.versions
+        let id = try VersionReference.resolve(ref, invocation: invocation, versions: stored)
+        let lookup = VersionLookup(versions: stored, cache: cache)
         let versions = try lookup.versions(of: id)
         guard let latest = versions.first else { throw UnknownVersion(playlist: id, version: from ?? to ?? 1, known: []) }
         // V2: the version asked for, else the list the cache holds (the last version of a deleted one).
@@ -135,8 +135,8 @@ public struct VersionPruneCommand: Sendable {
         if report.versions == 0 && report.texts == 0 {
             context.console.line("Nothing to prune (\(kept)).")
         } else {
-            let versions = "\(report.versions) version\(report.versions == 1 ? "" : "s") of \(report.playlists) playlist\(report.playlists == 1 ? "" : "s")"
-            context.console.line("Removed \(versions) and \(report.texts) unused stored name\(report.texts == 1 ? "" : "s") (\(kept)).")
+            let removed = "\(report.versions) version\(report.versions == 1 ? "" : "s") of \(report.playlists) playlist\(report.playlists == 1 ? "" : "s")"
+            context.console.line("Removed \(removed) and \(report.texts) unused stored name\(report.texts == 1 ? "" : "s") (\(kept)).")
         }
         return .success
     }
