@@ -25,10 +25,10 @@ enum VersionBench {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("timbre.sqlite").path
-        let versions = try UserData(path: path).versions
+        let stored = try UserData(path: path).versions
 
         let firstStart = ContinuousClock.now
-        try versions.recordCached(ids, from: cache, source: .sync, at: Date(timeIntervalSince1970: 1_767_225_600))
+        try stored.recordCached(ids, from: cache, source: .sync, at: Date(timeIntervalSince1970: 1_767_225_600))
         let firstMS = ms(ContinuousClock.now - firstStart)
         var states: [String: PlaylistState] = [:]
         for id in ids { states[id] = try PlaylistVersions.cachedState(cache, playlist: id) }
@@ -57,12 +57,12 @@ enum VersionBench {
                 read += ms(ContinuousClock.now - readStart)
             }
             // One transaction for the day's changes, as the sync records them.
-            for made in try versions.record(changed, source: .sync) {
+            for made in try stored.record(changed, source: .sync) {
                 versions += 1
                 storedEntries += made.entryCount
             }
             let pruneStart = ContinuousClock.now
-            try versions.prune(before: PlaylistVersions.cutoff(keep: PlaylistVersions.defaultKeep, now: seen))
+            try stored.prune(before: PlaylistVersions.cutoff(keep: PlaylistVersions.defaultKeep, now: seen))
             pruneMS.append(ms(ContinuousClock.now - pruneStart))
             readMS.append(read)
             dayMS.append(ms(ContinuousClock.now - start))
@@ -73,8 +73,8 @@ enum VersionBench {
         var commitMS: [Double] = []
         for _ in 0..<20 {
             let start = ContinuousClock.now
-            try versions.markDeleted(ids[0])
-            try versions.markPresent([ids[0]])
+            try stored.markDeleted(ids[0])
+            try stored.markPresent([ids[0]])
             commitMS.append(ms(ContinuousClock.now - start) / 2)
         }
         let sorted = dayMS.sorted()
