@@ -19,7 +19,7 @@ struct TimbreBench: ParsableCommand {
     @Flag(help: "Print the write budgets of edits (planned exactly as `timbre` sends them) against a naive client's, and exit.")
     var editBudgets = false
 
-    @Flag(help: "Simulate a year of daily syncs for the playlist history over --cache (JSON: size on disk, recording time per day), and exit.")
+    @Flag(help: "Simulate a year of daily syncs for the playlist versions over --cache (JSON: size on disk, recording time per day), and exit.")
     var history = false
 
     @Option(help: "With --history: days simulated.")
@@ -59,7 +59,7 @@ struct TimbreBench: ParsableCommand {
         }
         guard let cache else { throw ValidationError("--cache is required (or --edit-budgets)") }
         if history {
-            print(try HistoryBench.run(.init(cache: cache, days: historyDays, changePercent: changePercent, syncMS: syncMs)).serialized())
+            print(try VersionBench.run(.init(cache: cache, days: historyDays, changePercent: changePercent, syncMS: syncMs)).serialized())
             return
         }
         var out = Report()

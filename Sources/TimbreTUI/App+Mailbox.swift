@@ -86,9 +86,9 @@ extension TUIApp {
             if report.updated > 0 || report.likedUpdated || report.removed > 0, let opened = state.openedPlaylistID {
                 loadTracks(opened)
             }
-        case .catalogue(let hits, let query):
-            state.showCatalogueResults(hits, query: query)
-        case .catalogueFailed(let message):
+        case .catalog(let hits, let query):
+            state.showCatalogResults(hits, query: query)
+        case .catalogFailed(let message):
             state.reportError("catalogue search failed: " + message)
         case .failed(let message, let offline):
             syncTask = nil

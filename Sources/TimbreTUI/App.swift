@@ -32,8 +32,8 @@ public final class TUIApp: @unchecked Sendable {
         case editProgress(String, done: Int, total: Int)
         case editFinished(TUIEdit, TUIEditReport)
         case editFailed(TUIEdit, message: String)
-        case catalogue([CatalogueHit], query: String)
-        case catalogueFailed(String)
+        case catalog([CatalogHit], query: String)
+        case catalogFailed(String)
         /// An edit waits for the answer to an order change's question.
         case orderQuestion(OrderCost, OrderAnswer)
         /// The player was read (App+Player.swift), at that instant of the local clock.
@@ -249,7 +249,7 @@ public final class TUIApp: @unchecked Sendable {
             case .redraw: terminal.redrawAll()
             case .quit: askToQuit()
             case .edit(let edit): startEdit(edit)
-            case .catalogueSearch(let query): searchCatalogue(query)
+            case .catalogSearch(let query): searchCatalog(query)
             case .loadInfo(let playlistID): loadInfo(playlistID)
             case .loadVersions(let playlistID):
                 do { state.showVersions(try source.versions(of: playlistID), of: playlistID) } catch { state.reportError(Self.sentence(for: error)) }
@@ -287,7 +287,7 @@ public final class TUIApp: @unchecked Sendable {
         state.setMessage("\(pending) edit\(pending == 1 ? "" : "s") still to send — q again to drop \(pending == 1 ? "it" : "them"), or wait")
     }
 
-    func searchCatalogue(_ query: String) {
+    func searchCatalog(_ query: String) {
         guard let services else {
             state.setMessage("not signed in: `timbre login` to search Spotify")
             return
@@ -296,10 +296,10 @@ public final class TUIApp: @unchecked Sendable {
         let mailbox = self.mailbox
         Task.detached {
             do {
-                let hits = try await services.searchCatalogue(query)
-                mailbox.withLock { $0.append(.catalogue(hits, query: query)) }
+                let hits = try await services.searchCatalog(query)
+                mailbox.withLock { $0.append(.catalog(hits, query: query)) }
             } catch {
-                mailbox.withLock { $0.append(.catalogueFailed((error as? any UserFacingError)?.message ?? "\(error)")) }
+                mailbox.withLock { $0.append(.catalogFailed((error as? any UserFacingError)?.message ?? "\(error)")) }
             }
         }
     }

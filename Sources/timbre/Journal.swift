@@ -61,7 +61,7 @@ extension Root {
         }
 
         func run(_ invocation: Invocation) async throws -> ExitStatus {
-            if prune { return try await HistoryPruneCommand().run(invocation) }
+            if prune { return try await VersionPruneCommand().run(invocation) }
             return try await HistoryCommand(json: json, limit: limit, abandon: abandon).run(invocation)
         }
     }

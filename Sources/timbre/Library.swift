@@ -11,7 +11,7 @@ extension Root {
         @Flag(help: "Print a JSON array (see README for the shape).")
         var json = false
 
-        @Flag(help: "List the playlists no longer in your library (id, entries, when, last version, name), from the version history.")
+        @Flag(help: "List the playlists no longer in your library (id, entries, when, last version, name), from the playlist versions.")
         var deleted = false
 
         func run(_ invocation: Invocation) async throws -> ExitStatus {

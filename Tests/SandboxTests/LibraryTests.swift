@@ -76,7 +76,7 @@ import Testing
         }
     }
 
-    @Test func catalogueIdsAreValidAndLocalURIsFormEncoded() {
+    @Test func catalogIdsAreValidAndLocalURIsFormEncoded() {
         let library = Library(size: .small, seed: 42)
         for entry in library.playlists.flatMap(\.entries) {
             switch entry.kind {

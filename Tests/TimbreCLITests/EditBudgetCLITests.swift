@@ -86,7 +86,7 @@ extension SyncCLITests {
         }
     }
 
-    @Test func aTrackTheCacheHasNeverSeenIsNamedFromTheCatalogueNotFromTheWholeList() async throws {
+    @Test func aTrackTheCacheHasNeverSeenIsNamedFromTheCatalogNotFromTheWholeList() async throws {
         let s = try await setUp("small")
         try await withCleanup({ await s.cleanUp() }) {
             #expect(await s.cli.invoke(["sync", "--quiet"]).status == 0)

@@ -193,7 +193,7 @@ extension SyncCLITests {
     /// The searches are counted before any request: over the cap is exit 2 with nothing sent (dry
     /// run or not); under it, exactly one search per distinct title and artist. Duration (ms) is part
     /// of the match.
-    @Test func importCapsItsCatalogueSearchesBeforeSendingAny() async throws {
+    @Test func importCapsItsCatalogSearchesBeforeSendingAny() async throws {
         let s = try await setUp("small")
         try await withCleanup({ await s.cleanUp() }) {
             #expect(await s.cli.invoke(["sync", "--quiet"]).status == 0)

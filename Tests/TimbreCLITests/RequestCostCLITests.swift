@@ -34,7 +34,7 @@ extension SyncCLITests {
         let s = try await setUp("medium")
         try await withCleanup({ await s.cleanUp() }) {
             #expect(await s.cli.invoke(["sync", "--quiet"]).status == 0)
-            let (id, entries) = try await HistoryCLITests().ownPlaylist(s)
+            let (id, entries) = try await VersionsCLITests().ownPlaylist(s)
             let before = try await s.sandbox.datedEntries(of: id)
             let pasted = try await tracksOutside(s, entries, 2)
 
@@ -75,7 +75,7 @@ extension SyncCLITests {
         let s = try await setUp("medium")
         try await withCleanup({ await s.cleanUp() }) {
             #expect(await s.cli.invoke(["sync", "--quiet"]).status == 0)
-            let (id, entries) = try await HistoryCLITests().ownPlaylist(s)
+            let (id, entries) = try await VersionsCLITests().ownPlaylist(s)
             let tracks = entries.filter { $0.hasPrefix("spotify:track:") }
             // Two later copies of tracks already there.
             #expect(await s.cli.invoke(["playlist", "add", id, tracks[0], tracks[1]]).status == 0)
@@ -126,7 +126,7 @@ extension SyncCLITests {
             #expect(announced(backup.stderr, "Backup") == backupSent, "\(backup.stderr)")
 
             // A playlist deleted since: the restore follows it back.
-            let (id, entries) = try await HistoryCLITests().ownPlaylist(s)
+            let (id, entries) = try await VersionsCLITests().ownPlaylist(s)
             #expect(await s.cli.invoke(["playlist", "delete", id, "--yes"]).status == 0)
             try await s.sandbox.clearRequests()
             let dry = await s.cli.invoke(["restore", file, "--dry-run", "--json"])
@@ -155,10 +155,10 @@ extension SyncCLITests {
     /// A playlist deleted in timbre (unfollowed: Spotify keeps it) and restored to an older version:
     /// followed again AND made equal to that version in one run (it used to need a second run).
     @Test func aDeletedPlaylistRestoredToAVersionGetsItsEntriesBackInTheSameRun() async throws {
-        let history = HistoryCLITests()
-        let s = try await history.setUp()
+        let versions = VersionsCLITests()
+        let s = try await versions.setUp()
         try await withCleanup({ await s.cleanUp() }) {
-            let (id, original, originalDated, changed) = try await history.changedOwnPlaylist(s)
+            let (id, original, originalDated, changed) = try await versions.changedOwnPlaylist(s)
             let changedDated = try await s.sandbox.datedEntries(of: id)
             #expect(await s.cli.invoke(["playlist", "delete", id, "--yes"]).status == 0)
             #expect(try await !s.sandbox.followedPlaylistIDs().contains(id))
@@ -166,7 +166,7 @@ extension SyncCLITests {
             try await s.sandbox.clearRequests()
             let dry = await s.cli.invoke(["playlist", "restore", id, "--to", "1", "--dry-run", "--json"])
             #expect(dry.status == 0, "\(dry.stderr)")
-            let plan = try #require(history.parse(dry.stdout) as? [String: Any], "\(dry.stdout)")
+            let plan = try #require(versions.parse(dry.stdout) as? [String: Any], "\(dry.stdout)")
             #expect(plan["revived"] as? String == "followed" && plan["added"] as? Int == 1, "\(dry.stdout)")
             #expect(try await s.sandbox.writeRequests().isEmpty)
 
@@ -174,7 +174,7 @@ extension SyncCLITests {
             let restored = await s.cli.invoke(["playlist", "restore", id, "--to", "1", "--json"])
             #expect(restored.status == 0, "\(restored.stderr)")
             let sent = try await apiRequests(s).count
-            let outcome = try #require(history.parse(restored.stdout) as? [String: Any], "\(restored.stdout)")
+            let outcome = try #require(versions.parse(restored.stdout) as? [String: Any], "\(restored.stdout)")
             #expect(outcome["revived"] as? String == "followed", "\(restored.stdout)")
             #expect(outcome["requests"] as? Int == sent, "\(restored.stdout)")
             let said = try #require(announced(restored.stderr, "Restore “"), "\(restored.stderr)")

@@ -7,20 +7,20 @@ import TimbreTestSupport
 /// keeping its date added ON THE SANDBOX; `undo` takes the restore back; a playlist deleted
 /// outside is created anew from its last version.
 @Suite(.serialized, .tags(.integration), .integrationTier) struct RestoreVersionCLITests {
-    let history = HistoryCLITests()
+    let versions = VersionsCLITests()
 
     @Test func aVersionComesBackInOrderWithTheDatesOfWhatStayedAndUndoTakesItBack() async throws {
-        let s = try await history.setUp()
+        let s = try await versions.setUp()
         try await withCleanup({ await s.cleanUp() }) {
             // Changed from outside: reordered, then its first entry removed; seen by a sync.
-            let (id, original, originalDated, changed) = try await history.changedOwnPlaylist(s)
-            #expect(try await history.log(s, id).count == 2)
+            let (id, original, originalDated, changed) = try await versions.changedOwnPlaylist(s)
+            #expect(try await versions.log(s, id).count == 2)
 
             // A dry run sends nothing and says what it would do.
             try await s.sandbox.clearRequests()
             let dry = await s.cli.invoke(["playlist", "restore", id, "--to", "1", "--dry-run", "--json"])
             #expect(dry.status == 0, "\(dry.stderr)")
-            let plan = try #require(history.parse(dry.stdout) as? [String: Any], "\(dry.stdout)")
+            let plan = try #require(versions.parse(dry.stdout) as? [String: Any], "\(dry.stdout)")
             #expect(plan["op"] as? String == "restore" && plan["added"] as? Int == 1, "\(dry.stdout)")
             #expect(try await s.sandbox.writeRequests().isEmpty)
 
@@ -35,7 +35,7 @@ import TimbreTestSupport
                 #expect(old == new, "a kept entry's date changed: \(old) → \(new)")
             }
             // The restore is one edit: its own version, and undo takes it back.
-            #expect(try await history.log(s, id).first?["source"] as? String == "edit")
+            #expect(try await versions.log(s, id).first?["source"] as? String == "edit")
             let undone = await s.cli.invoke(["undo"])
             #expect(undone.status == 0, "\(undone.stderr)")
             #expect(try await s.sandbox.entries(of: id) == changed)
@@ -46,28 +46,28 @@ import TimbreTestSupport
     /// outside, then restored: per position the same entry with its own date — the two copies do
     /// not trade places — and undo puts each copy back where the reversal had it.
     @Test func copiesOfOneTrackComeBackEachWithItsOwnDateAndUndoPutsThemBack() async throws {
-        let s = try await history.setUp()
+        let s = try await versions.setUp()
         try await withCleanup({ await s.cleanUp() }) {
-            await history.sync(s)
-            let (id, original) = try await history.ownPlaylist(s)
+            await versions.sync(s)
+            let (id, original) = try await versions.ownPlaylist(s)
             // A second copy of a track already in it: dated now, the first keeps its older date.
             let twice = original[1]
             let added = await s.cli.invoke(["playlist", "add", id, twice])
             #expect(added.status == 0, "\(added.stderr)")
-            await history.sync(s)
-            let version = try #require(try await history.log(s, id).first?["version"] as? Int)
+            await versions.sync(s)
+            let version = try #require(try await versions.log(s, id).first?["version"] as? Int)
             let versionDated = try await s.sandbox.datedEntries(of: id)
             let copies = versionDated.filter { $0.hasPrefix(twice + " @ ") }
             #expect(copies.count == 2 && Set(copies).count == 2, "two copies with different dates: \(copies)")
             // Reversed from outside, seen by a sync.
             try await s.sandbox.mutate(playlist: id, action: "reorder")
-            await history.sync(s)
+            await versions.sync(s)
             let reversedDated = try await s.sandbox.datedEntries(of: id)
             #expect(reversedDated == Array(versionDated.reversed()))
 
             let restored = await s.cli.invoke(["playlist", "restore", id, "--to", String(version), "--json"])
             #expect(restored.status == 0, "\(restored.stderr)")
-            let outcome = try #require(history.parse(restored.stdout) as? [String: Any], "\(restored.stdout)")
+            let outcome = try #require(versions.parse(restored.stdout) as? [String: Any], "\(restored.stdout)")
             #expect(outcome["added"] as? Int == 0 && outcome["removed"] as? Int == 0, "moves only: \(restored.stdout)")
             // Per position, on the sandbox: the entry version \(version) had there, with its own date.
             let after = try await s.sandbox.datedEntries(of: id)
@@ -80,16 +80,16 @@ import TimbreTestSupport
     }
 
     @Test func aPlaylistDeletedOutsideIsCreatedAnewFromItsLastVersion() async throws {
-        let s = try await history.setUp()
+        let s = try await versions.setUp()
         try await withCleanup({ await s.cleanUp() }) {
-            await history.sync(s)
-            let (id, original) = try await history.ownPlaylist(s)
+            await versions.sync(s)
+            let (id, original) = try await versions.ownPlaylist(s)
             let name = try await s.sandbox.playlistInfo(id).name
             try await s.sandbox.mutate(playlist: id, action: "delete")
-            await history.sync(s)
+            await versions.sync(s)
             let restored = await s.cli.invoke(["playlist", "restore", id, "--to", "1", "--json"])
             #expect(restored.status == 0, "\(restored.stderr)")
-            let outcome = try #require(history.parse(restored.stdout) as? [String: Any], "\(restored.stdout)")
+            let outcome = try #require(versions.parse(restored.stdout) as? [String: Any], "\(restored.stdout)")
             let created = try #require(outcome["playlist"] as? String)
             #expect(created != id && outcome["revived"] as? String == "created", "\(restored.stdout)")
             let info = try await s.sandbox.playlistInfo(created)

@@ -61,10 +61,10 @@ import TimbreNet
         #expect(try s.cache.playlist(.playlist(Self.id))?.snapshotID == "snap\(s.server.state.current.version)")
     }
 
-    @Test func aTrackTheCacheHasNeverSeenIsNamedByTheCatalogue() async throws {
+    @Test func aTrackTheCacheHasNeverSeenIsNamedByTheCatalog() async throws {
         let s = try await setUp([Self.a, Self.b])
         defer { try? FileManager.default.removeItem(at: s.dir) }
-        s.api.catalogue.withLock { $0[Self.c] = "Lonely Song" }
+        s.api.catalog.withLock { $0[Self.c] = "Lonely Song" }
         _ = try await s.editor.apply(.add(uris: [Self.c], position: 1), to: Self.id)
         #expect(s.server.entries == [Self.a, Self.c, Self.b])
         #expect(s.api.log == ["GET \(path)", "ME", "POST \(path)/items", "GET tracks/\(Self.c.dropFirst(14))"])

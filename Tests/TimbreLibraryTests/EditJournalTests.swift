@@ -36,6 +36,20 @@ import TimbreCore
         #expect(try journal.entry(changed)?.change == .details(details))
     }
 
+    /// Entries put back (`EntryEdit.putBack`) are stored under their old name, "restore": rows
+    /// written before the rename still read, and new rows read the same way.
+    @Test func entriesPutBackKeepTheirStoredName() throws {
+        let row = #"{"restore":{"entries":[{"position":1,"uri":"spotify:track:a"}]}}"#
+        let edit = EntryEdit.putBack(entries: [.init(position: 1, uri: "spotify:track:a")])
+        #expect(try JSONDecoder().decode(EntryEdit.self, from: Data(row.utf8)) == edit)
+        let written = String(decoding: try JSONEncoder().encode(edit), as: UTF8.self)
+        #expect(written.hasPrefix(#"{"restore":"#), "\(written)")
+        let (journal, dir) = try journal()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let id = try journal.begin(op: .add, playlist: .playlist(Self.playlist), summary: "put back", change: .entries(edit, before: ["spotify:track:b"]))
+        #expect(try journal.entry(id)?.change == .entries(edit, before: ["spotify:track:b"]))
+    }
+
     @Test func theNewest200AreKeptAndNeverOneInFlight() throws {
         let (journal, dir) = try journal()
         defer { try? FileManager.default.removeItem(at: dir) }

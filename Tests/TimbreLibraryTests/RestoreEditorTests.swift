@@ -5,7 +5,7 @@ import TimbreNet
 
 @testable import TimbreLibrary
 
-/// `EntryChange.restore(to:)` through the one door (`Library.perform`) against the in-memory
+/// `EntryChange.become(to:)` through the one door (`Library.perform`) against the in-memory
 /// Spotify: the server ends equal to the list, the edit is one journal entry that undoes, redoes
 /// and is finished after the process died at any write.
 extension PlaylistEditorTests {
@@ -23,12 +23,12 @@ extension PlaylistEditorTests {
         defer { try? FileManager.default.removeItem(at: s.dir) }
         let library = library(s)
 
-        let dry = try await library.perform(.entries(Self.id, .restore(to: version)), dryRun: true).edit
+        let dry = try await library.perform(.entries(Self.id, .become(to: version)), dryRun: true).edit
         #expect(s.server.writes == 0 && s.server.entries == now, "a dry run sends nothing")
         #expect(dry?.operation == .restore && dry?.counts.added == 1 && dry?.counts.removed == 1)
         #expect(try s.journal.history().isEmpty)
 
-        let outcome = try #require(try await library.perform(.entries(Self.id, .restore(to: version))).edit)
+        let outcome = try #require(try await library.perform(.entries(Self.id, .become(to: version))).edit)
         #expect(s.server.entries == version)
         #expect(try cached(s) == version, "write-through: the cache holds what Spotify holds")
         // e removed, f added, d moved to the top; no copy of a, b or c taken out.
@@ -51,14 +51,14 @@ extension PlaylistEditorTests {
         #expect(try cached(s) == now)
         _ = try await library.perform(.redo())
         #expect(s.server.entries == version)
-        let again = try #require(try await library.perform(.entries(Self.id, .restore(to: version))).edit)
+        let again = try #require(try await library.perform(.entries(Self.id, .become(to: version))).edit)
         #expect(again.ending == .unchanged("“Road Trip” already holds exactly those entries") && s.server.entries == version)
     }
 
     @Test func aTrackHeldFewerTimesIsSaidToComeBackDatedToday() async throws {
         let s = try await setUp([Self.a, Self.b, Self.a, Self.c])
         defer { try? FileManager.default.removeItem(at: s.dir) }
-        let outcome = try #require(try await library(s).perform(.entries(Self.id, .restore(to: [Self.a, Self.b, Self.c]))).edit)
+        let outcome = try #require(try await library(s).perform(.entries(Self.id, .become(to: [Self.a, Self.b, Self.c]))).edit)
         #expect(s.server.entries == [Self.a, Self.b, Self.c])
         #expect(outcome.counts.removed == 1 && outcome.counts.readded == 1 && outcome.counts.added == 0)
         #expect(outcome.writes.count == 2 && outcome.journalID != nil)
@@ -68,7 +68,7 @@ extension PlaylistEditorTests {
     @Test func anUndoOfARestoreOnAChangedPlaylistWritesNothing() async throws {
         let s = try await setUp([Self.a, Self.b])
         defer { try? FileManager.default.removeItem(at: s.dir) }
-        _ = try await library(s).perform(.entries(Self.id, .restore(to: [Self.b, Self.c])))
+        _ = try await library(s).perform(.entries(Self.id, .become(to: [Self.b, Self.c])))
         s.server.state.withLock {
             $0.entries.append(Self.d)
             $0.version += 1
@@ -83,12 +83,12 @@ extension PlaylistEditorTests {
         let s = try await setUp([Self.a])
         defer { try? FileManager.default.removeItem(at: s.dir) }
         for bad in [["not a uri"], [""], ["spotify:track:"], ["spotify:playlist:37i9dQZF1DXcBWIGoYBM5M"], Array(repeating: Self.a, count: 10_001)] {
-            await #expect(throws: InvalidEdit.self) { try await library(s).perform(.entries(Self.id, .restore(to: bad))) }
+            await #expect(throws: InvalidEdit.self) { try await library(s).perform(.entries(Self.id, .become(to: bad))) }
         }
         #expect(s.server.writes == 0)
         // A local file the playlist does not hold cannot be added: said before anything is written.
         let local = "spotify:local:Artist:Album:Home+Demo:180"
-        await #expect(throws: InvalidEdit.self) { try await library(s).perform(.entries(Self.id, .restore(to: [Self.a, local]))) }
+        await #expect(throws: InvalidEdit.self) { try await library(s).perform(.entries(Self.id, .become(to: [Self.a, local]))) }
         #expect(try s.server.writes == 0 && s.journal.history().isEmpty)
     }
 
@@ -98,7 +98,7 @@ extension PlaylistEditorTests {
         #expect(try change.validated() == .revive(Self.id, PlaylistDetails(name: "Road Trip"), entries: [Self.a]), "trimmed; never collaborative")
         #expect(throws: InvalidEdit.self) { try LibraryChange.revive(Self.id, PlaylistDetails(name: " "), entries: []).validated() }
         #expect(throws: InvalidEdit.self) { try LibraryChange.revive(Self.id, PlaylistDetails(name: "n"), entries: ["spotify:album:x"]).validated() }
-        #expect(LibraryChange.entries(Self.id, .restore(to: [])).operation == .restore)
+        #expect(LibraryChange.entries(Self.id, .become(to: [])).operation == .restore)
     }
 
     /// The process dies after k writes of a restore (k at every point of it); the next command
@@ -120,7 +120,7 @@ extension PlaylistEditorTests {
             let s = try await setUp(original)
             defer { try? FileManager.default.removeItem(at: s.dir) }
             s.server.state.withLock { $0.downAfter = diesAfter }
-            await #expect(throws: (any Error).self) { try await library(s).perform(.entries(Self.id, .restore(to: version))) }
+            await #expect(throws: (any Error).self) { try await library(s).perform(.entries(Self.id, .become(to: version))) }
             if diesAfter == 0 {
                 try await s.expectFailedAndNeverSent(original)
                 continue

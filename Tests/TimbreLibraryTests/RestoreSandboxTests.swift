@@ -67,11 +67,11 @@ typealias PlaylistID = TimbreCore.SpotifyID
             #expect(movedURIs != version)
 
             let writesBefore = try await h.sandbox.writeRequests().count
-            let dry = try #require(try await library.perform(.entries(id, .restore(to: version)), dryRun: true).edit)
+            let dry = try #require(try await library.perform(.entries(id, .become(to: version)), dryRun: true).edit)
             #expect(try await h.sandbox.writeRequests().count == writesBefore, "a dry run sends nothing")
             #expect(try await h.sandbox.entries(of: playlist.id) == movedURIs)
 
-            let outcome = try #require(try await library.perform(.entries(id, .restore(to: version))).edit)
+            let outcome = try #require(try await library.perform(.entries(id, .become(to: version))).edit)
             let restored = try await h.sandbox.playlistInfo(playlist.id).items
             #expect(restored.map { $0.uri ?? "" } == version, "the sandbox holds the version exactly")
             #expect(try await h.sandbox.writeRequests().count - writesBefore == outcome.writes.count, "each write of the plan sent once")
@@ -113,7 +113,7 @@ typealias PlaylistID = TimbreCore.SpotifyID
             _ = try await library.perform(.entries(id, .removePositions([5])))
             try await h.sandbox.clearRequests()
             try await h.sandbox.addFaults([Fault(kind: .applyThenReset, method: "DELETE", pathContains: "/items", count: 1)])
-            let outcome = try #require(try await library.perform(.entries(id, .restore(to: version))).edit)
+            let outcome = try #require(try await library.perform(.entries(id, .become(to: version))).edit)
             #expect(try await h.sandbox.entries(of: playlist.id) == version)
             let writes = try await h.sandbox.writeRequests().filter { $0.path.hasSuffix("/items") }
             #expect(writes.count == outcome.writes.count && writes.filter { $0.method == "DELETE" }.count == 1, "\(writes.map(\.method))")

@@ -206,7 +206,7 @@ extension AppContext {
         Library(
             folders: { try userData.open().folders },
             editor: { [self] in if let editor { return editor } else { return try await self.editor() } },
-            history: { try userData.open().history })
+            versions: { try userData.open().versions })
     }
 }
 

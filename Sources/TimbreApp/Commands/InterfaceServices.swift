@@ -46,7 +46,7 @@ actor InterfaceServices {
         TUIServices(
             run: { edit, progress, choose in try await self.run(edit, progress: progress, choose: choose) },
             reread: { id in await self.reread(id) },
-            searchCatalogue: { query in try await self.searchCatalogue(query) },
+            searchCatalog: { query in try await self.searchCatalog(query) },
             statistics: { [context] id in try Self.statistics(id, context: context) }, stop: stop,
             player: player.map { InterfacePlayer.make($0, context: context, observe: observePlayer, elsewhere: playerCommandsElsewhere) })
     }
@@ -57,7 +57,7 @@ actor InterfaceServices {
     private var library: Library {
         let userData = context.userData
         return Library(
-            folders: { try userData.open().folders }, editor: { try await self.sharedEditor() }, history: { try userData.open().history })
+            folders: { try userData.open().folders }, editor: { try await self.sharedEditor() }, versions: { try userData.open().versions })
     }
 
     /// One edit: a change of the library goes through `Library.perform`, as the CLI's do; a file
@@ -77,8 +77,8 @@ actor InterfaceServices {
         case .transfer(.importFile(let path, let into)):
             return try await importFile(path, into: into)
         case .restoreVersion(let id, let version):
-            let history = try context.userData.existing()?.history
-            let (change, _, _) = try RestoreVersionCommand.change(id, version: version, force: false, cache: try context.existingCache(), history: history)
+            let versions = try context.userData.existing()?.versions
+            let (change, _, _) = try RestoreVersionCommand.change(id, version: version, force: false, cache: try context.existingCache(), versions: versions)
             return try report(try await library.perform(change))
         }
     }
@@ -105,9 +105,9 @@ actor InterfaceServices {
         }
     }
 
-    func searchCatalogue(_ query: String) async throws -> [CatalogueHit] {
+    func searchCatalog(_ query: String) async throws -> [CatalogHit] {
         try await sharedEditor().catalog.search(query, kind: .track, limit: 30).map {
-            CatalogueHit(uri: $0.uri, title: $0.name, artist: $0.artists.joined(separator: ", "), album: $0.album ?? "", durationMS: $0.durationMS ?? 0)
+            CatalogHit(uri: $0.uri, title: $0.name, artist: $0.artists.joined(separator: ", "), album: $0.album ?? "", durationMS: $0.durationMS ?? 0)
         }
     }
 

@@ -20,10 +20,10 @@ public struct RestoreVersionCommand: Sendable {
     public func run(_ invocation: Invocation) async throws -> ExitStatus {
         let context = try invocation.context()
         let cache = try context.existingCache()
-        let history = try context.userData.existing()?.history
-        let text = try HistoryReference.resolve(ref, invocation: invocation, history: history)
+        let versions = try context.userData.existing()?.versions
+        let text = try VersionReference.resolve(ref, invocation: invocation, versions: versions)
         guard let id = SpotifyID(text) else { throw UsageError(message: "“\(TerminalText.preview(ref, limit: 60))” names no playlist timbre knows") }
-        let (change, kept, inLibrary) = try Self.change(id, version: version, force: flags.force, cache: cache, history: history)
+        let (change, kept, inLibrary) = try Self.change(id, version: version, force: flags.force, cache: cache, versions: versions)
         let editor = try await context.editor()
         // What it costs, said before its first write (a dry run, after its report).
         if !flags.dryRun { RequestCost.announce("Restore", editor: editor, console: context.console, since: RequestCost.sent(editor)) }
@@ -43,13 +43,13 @@ public struct RestoreVersionCommand: Sendable {
     /// The change that makes playlist `id` equal to its version `version`: entries made equal when
     /// it is in the library, else the playlist brought back from that version.
     static func change(
-        _ id: SpotifyID, version: Int, force: Bool, cache: LibraryCache?, history: PlaylistHistory?
+        _ id: SpotifyID, version: Int, force: Bool, cache: LibraryCache?, versions: PlaylistVersions?
     ) throws -> (change: LibraryChange, version: PlaylistVersion, inLibrary: Bool) {
-        let (kept, entries) = try VersionLookup(history: history, cache: cache).state(version, of: id.rawValue)
+        let (kept, entries) = try VersionLookup(versions: versions, cache: cache).state(version, of: id.rawValue)
         let uris = entries.map(\.uri)
         if try cache?.playlist(.playlist(id)) != nil {
             // The version's dates go with it: copies of one track are put back each in its own place.
-            return (.entries(id, .restore(to: uris, addedAt: entries.map(\.addedAt)), .init(force: force)), kept, true)
+            return (.entries(id, .become(to: uris, addedAt: entries.map(\.addedAt)), .init(force: force)), kept, true)
         }
         let details = PlaylistDetails(name: kept.details.name, description: kept.details.description, isPublic: kept.details.isPublic)
         return (.revive(id, details, entries: uris), kept, false)

@@ -15,7 +15,7 @@ public struct LibrarySync: Sendable {
     /// make it look finished).
     var userData: SharedUserData?
     /// `history_keep`: how long playlist versions are kept (the newest 20 of each always are).
-    var historyKeep: Duration = PlaylistHistory.defaultKeep
+    var historyKeep: Duration = PlaylistVersions.defaultKeep
 
     /// Requests sent and rate-limit pauses: the api's.
     public var pacing: RequestPacing { api.pacing }
@@ -40,12 +40,12 @@ public struct LibrarySync: Sendable {
         }
         try await finishInterruptedEdits(cache: target)
         // The playlists' versions live in the user data, opened (created) for them.
-        let history = try? userData?.open().history
-        let engine = SyncEngine(api: api, cache: target, options: options, history: history, progress: progress)
+        let versions = try? userData?.open().versions
+        let engine = SyncEngine(api: api, cache: target, options: options, versions: versions, progress: progress)
         var report = try await reportingStop ? engine.runReportingStop() : engine.run()
-        if let history {
-            do { try history.prune(before: PlaylistHistory.cutoff(keep: historyKeep)) } catch {
-                report.warnings.append(PlaylistHistory.syncWarning(error))
+        if let versions {
+            do { try versions.prune(before: PlaylistVersions.cutoff(keep: historyKeep)) } catch {
+                report.warnings.append(PlaylistVersions.syncWarning(error))
             }
         }
         return report

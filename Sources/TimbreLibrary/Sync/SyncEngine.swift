@@ -23,16 +23,16 @@ public final class SyncEngine: Sendable {
     private let options: SyncOptions
     private let progress: @Sendable (SyncProgress) -> Void
     /// Where each playlist the sync changes keeps its versions (nil: nowhere).
-    private let history: PlaylistHistory?
+    private let versions: PlaylistVersions?
 
     public init(
-        api: any SpotifyAPI, cache: LibraryCache, options: SyncOptions, history: PlaylistHistory? = nil,
+        api: any SpotifyAPI, cache: LibraryCache, options: SyncOptions, versions: PlaylistVersions? = nil,
         progress: @escaping @Sendable (SyncProgress) -> Void = { _ in }
     ) {
         self.api = api
         self.cache = cache
         self.options = options
-        self.history = history
+        self.versions = versions
         self.progress = progress
     }
 
@@ -71,7 +71,7 @@ public final class SyncEngine: Sendable {
             listing = try await listPlaylists(run)
             // Before the new details or entries replace them: the cached state of the changed playlists never recorded.
             let changed = listing.playlists.map(\.meta).filter { meta in run.stored[meta.id].map { $0.snapshotID != meta.snapshotID } ?? false }
-            history?.recordBaselines(changed.map(\.id), from: cache, warn: run.warn)
+            versions?.recordBaselines(changed.map(\.id), from: cache, warn: run.warn)
             try await cache.updateMetadata(listing.playlists)
             tally = try await fetchChangedPlaylists(listing, run)
         } catch {
@@ -79,7 +79,7 @@ public final class SyncEngine: Sendable {
             await keepPartialPages(run)
             throw error
         }
-        history?.recordSynced(run.updatedIDs.current, from: cache, warn: run.warn)
+        versions?.recordSynced(run.updatedIDs.current, from: cache, warn: run.warn)
         let likedOutcome: Outcome?
         do { likedOutcome = try await liked } catch {
             await keepPartialPages(run)
@@ -106,7 +106,7 @@ public final class SyncEngine: Sendable {
         let clock = ContinuousClock.now
         let sentBefore: Int
         let waitedBefore: Duration
-        let fetcher: PlaylistReader
+        let reader: PlaylistReader
         let stored: [String: StoredState]
         /// Lists with pages kept by an earlier, stopped run: their version and page size.
         let partials: [String: PartialList]
@@ -126,13 +126,13 @@ public final class SyncEngine: Sendable {
         /// Lists finished and lists to do, for the progress display.
         let done = Locked(0)
         let totalWork = Locked(0)
-        /// The playlists whose entries this run stored, for the history.
+        /// The playlists whose entries this run stored, for the versions.
         let updatedIDs = Locked<[String]>([])
 
         init(api: any SpotifyAPI, stored: [String: StoredState], partials: [String: PartialList], wantsLiked: Bool) {
             sentBefore = api.pacing.requestsSent()
             waitedBefore = api.pacing.rateLimitWaited()
-            fetcher = PlaylistReader(api: api, state: Locked(ReaderState()))
+            reader = PlaylistReader(api: api, state: Locked(ReaderState()))
             self.stored = stored
             self.partials = partials
             self.wantsLiked = wantsLiked
@@ -191,7 +191,7 @@ public final class SyncEngine: Sendable {
             var seen = Set<SpotifyID>()
             for id in options.playlists where seen.insert(id).inserted {
                 do {
-                    let object = try await run.fetcher.playlist(id)
+                    let object = try await run.reader.playlist(id)
                     if let meta = Self.meta(object, warnings: run.warnings), meta.id == id.rawValue {
                         listing.playlists.append((meta, nil))
                     } else {
@@ -207,7 +207,7 @@ public final class SyncEngine: Sendable {
             return listing
         }
         let list: [API.Playlist]
-        do { list = try await run.fetcher.userPlaylists() } catch {
+        do { list = try await run.reader.userPlaylists() } catch {
             if Self.isFatal(error) || error is CacheError { throw error }
             throw SyncError.listUnreadable(Self.describe(error))
         }
@@ -222,7 +222,7 @@ public final class SyncEngine: Sendable {
         } else {
             let listed = Set(listing.playlists.map(\.meta.id))
             let gone = cachedPlaylists.filter { !listed.contains($0) }
-            history?.recordDeletions(gone, listed: Array(listed), from: cache, warn: run.warn)
+            versions?.recordDeletions(gone, listed: Array(listed), from: cache, warn: run.warn)
             try await cache.remove(gone)
             listing.removed = gone.count
         }
@@ -394,7 +394,7 @@ public final class SyncEngine: Sendable {
     // MARK: One playlist
 
     private func syncPlaylist(_ meta: PlaylistMeta, stored: StoredState?, run: Run, lists: ListWriteQueue) async throws -> Outcome {
-        let fetcher = run.fetcher, warnings = run.warnings
+        let reader = run.reader, warnings = run.warnings
         let label = "“\(TerminalText.preview(meta.name, limit: 60))”"
         var attempt = 0
         while true {
@@ -410,7 +410,7 @@ public final class SyncEngine: Sendable {
             }
             let sink = PageSink()
             do {
-                fetched = try await fetcher.playlistEntries(meta.id, legacy: meta.legacyShape, known: known, knownLimit: knownLimit, sink: sink)
+                fetched = try await reader.playlistEntries(meta.id, legacy: meta.legacyShape, known: known, knownLimit: knownLimit, sink: sink)
             } catch let stop as RequestsStopped {
                 run.keep(meta.id, version: meta.snapshotID, sink)
                 return .stopped(stop)
@@ -495,13 +495,13 @@ public final class SyncEngine: Sendable {
     // MARK: Liked Songs
 
     private func syncLiked(stored: StoredState?, run: Run) async throws -> Outcome {
-        let fetcher = run.fetcher, warnings = run.warnings, profile = run.profile
+        let reader = run.reader, warnings = run.warnings, profile = run.profile
         let likedID = CachedPlaylist.likedID
         do {
             var attempt = 0
             while true {
                 attempt += 1
-                let first = try await fetcher.likedFirstPage()
+                let first = try await reader.likedFirstPage()
                 let total = first.total ?? first.entries
                 let fingerprint = first.fingerprint
                 if !options.force, attempt == 1, let stored, stored.fingerprint == fingerprint, stored.trackCount == total {
@@ -516,7 +516,7 @@ public final class SyncEngine: Sendable {
                 let sink = PageSink()
                 let fetched: FetchedList
                 await run.listed.wait()
-                do { fetched = try await fetcher.likedRest(first: first, known: known, sink: sink) } catch {
+                do { fetched = try await reader.likedRest(first: first, known: known, sink: sink) } catch {
                     run.keep(likedID, version: fingerprint, sink)
                     throw error
                 }

@@ -49,7 +49,7 @@ public final class UserData: Sendable {
 
     public var journal: EditJournal { EditJournal(self) }
     public var folders: Folders { Folders(self) }
-    public var history: PlaylistHistory { PlaylistHistory(self) }
+    public var versions: PlaylistVersions { PlaylistVersions(self) }
 }
 
 /// A run's user data, opened on first use and then shared: the interface's folder list, its

@@ -69,7 +69,7 @@ enum UserDataSchema {
                     PRIMARY KEY (account, source)
                 )
                 """),
-        // Playlist versions (`PlaylistHistory`): every URI, adder and unusual date once in
+        // Playlist versions (`PlaylistVersions`): every URI, adder and unusual date once in
         // `history_text`, each version's entries as one blob of varints (`VersionCoding`), the
         // counts against the version before it, and a marker for playlists that left the library.
         CacheSchema.Migration(

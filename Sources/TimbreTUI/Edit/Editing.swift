@@ -66,7 +66,7 @@ public enum TUIEdit: Sendable, Equatable {
             case .shuffle: return "shuffling"
             case .sort(let key, _): return "sorting by \(key.rawValue)"
             case .dedupe(let fuzzy): return fuzzy ? "removing duplicates (fuzzy)" : "removing duplicates"
-            case .restore(let uris, _): return "restoring a list of \(Self.count(uris.count))"
+            case .become(let uris, _): return "restoring a list of \(Self.count(uris.count))"
             }
         case .like(let uris): return "liking \(uris.count) \(uris.count == 1 ? "item" : "items")"
         case .unlike(let uris): return "unliking \(uris.count) \(uris.count == 1 ? "item" : "items")"
@@ -123,7 +123,7 @@ public struct TUIEditReport: Sendable, Equatable {
 }
 
 /// A track from Spotify's catalogue (`a`).
-public struct CatalogueHit: Sendable, Equatable {
+public struct CatalogHit: Sendable, Equatable {
     public var uri: String
     public var title: String
     public var artist: String
@@ -152,7 +152,7 @@ public struct TUIServices: Sendable {
         ) async throws -> TUIEditReport
     /// Re-reads one playlist from Spotify into the cache, after a failed edit; a sentence when it could not.
     public var reread: @Sendable (String) async -> String?
-    public var searchCatalogue: @Sendable (String) async throws -> [CatalogueHit]
+    public var searchCatalog: @Sendable (String) async throws -> [CatalogHit]
     /// The statistics of a cached playlist, as lines (`timbre stats`'s text).
     public var statistics: @Sendable (String) throws -> [String]
     /// What Esc sets to stop the shuffle or sort under way between two of its range moves (the
@@ -171,12 +171,12 @@ public struct TUIServices: Sendable {
                 _ choose: @escaping @Sendable (OrderCost) async -> OrderChoice
             ) async throws -> TUIEditReport,
         reread: @escaping @Sendable (String) async -> String?,
-        searchCatalogue: @escaping @Sendable (String) async throws -> [CatalogueHit],
+        searchCatalog: @escaping @Sendable (String) async throws -> [CatalogHit],
         statistics: @escaping @Sendable (String) throws -> [String], stop: EditStop, player: TUIPlayer?
     ) {
         self.run = run
         self.reread = reread
-        self.searchCatalogue = searchCatalogue
+        self.searchCatalog = searchCatalog
         self.statistics = statistics
         self.stop = stop
         self.player = player

@@ -7,11 +7,12 @@ import TimbreLibrary
 public enum Command: Equatable, Sendable, CustomStringConvertible {
     public enum Motion: String, Sendable, CaseIterable { case up, down, top, bottom, pageup, pagedown, halfpageup, halfpagedown }
     public enum Focus: String, Sendable, CaseIterable { case next, previous, playlists, tracks }
-    /// How the view is ordered (`order`); the playlist on Spotify is not touched.
-    public enum SortField: String, Sendable, CaseIterable { case position, title, artist, album, year, duration, added }
+    /// What the view is ordered by (`order`): the interface's rows only, never the playlist on
+    /// Spotify (a saved sort orders by `LibraryChange.SortKey`, which has no `position`).
+    public enum ViewOrderKey: String, Sendable, CaseIterable { case position, title, artist, album, year, duration, added }
     public enum SortOrder: String, Sendable, CaseIterable { case asc, desc }
     public enum SortChange: Equatable, Sendable {
-        case set(SortField, SortOrder?)
+        case set(ViewOrderKey, SortOrder?)
         case nextField
         case reverse
     }
@@ -34,7 +35,7 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
         static let usage = ["create NAME", "rename NAME", "delete", "add NAME", "remove"]
     }
 
-    case move(Motion, count: Int)
+    case cursor(Motion, count: Int)
     case focus(Focus)
     /// Enter: opens the selected playlist, toggles a folder, jumps to a search hit, adds a catalogue pick.
     case open
@@ -146,7 +147,7 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
 
     public var name: Name {
         switch self {
-        case .move: return .move
+        case .cursor: return .move
         case .focus: return .focus
         case .open: return .open
         case .filter: return .filter
@@ -200,7 +201,7 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
     /// What follows the name, if anything.
     private var arguments: String? {
         switch self {
-        case .move(let motion, let count): return count == 1 ? motion.rawValue : "\(motion.rawValue) \(count)"
+        case .cursor(let motion, let count): return count == 1 ? motion.rawValue : "\(motion.rawValue) \(count)"
         case .focus(let focus): return focus.rawValue
         case .filter(let text), .search(let text), .add(let text), .addTo(let text): return text
         case .order(.set(let field, let order)): return order.map { "\(field.rawValue) \($0.rawValue)" } ?? field.rawValue
@@ -349,7 +350,7 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
             }
             count = n
         }
-        return .move(motion, count: count)
+        return .cursor(motion, count: count)
     }
 
     /// `:sort FIELD [reverse|desc|asc]` orders the view, `:sort!` saves the order; `sort
@@ -393,13 +394,13 @@ public enum Command: Equatable, Sendable, CustomStringConvertible {
     }
 
     private static func orderChange(name: String, words: [String], rest: String) throws(CommandError) -> SortChange {
-        let expected = SortField.allCases.map(\.rawValue) + ["next", "reverse"]
+        let expected = ViewOrderKey.allCases.map(\.rawValue) + ["next", "reverse"]
         guard let first = words.first else { throw .missingArgument(command: name, expected: expected) }
         if first == "next" || first == "reverse" {
             guard words.count == 1 else { throw .unexpectedArgument(command: name, argument: rest) }
             return first == "next" ? .nextField : .reverse
         }
-        guard let field = SortField(rawValue: first) else { throw .badArgument(command: name, argument: first, expected: expected) }
+        guard let field = ViewOrderKey(rawValue: first) else { throw .badArgument(command: name, argument: first, expected: expected) }
         guard words.count <= 2 else { throw .unexpectedArgument(command: name, argument: rest) }
         if words.count == 2 {
             guard let order = SortOrder(rawValue: words[1]) else { throw .badArgument(command: name, argument: words[1], expected: ["asc", "desc"]) }

@@ -87,7 +87,7 @@ public struct CacheLibrarySource: LibrarySource {
 
 extension CacheLibrarySource {
     private func lookup() throws -> VersionLookup {
-        VersionLookup(history: try userData?.existing()?.history, cache: cache)
+        VersionLookup(versions: try userData?.existing()?.versions, cache: cache)
     }
 
     public func versions(of playlistID: String) throws -> [PlaylistVersion] {
@@ -98,7 +98,7 @@ extension CacheLibrarySource {
     /// position in the version), take out (`-`, at its position now) and move (`~`).
     public func versionChanges(of playlistID: String, version: Int) throws -> TUIState.VersionChanges {
         let target = try lookup().state(version, of: playlistID).entries.map(\.uri)
-        let current = try PlaylistHistory.cachedState(cache, playlist: playlistID)?.entries.map(\.uri) ?? []
+        let current = try PlaylistVersions.cachedState(cache, playlist: playlistID)?.entries.map(\.uri) ?? []
         let diff = VersionDiff(from: current, to: target)
         let titles = try cache.titles(of: Set(target + current))
         func named(_ uri: String) -> String { TerminalText.sanitize(titles[uri] ?? uri) }

@@ -27,7 +27,7 @@ extension Screen {
         switch state.mode {
         case .confirm(let question): return questionLines(question, width: width, room: room)
         case .typing(.command, _): return [inputLine(state, width: width)] + candidateLines(state, width: width, room: room - 1)
-        case .normal, .searchResults, .catalogueResults, .info, .versions:
+        case .normal, .searchResults, .catalogResults, .info, .versions:
             guard let message = state.message else { break }
             return messageLines(message, more: state.messages.last?.text == message, width: width, room: room)
         default: break

@@ -46,7 +46,7 @@ public enum Screen {
         let rightRows: [Segment]
         switch state.mode {
         case .searchResults: rightRows = searchLines(state, width: rightWidth, height: bodyRows)
-        case .catalogueResults: rightRows = catalogueLines(state, width: rightWidth, height: bodyRows)
+        case .catalogResults: rightRows = catalogLines(state, width: rightWidth, height: bodyRows)
         case .info: rightRows = infoLines(state, width: rightWidth, height: bodyRows)
         case .versions: rightRows = versionLines(state, width: rightWidth, height: bodyRows)
         case .picker(let picker): rightRows = pickerLines(picker, width: rightWidth, height: bodyRows)
@@ -136,7 +136,7 @@ public enum Screen {
     static func modeTitle(_ state: TUIState) -> (title: String, keys: String)? {
         switch state.mode {
         case .searchResults: return (" Search results (\(state.searchResults.count))", "Enter jumps, Esc closes")
-        case .catalogueResults: return (" Spotify catalogue (\(state.catalogueResults.count))", "Space marks, Enter adds, Esc closes")
+        case .catalogResults: return (" Spotify catalogue (\(state.catalogResults.count))", "Space marks, Enter adds, Esc closes")
         case .info: return (" Statistics of “\(state.infoTitle)”", "any key closes")
         case .versions(let versions):
             return (
@@ -235,14 +235,14 @@ public enum Screen {
         return Array(out.prefix(height))
     }
 
-    static func catalogueLines(_ state: TUIState, width: Int, height: Int) -> [Segment] {
-        let range = window(cursor: state.catalogueCursor, total: state.catalogueResults.count, height: height)
+    static func catalogLines(_ state: TUIState, width: Int, height: Int) -> [Segment] {
+        let range = window(cursor: state.catalogCursor, total: state.catalogResults.count, height: height)
         var out: [Segment] = range.map { row in
-            let hit = state.catalogueResults[row]
-            let marked = state.catalogueMarks.contains(row)
+            let hit = state.catalogResults[row]
+            let marked = state.catalogMarks.contains(row)
             let duration = ClockText.minutesSeconds(milliseconds: hit.durationMS).leftPadded(to: 6)
             let text = (marked ? "•" : " ") + " " + TextWidth.pad("\(hit.title) — \(hit.artist) · \(hit.album)", columns: width - 9) + duration
-            return Segment(TextWidth.pad(text, columns: width), row == state.catalogueCursor ? .selected : (marked ? .header : .normal))
+            return Segment(TextWidth.pad(text, columns: width), row == state.catalogCursor ? .selected : (marked ? .header : .normal))
         }
         while out.count < height { out.append(Segment(String(repeating: " ", count: width))) }
         return Array(out.prefix(height))
@@ -311,7 +311,7 @@ public enum Screen {
             case .filter: label = "/"
             case .command: label = ":"
             case .search: label = "Search all playlists: "
-            case .catalogue: label = "Add from Spotify, search: "
+            case .catalog: label = "Add from Spotify, search: "
             }
             return Segment(TextWidth.pad(label + line.beforeCursor + "▏" + line.afterCursor, columns: width))
         case .confirm(let question): return questionLines(question, width: width, room: 1)[0]

@@ -14,7 +14,7 @@ extension TUIState {
             if focus == .playlists { return (before, Self.matching(before, in: playlists.map(\.name))) }
             let word = Self.lastWord(before)
             return (word, Self.matching(word, in: EntryFilter.fields.map { $0 + ":" }))
-        case .search, .catalogue: return ("", [])
+        case .search, .catalog: return ("", [])
         }
     }
 
@@ -65,7 +65,7 @@ extension TUIState {
         let argument = before.hasSuffix(" ") ? words.count : words.count - 1
         func fixed(_ options: [String]) -> (String, [String]) { (word, Self.matching(word, in: options)) }
         switch (verb, argument) {
-        case ("order", 1): return fixed(Command.SortField.allCases.map(\.rawValue) + ["next", "reverse"])
+        case ("order", 1): return fixed(Command.ViewOrderKey.allCases.map(\.rawValue) + ["next", "reverse"])
         case ("order", 2): return fixed(Command.SortOrder.allCases.map(\.rawValue))
         case ("sort", 1): return fixed(LibraryChange.SortKey.allCases.map(\.rawValue) + ["next", "reverse"])
         case ("sort", 2): return fixed(["reverse"])

@@ -10,7 +10,7 @@ extension TUIState {
         switch mode {
         case .searchResults(let results):
             subject = results.hits.indices.contains(results.cursor) ? (results.hits[results.cursor].track.uri, results.hits[results.cursor].track.title) : nil
-        case .catalogueResults(let results):
+        case .catalogResults(let results):
             subject = results.hits.indices.contains(results.cursor) ? (results.hits[results.cursor].uri, results.hits[results.cursor].title) : nil
         default:
             if focus == .tracks {

@@ -20,8 +20,8 @@ extension TUIState {
         case quit
         /// Run an edit in the background (one at a time, in order), then re-read what it changed.
         case edit(TUIEdit)
-        /// Search Spotify's catalogue, then `showCatalogueResults`.
-        case catalogueSearch(String)
+        /// Search Spotify's catalogue, then `showCatalogResults`.
+        case catalogSearch(String)
         /// The statistics of a playlist, then `showInfo`.
         case loadInfo(String)
         /// The versions timbre kept of a playlist, then `showVersions`.
@@ -63,9 +63,9 @@ extension TUIState {
             mode = .normal
             return []
         case .confirm: return questionKey(event)
-        case .filterInput, .promptInput, .searchInput, .catalogueInput: return typingKey(event)
+        case .filterInput, .promptInput, .searchInput, .catalogInput: return typingKey(event)
         case .picker: return pickerKey(event)
-        case .normal, .searchResults, .catalogueResults: break
+        case .normal, .searchResults, .catalogResults: break
         }
         let key: Key?
         switch event {
@@ -86,7 +86,7 @@ extension TUIState {
         let count = pendingCount
         pendingCount = nil
         guard let command = keymap.command(for: key) else { return [] }
-        if case .move(.top, _) = command {
+        if case .cursor(.top, _) = command {
             afterTopKey = true
             // `gg` is `g`, and `5gg` is `5g`: the second key stays where the first one went.
             if repeatsTop, count == nil { return [] }
@@ -102,7 +102,7 @@ extension TUIState {
     /// other commands ignore it.
     mutating func apply(_ command: Command, count: Int?) -> [Effect] {
         guard let count else { return apply(command) }
-        if case .move(let motion, _) = command, motion == .top || motion == .bottom {
+        if case .cursor(let motion, _) = command, motion == .top || motion == .bottom {
             // `1G`, `42G`, `42gg`: vim's line numbers (counted from 1) — the entry labelled 42.
             message = nil
             goTo(label: count)
@@ -110,7 +110,7 @@ extension TUIState {
         }
         guard count > 1 else { return apply(command) }
         switch command {
-        case .move(let motion, let times): return apply(.move(motion, count: min(Self.countLimit, times * count)))
+        case .cursor(let motion, let times): return apply(.cursor(motion, count: min(Self.countLimit, times * count)))
         // `3.`: 30 s; `4+`: 20 %.
         case .seek(let seconds): return apply(.seek(seconds * min(count, 100)))
         case .volume(let step): return apply(.volume(step * min(count, 100)))
@@ -139,14 +139,14 @@ extension TUIState {
         case .add(let text?):
             // The query's results replace the message line themselves.
             guard changeablePlaylist("add to") != nil else { return [] }
-            return [.catalogueSearch(text)]
+            return [.catalogSearch(text)]
         // A key bound to `filter text` does nothing over search results (from the `:` prompt the
         // mode is already back to normal).
         case .filter(.some) where mode != .normal: return []
         default: message = nil
         }
         switch command {
-        case .move(let motion, let count): move(motion, count: count)
+        case .cursor(let motion, let count): move(motion, count: count)
         case .focus(let target): changeFocus(target)
         case .open: return open()
         case .filter(let text): filter(text)
@@ -175,7 +175,7 @@ extension TUIState {
         case .add:
             // With text it returned above.
             guard changeablePlaylist("add to") != nil else { return [] }
-            mode = .typing(.catalogue, PromptLine())
+            mode = .typing(.catalog, PromptLine())
         case .addTo(let query): return openPicker(query: query)
         case .copyLink: return copyLink()
         case .info: return info()
@@ -200,7 +200,7 @@ extension TUIState {
     /// Enter: jump to a search hit, add the catalogue's marks, open a folder or a playlist.
     private mutating func open() -> [Effect] {
         if mode.kind == .searchResults { return jumpToSearchHit() }
-        if mode.kind == .catalogueResults { return addCatalogueSelection() }
+        if mode.kind == .catalogResults { return addCatalogSelection() }
         if focus == .playlists, selectedFolder != nil { return toggleSelectedFolder() }
         if focus == .playlists, let playlist = selectedPlaylist {
             focus = .tracks
@@ -254,7 +254,7 @@ extension TUIState {
             sortField = field
             sortOrder = order ?? .asc
         case .nextField:
-            let all = Command.SortField.allCases
+            let all = Command.ViewOrderKey.allCases
             sortField = all[(all.firstIndex(of: sortField).map { $0 + 1 } ?? 0) % all.count]
             sortOrder = .asc
         case .reverse:

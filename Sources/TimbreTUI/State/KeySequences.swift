@@ -29,7 +29,7 @@ extension TUIState {
         let count = pendingCount
         pendingCount = nil
         // `gg` while `g` starts a sequence (`"g p"` bound): vim's `gg`, the top (or row N).
-        if rest.count == 1, key == first, case .move(.top, _)? = keymap.command(for: first) { return apply(.move(.top, count: 1), count: count) }
+        if rest.count == 1, key == first, case .cursor(.top, _)? = keymap.command(for: first) { return apply(.cursor(.top, count: 1), count: count) }
         var effects = keymap.command(for: first).map { apply($0, count: count) } ?? []
         for next in rest { effects += handle(.key(next)) }
         return effects

@@ -25,10 +25,10 @@ extension TUIState {
     }
 
     mutating func toggleMark() {
-        if case .catalogueResults(var results) = mode {
+        if case .catalogResults(var results) = mode {
             guard results.hits.indices.contains(results.cursor) else { return }
             if results.marks.remove(results.cursor) == nil { results.marks.insert(results.cursor) }
-            mode = .catalogueResults(results)
+            mode = .catalogResults(results)
             move(.down, count: 1)
             return
         }
@@ -356,7 +356,7 @@ extension TUIState {
             guard let playlist = changeablePlaylist("shuffle", orderMatters: true), let id = spotifyID(of: playlist) else { return [] }
             return [.edit(.entries(id, .shuffle))]
         case .sort(let key, let reverse, save: false):
-            guard let field = Command.SortField(rawValue: key.rawValue) else { return [] }
+            guard let field = Command.ViewOrderKey(rawValue: key.rawValue) else { return [] }
             order(.set(field, reverse ? .desc : .asc))
             message =
                 "sorted the view by \(key.rawValue) \(reverse ? "↓" : "↑") (Spotify's order is unchanged): :sort! \(key.rawValue)\(reverse ? " reverse" : "") or :save-order saves it"
@@ -395,8 +395,8 @@ extension TUIState {
     }
 
     /// Enter on catalogue results: adds the marked results (or the current one) at the end of the open playlist.
-    mutating func addCatalogueSelection() -> [Effect] {
-        guard case .catalogueResults(let results) = mode else { return [] }
+    mutating func addCatalogSelection() -> [Effect] {
+        guard case .catalogResults(let results) = mode else { return [] }
         let picked = results.marks.isEmpty ? [results.cursor] : results.marks.sorted()
         let uris = picked.filter { results.hits.indices.contains($0) }.map { results.hits[$0].uri }
         mode = .normal
@@ -405,8 +405,8 @@ extension TUIState {
         return resolveAdd(PendingAdd(playlistID: playlist.id, playlistName: playlist.name, uris: uris, position: nil), existing: Set(tracks.map(\.uri)))
     }
 
-    public mutating func showCatalogueResults(_ hits: [CatalogueHit], query: String) {
-        mode = .catalogueResults(CatalogueResults(hits: hits))
+    public mutating func showCatalogResults(_ hits: [CatalogHit], query: String) {
+        mode = .catalogResults(CatalogResults(hits: hits))
         message =
             hits.isEmpty
             ? "Spotify found no track for “\(TerminalText.preview(query, limit: 40))”"

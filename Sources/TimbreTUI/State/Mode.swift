@@ -18,7 +18,7 @@ extension TUIState {
         /// A y/n question before a destructive edit, or y/r/n before a long order change.
         case confirm(Question)
         /// `a`: Spotify's catalogue results, to mark and add.
-        case catalogueResults(CatalogueResults)
+        case catalogResults(CatalogResults)
         /// `i`: a playlist's statistics.
         case info(Info)
         /// `H`: a playlist's versions, and one compared with the current list.
@@ -29,7 +29,7 @@ extension TUIState {
         /// Which mode, without its data (for comparisons and tests).
         public enum Kind: Sendable, Equatable {
             case normal, filterInput, promptInput, searchInput, help, searchResults, messages
-            case confirm, catalogueInput, catalogueResults, info, versions, picker
+            case confirm, catalogInput, catalogResults, info, versions, picker
         }
 
         public var kind: Kind {
@@ -38,12 +38,12 @@ extension TUIState {
             case .typing(.filter, _): .filterInput
             case .typing(.command, _): .promptInput
             case .typing(.search, _): .searchInput
-            case .typing(.catalogue, _): .catalogueInput
+            case .typing(.catalog, _): .catalogInput
             case .help(_): .help
             case .messages(_): .messages
             case .searchResults: .searchResults
             case .confirm: .confirm
-            case .catalogueResults: .catalogueResults
+            case .catalogResults: .catalogResults
             case .info: .info
             case .versions: .versions
             case .picker: .picker
@@ -52,7 +52,7 @@ extension TUIState {
     }
 
     /// What a line being typed is for: `/` filter, `:` command, `F` search, `a` catalogue query.
-    public enum Prompt: Sendable, Equatable, Hashable { case filter, command, search, catalogue }
+    public enum Prompt: Sendable, Equatable, Hashable { case filter, command, search, catalog }
 
     /// A scrolled text overlay (help, messages): the first line shown and the `/` query.
     public struct Overlay: Sendable, Equatable {
@@ -105,8 +105,8 @@ extension TUIState {
         public internal(set) var cursor = 0
     }
 
-    public struct CatalogueResults: Sendable, Equatable {
-        public internal(set) var hits: [CatalogueHit]
+    public struct CatalogResults: Sendable, Equatable {
+        public internal(set) var hits: [CatalogHit]
         public internal(set) var cursor = 0
         /// Marked results, by index into `hits`.
         public internal(set) var marks: Set<Int> = []
@@ -142,18 +142,18 @@ extension TUIState {
         return 0
     }
 
-    public var catalogueResults: [CatalogueHit] {
-        if case .catalogueResults(let results) = mode { return results.hits }
+    public var catalogResults: [CatalogHit] {
+        if case .catalogResults(let results) = mode { return results.hits }
         return []
     }
 
-    public var catalogueCursor: Int {
-        if case .catalogueResults(let results) = mode { return results.cursor }
+    public var catalogCursor: Int {
+        if case .catalogResults(let results) = mode { return results.cursor }
         return 0
     }
 
-    public var catalogueMarks: Set<Int> {
-        if case .catalogueResults(let results) = mode { return results.marks }
+    public var catalogMarks: Set<Int> {
+        if case .catalogResults(let results) = mode { return results.marks }
         return []
     }
 

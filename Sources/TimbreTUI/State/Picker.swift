@@ -128,7 +128,7 @@ extension TUIState {
             guard results.hits.indices.contains(results.cursor) else { return nil }
             let hit = results.hits[results.cursor].track
             return ([hit.uri], "“\(TerminalText.preview(hit.title, limit: 40))”")
-        case .catalogueResults(let results):
+        case .catalogResults(let results):
             let picked = (results.marks.isEmpty ? [results.cursor] : results.marks.sorted()).filter { results.hits.indices.contains($0) }
             guard !picked.isEmpty else { return nil }
             return (

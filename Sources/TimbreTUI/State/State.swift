@@ -41,13 +41,13 @@ public struct TUIState: Sendable {
     /// Not private: `setTracks` resets these and `resort` (VisibleRows.swift) reads them.
     var tracksInPositionOrder = true
     /// All rows of `tracks` sorted for `sortField`/`sortOrder`; nil until needed, reset with the rows.
-    var sortedRows: (field: Command.SortField, order: Command.SortOrder, indices: [Int])?
+    var sortedRows: (field: Command.ViewOrderKey, order: Command.SortOrder, indices: [Int])?
     public internal(set) var visibleTracks: [Int] = []
     public internal(set) var trackCursor = 0
     public internal(set) var focus: Pane = .playlists
     public internal(set) var playlistFilter = ""
     public internal(set) var trackFilter = ""
-    public internal(set) var sortField: Command.SortField = .position
+    public internal(set) var sortField: Command.ViewOrderKey = .position
     public internal(set) var sortOrder: Command.SortOrder = .asc
     /// The view's order of each playlist ordered otherwise than by position: opening a playlist
     /// again (or after a restart: `ViewOrders`) shows it as it was left.
@@ -58,7 +58,7 @@ public struct TUIState: Sendable {
     /// Edits under way the view cannot show yet, by playlist ("*": undo and redo, any playlist).
     var unmirroredEdits: [String: Int] = [:]
     struct ViewOrder: Equatable {
-        var field: Command.SortField
+        var field: Command.ViewOrderKey
         var order: Command.SortOrder
     }
     /// The mode and the data only it uses (Mode.swift).

@@ -76,7 +76,7 @@ extension TUIState {
                 reportError("\(error)")
                 return []
             }
-        case .search, .catalogue:
+        case .search, .catalog:
             let query = text.trimmingCharacters(in: .whitespaces)
             guard !query.isEmpty else { return [] }
             return apply(prompt == .search ? .search(query) : .add(query))

@@ -15,7 +15,7 @@ enum ViewOrders {
         var orders: [String: TUIState.ViewOrder] = [:]
         for (playlist, text) in object {
             let words = text.split(separator: " ").map(String.init)
-            guard words.count == 2, let field = Command.SortField(rawValue: words[0]), let order = Command.SortOrder(rawValue: words[1]) else { continue }
+            guard words.count == 2, let field = Command.ViewOrderKey(rawValue: words[0]), let order = Command.SortOrder(rawValue: words[1]) else { continue }
             orders[playlist] = TUIState.ViewOrder(field: field, order: order)
         }
         return orders

@@ -125,9 +125,9 @@ extension TUIState {
     }
 
     mutating func move(_ motion: Command.Motion, count: Int, wrap: Bool = false) {
-        if case .catalogueResults(var results) = mode {
+        if case .catalogResults(var results) = mode {
             results.cursor = Self.moved(results.cursor, motion, count: count, total: results.hits.count, page: pageSize, wrap: wrap)
-            mode = .catalogueResults(results)
+            mode = .catalogResults(results)
             return
         }
         if case .searchResults(var results) = mode {

@@ -10,7 +10,7 @@ import TimbreNet
 /// applied whose answer is lost, and a network that goes down after a number of writes (the
 /// process "dies" there). Every call is logged (`calls`); answers can be scripted by path prefix
 /// (`scripted`, ahead of the model: the sync's seam tests), tracks named for `GET tracks/{id}`
-/// (`catalogue`), and the player's paths answered with one answer or refusal (`player`).
+/// (`catalog`), and the player's paths answered with one answer or refusal (`player`).
 final class FakeSpotify: SpotifyAPI, @unchecked Sendable {
     /// One call as it reached the fake.
     struct Call: Sendable, Equatable {
@@ -50,7 +50,7 @@ final class FakeSpotify: SpotifyAPI, @unchecked Sendable {
     /// Bodies answered to a GET whose path starts with a key (the longest matching key wins).
     let scripted: Locked<[String: String]>
     /// Names of the tracks `GET tracks/{id}` finds, by URI (the model itself names none).
-    let catalogue = Locked<[String: String]>([:])
+    let catalog = Locked<[String: String]>([:])
     /// `me/player…`: answered with `answer`, or refused with `refusal`.
     let player: Locked<(answer: HTTPResponse, refusal: SpotifyError?)>
 
@@ -88,7 +88,7 @@ final class FakeSpotify: SpotifyAPI, @unchecked Sendable {
             if let refusal { throw refusal }
             return answer
         }
-        if path.hasPrefix("tracks/"), let name = catalogue.current["spotify:track:" + path.dropFirst(7)] {
+        if path.hasPrefix("tracks/"), let name = catalog.current["spotify:track:" + path.dropFirst(7)] {
             let id = path.dropFirst(7)
             return Self.ok(
                 #"{"id": "\#(id)", "uri": "spotify:track:\#(id)", "name": "\#(name)", "type": "track", "duration_ms": 2000, "is_local": false, "artists": [{"name": "Someone"}], "album": {"name": "Elsewhere"}}"#

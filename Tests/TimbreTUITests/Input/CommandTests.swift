@@ -53,7 +53,7 @@ import TimbreLibrary
     }
 
     @Test func parsingIsForgivingAboutCaseAndSpaces() throws {
-        #expect(try Command.parse("  MOVE   Down ") == .move(.down, count: 1))
+        #expect(try Command.parse("  MOVE   Down ") == .cursor(.down, count: 1))
         #expect(try Command.parse("q") == .quit)
     }
 
@@ -72,8 +72,8 @@ import TimbreLibrary
     @Test func defaultKeymapCoversTheDocumentedKeys() throws {
         let map = Keymap()
         let expectations: [(String, Command)] = [
-            ("j", .move(.down, count: 1)), ("k", .move(.up, count: 1)), ("g", .move(.top, count: 1)), ("G", .move(.bottom, count: 1)),
-            ("C-f", .move(.pagedown, count: 1)), ("C-b", .move(.pageup, count: 1)), ("Tab", .focus(.next)), ("h", .focus(.playlists)),
+            ("j", .cursor(.down, count: 1)), ("k", .cursor(.up, count: 1)), ("g", .cursor(.top, count: 1)), ("G", .cursor(.bottom, count: 1)),
+            ("C-f", .cursor(.pagedown, count: 1)), ("C-b", .cursor(.pageup, count: 1)), ("Tab", .focus(.next)), ("h", .focus(.playlists)),
             ("l", .focus(.tracks)), ("Enter", .open), ("/", .filter(nil)), ("n", .nextMatch), ("N", .previousMatch),
             ("Esc", .clear), ("s", .order(.nextField)), ("F", .search(nil)), ("U", .sync), ("?", .help), ("C-l", .redraw), ("q", .quit),
         ]
@@ -85,7 +85,7 @@ import TimbreLibrary
         let problems = map.apply(["x": "quit", "q": "none", "C-k": "move up 5", "bogus-key": "quit", "z": "teleport"])
         #expect(map.command(for: try #require(Key("x"))) == .quit)
         #expect(map.command(for: try #require(Key("q"))) == nil)
-        #expect(map.command(for: try #require(Key("C-k"))) == .move(.up, count: 5))
+        #expect(map.command(for: try #require(Key("C-k"))) == .cursor(.up, count: 5))
         #expect(problems.count == 2)
         #expect(map.helpLines.contains { $0.command == "quit" && $0.keys == "x" })
     }

@@ -25,10 +25,10 @@ import TimbreLibrary
             PlaylistRow(id: "pl1", name: "Road Trip", trackCount: 140, owner: "me", unavailable: false),
             PlaylistRow(id: "liked", name: "Liked Songs", trackCount: 140, owner: "me", unavailable: false),
         ])
-        if id == "liked" { state.apply(.move(.down, count: 1)) }
+        if id == "liked" { state.apply(.cursor(.down, count: 1)) }
         state.apply(.open)
         state.setTracks(rows(140), of: id)
-        state.apply(.move(.down, count: cursor))
+        state.apply(.cursor(.down, count: cursor))
         state.setNowPlaying(playing)
         return state
     }
@@ -54,7 +54,7 @@ import TimbreLibrary
         // Sorted otherwise, the offset is still the entry's place in the playlist.
         state.apply(.order(.reverse))
         #expect(state.selectedTrack?.position == 4)
-        state.apply(.move(.down, count: 1))
+        state.apply(.cursor(.down, count: 1))
         #expect(state.handle(try key("Enter")) == [.player(.play(contextPlaylistID: "pl1", uris: nil, offsetPosition: 3, deviceID: nil))])
         #expect(try Command.parse("play") == .play)
         #expect(state.apply(.play) == [.player(.play(contextPlaylistID: "pl1", uris: nil, offsetPosition: 3, deviceID: nil))])
@@ -66,8 +66,8 @@ import TimbreLibrary
         let expected = (10..<110).map { "spotify:track:t\($0)" }
         #expect(effects == [.player(.play(contextPlaylistID: nil, uris: expected, offsetPosition: nil, deviceID: nil))])
         // Near the end: what is left.
-        state.apply(.move(.bottom, count: 1))
-        state.apply(.move(.up, count: 2))
+        state.apply(.cursor(.bottom, count: 1))
+        state.apply(.cursor(.up, count: 2))
         let tail = (137..<140).map { "spotify:track:t\($0)" }
         #expect(state.handle(try key("Enter")) == [.player(.play(contextPlaylistID: nil, uris: tail, offsetPosition: nil, deviceID: nil))])
     }

@@ -26,10 +26,10 @@ import TimbreLibrary
 
     func openedState() -> TUIState {
         var state = sampleState()
-        state.apply(.move(.down, count: 1))
+        state.apply(.cursor(.down, count: 1))
         state.apply(.open)
         state.setTracks(sampleTracks, of: "p1")
-        state.apply(.move(.down, count: 1))
+        state.apply(.cursor(.down, count: 1))
         return state
     }
 
@@ -47,7 +47,7 @@ import TimbreLibrary
 
     @Test func openOnAPlaylistLoadsItsTracks() {
         var state = sampleState()
-        state.apply(.move(.down, count: 1))
+        state.apply(.cursor(.down, count: 1))
         #expect(state.apply(.open) == [.loadTracks("p1")])
         #expect(state.focus == .tracks)
         #expect(state.apply(.open) == [], "on the tracks pane Enter opens nothing")
@@ -101,14 +101,14 @@ import TimbreLibrary
 
     @Test func onlyTheCommandsThatNeedTheAppHaveEffects() {
         let expected: [(Command, [TUIState.Effect])] = [
-            (.move(.down, count: 1), []), (.focus(.next), []), (.filter(nil), []), (.filter("a"), []), (.nextMatch, []),
+            (.cursor(.down, count: 1), []), (.focus(.next), []), (.filter(nil), []), (.filter("a"), []), (.nextMatch, []),
             (.previousMatch, []), (.clear, []), (.order(.nextField), []), (.search(nil), []), (.help, []), (.messages, []),
             (.prompt, []), (.open, [.loadTracks("liked")]), (.search("x"), [.search("x")]), (.sync, [.startSync]),
             (.redraw, [.redraw]), (.quit, [.quit]),
             // Managing, on the playlists pane with Liked Songs selected and nothing open: the
             // entry edits need an open playlist; Liked Songs has no order and no name to change.
             (.mark, []), (.markRange, []), (.remove, []), (.yank, []), (.paste(.after), []), (.shift(.down), []),
-            (.undo, [.edit(.undo)]), (.redo, [.edit(.redo)]), (.add(nil), []), (.add("x"), [.catalogueSearch("x")]),
+            (.undo, [.edit(.undo)]), (.redo, [.edit(.redo)]), (.add(nil), []), (.add("x"), [.catalogSearch("x")]),
             (.info, [.loadInfo("liked")]), (.toggle, []), (.new("N"), [.edit(.change(.create(PlaylistDetails(name: "N", isPublic: false))))]),
             (.rename("N"), []),
             (.delete, []), (.dedupe(fuzzy: false), []), (.shuffle, []), (.sort(.title, reverse: false, save: true), []),

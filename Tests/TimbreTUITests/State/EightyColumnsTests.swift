@@ -44,7 +44,7 @@ import TimbreTestSupport
 
     @Test func oneGIsTheFirstRowAndNGTheEntryLabelledN() {
         var state = opened()
-        state.apply(.move(.bottom, count: 1))
+        state.apply(.cursor(.bottom, count: 1))
         for character in "1G" { _ = state.handle(.character(character)) }
         #expect(state.trackCursor == 0, "1G: the first row, as vim's")
         // Every third row hidden by a field filter: labels are positions, not visible rows.
@@ -61,7 +61,7 @@ import TimbreTestSupport
 
     @Test func ggIsGAndACountBeforeItIsTheLine() {
         var state = opened()
-        state.apply(.move(.down, count: 50))
+        state.apply(.cursor(.down, count: 50))
         for character in "gg" { _ = state.handle(.character(character)) }
         #expect(state.trackCursor == 0)
         for character in "5gg" { _ = state.handle(.character(character)) }
@@ -74,7 +74,7 @@ import TimbreTestSupport
         // With a sequence starting with g bound, gg still goes to the top.
         var bound = opened()
         _ = bound.keymap.apply(["g p": "add-to"])
-        bound.apply(.move(.down, count: 30))
+        bound.apply(.cursor(.down, count: 30))
         for character in "gg" { _ = bound.handle(.character(character)) }
         #expect(bound.trackCursor == 0 && bound.pendingKeys.isEmpty)
     }
@@ -243,7 +243,7 @@ import TimbreTestSupport
         state.setTracks(Array(rows(30).prefix(12)), of: "mine000000000000000000", total: 30)
         #expect(state.tracksToCome == 18 && state.tracks.count == 12)
         #expect(Screen.rightHeader(state, width: 60) == " Big · 30 · sort position ↑ · public")
-        state.apply(.move(.down, count: 3))
+        state.apply(.cursor(.down, count: 3))
         state.setTracks(rows(30), of: "mine000000000000000000")
         #expect(state.tracksToCome == nil && state.tracks.count == 30 && state.trackCursor == 3)
         #expect(Screen.rightHeader(state, width: 60) == " Big · 30 · sort position ↑ · public")

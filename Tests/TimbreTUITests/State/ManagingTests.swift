@@ -25,7 +25,7 @@ import TimbreTestSupport
             PlaylistRow(id: "theirs0000000000000000", name: "Theirs", trackCount: 6, owner: "someone", unavailable: false, editable: false),
         ])
         if let row = state.paneRows.firstIndex(where: { state.playlistIndex(of: $0).map { state.playlists[$0].id == id } ?? false }) {
-            state.apply(.move(.down, count: row))
+            state.apply(.cursor(.down, count: row))
         }
         #expect(state.apply(.open) == [.loadTracks(id)])
         state.setTracks(rows, of: id)
@@ -37,13 +37,13 @@ import TimbreTestSupport
         s.apply(.mark)
         s.apply(.mark)
         #expect(s.marks == [0, 1] && s.trackCursor == 2)
-        s.apply(.move(.up, count: 1))
+        s.apply(.cursor(.up, count: 1))
         s.apply(.mark)
         #expect(s.marks == [0] && s.trackCursor == 2, "Space on a marked entry unmarks it")
         s.apply(.mark)
         #expect(s.marks == [0, 2] && s.trackCursor == 3)
         s.apply(.markRange)
-        s.apply(.move(.down, count: 1))
+        s.apply(.cursor(.down, count: 1))
         #expect(s.effectiveMarks == [0, 2, 3, 4] && s.marks == [0, 2], "the range follows the cursor")
         s.apply(.markRange)
         #expect(s.marks == [0, 2, 3, 4] && s.rangeAnchor == nil)
@@ -60,7 +60,7 @@ import TimbreTestSupport
     @Test func dAsksNamingHowManyAndOnlyYesRemovesExactlyThoseEntries() throws {
         var s = state()
         s.apply(.mark)
-        s.apply(.move(.down, count: 2))
+        s.apply(.cursor(.down, count: 2))
         s.apply(.mark)
         #expect(s.handle(.character("d")) == [])
         // Each entry is named by its number as the interface shows it (from 1).
@@ -75,8 +75,8 @@ import TimbreTestSupport
         #expect(s.handle(.character("y")) == [.edit(.entries(.test("mine000000000000000000"), .removePositions([0, 3])))])
         #expect(s.marks.isEmpty)
         // Nothing marked: the entry under the cursor.
-        s.apply(.move(.top, count: 1))
-        s.apply(.move(.down, count: 1))
+        s.apply(.cursor(.top, count: 1))
+        s.apply(.cursor(.down, count: 1))
         _ = s.apply(.remove)
         #expect(s.question?.text == "Remove 1 entry from “Mine”? (y/n) #2 Song 1 — Massive Attack")
         let escape = try #require(Key("Esc"))
@@ -85,14 +85,14 @@ import TimbreTestSupport
 
     @Test func yankedEntriesPasteAfterOrBeforeTheCursorInAnotherPlaylist() {
         var s = state()
-        s.apply(.move(.down, count: 1))
+        s.apply(.cursor(.down, count: 1))
         s.apply(.markRange)
-        s.apply(.move(.down, count: 2))
+        s.apply(.cursor(.down, count: 2))
         s.apply(.yank)
         #expect(s.register == Array(Self.rows[1...3].map(\.uri)) && s.marks.isEmpty)
         // Open "Other" and paste after its second entry, then before its first.
         s.apply(.focus(.playlists))
-        s.apply(.move(.down, count: 1))
+        s.apply(.cursor(.down, count: 1))
         #expect(s.selectedPlaylist?.id == "other00000000000000000")
         s.apply(.open)
         s.setTracks(
@@ -101,9 +101,9 @@ import TimbreTestSupport
                 row.position = $0
                 return row
             }, of: "other00000000000000000")
-        s.apply(.move(.down, count: 1))
+        s.apply(.cursor(.down, count: 1))
         #expect(s.apply(.paste(.after)) == [.edit(.entries(.test("other00000000000000000"), .add(uris: s.register, position: 2)))])
-        s.apply(.move(.top, count: 1))
+        s.apply(.cursor(.top, count: 1))
         #expect(s.apply(.paste(.before)) == [.edit(.entries(.test("other00000000000000000"), .add(uris: s.register, position: 0)))])
     }
 
@@ -130,20 +130,20 @@ import TimbreTestSupport
 
     @Test func jAndKMoveOneRunInPlaylistOrderAndTheMarksFollow() {
         var s = state()
-        s.apply(.move(.down, count: 1))
+        s.apply(.cursor(.down, count: 1))
         s.apply(.mark)
         s.apply(.mark)
         #expect(s.marks == [1, 2])
         #expect(s.apply(.shift(.down)) == [.edit(.entries(.test("mine000000000000000000"), .move(start: 1, length: 2, to: 2)))])
         #expect(s.marks == [2, 3])
         #expect(s.apply(.shift(.up)) == [.edit(.entries(.test("mine000000000000000000"), .move(start: 2, length: 2, to: 1)))])
-        s.apply(.move(.top, count: 1))
+        s.apply(.cursor(.top, count: 1))
         s.apply(.clear)
         #expect(s.apply(.shift(.up)) == [] && s.message == "already at the top")
-        s.apply(.move(.bottom, count: 1))
+        s.apply(.cursor(.bottom, count: 1))
         #expect(s.apply(.shift(.down)) == [] && s.message == "already at the end")
         s.apply(.mark)
-        s.apply(.move(.top, count: 1))
+        s.apply(.cursor(.top, count: 1))
         s.apply(.mark)
         #expect(s.apply(.shift(.down)) == [], "marks 0 and 5 are not one run")
         s.apply(.clear)
@@ -327,7 +327,7 @@ import TimbreTestSupport
         let playlists = ["liked", "a", "b", "c"].map { PlaylistRow(id: $0, name: $0.uppercased(), trackCount: 1, owner: "me", unavailable: false) }
         s.setPlaylists(playlists, folders: [FolderRow(name: "Road", expanded: false, playlists: ["b", "c"])])
         #expect(s.paneRows == [.playlist(0, inFolder: false), .folder(0), .playlist(1, inFolder: false)])
-        s.apply(.move(.down, count: 1))
+        s.apply(.cursor(.down, count: 1))
         #expect(s.apply(.open) == [.edit(.folder(.setExpanded("Road", true)))])
         #expect(
             s.paneRows == [
@@ -337,7 +337,7 @@ import TimbreTestSupport
         #expect(pane.contains { $0.hasPrefix(" ▾ Road") } && pane.contains { $0.hasPrefix("     B") })
         #expect(s.apply(.toggle) == [.edit(.folder(.setExpanded("Road", false)))])
         #expect(s.selectedFolder?.name == "Road", "the cursor stays on the folder")
-        s.apply(.move(.down, count: 1))
+        s.apply(.cursor(.down, count: 1))
         #expect(s.apply(.folder(.add("Road"))) == [.edit(.folder(.add(playlistID: "a", to: "Road")))])
         #expect(s.apply(.folder(.add("road "))) == [.edit(.folder(.add(playlistID: "a", to: "Road")))], "matched ignoring case")
         #expect(s.apply(.folder(.add("Chill Out"))) == [], "a new folder is asked about first")
@@ -351,21 +351,21 @@ import TimbreTestSupport
         #expect(s.paneRows == [.playlist(3, inFolder: false)])
     }
 
-    @Test func catalogueResultsAreMarkedAndAddedToTheEndOfTheOpenPlaylist() {
+    @Test func catalogResultsAreMarkedAndAddedToTheEndOfTheOpenPlaylist() {
         var s = state()
-        #expect(s.apply(.add(nil)) == [] && s.mode.kind == .catalogueInput)
+        #expect(s.apply(.add(nil)) == [] && s.mode.kind == .catalogInput)
         for character in "teardrop" { _ = s.type(.character(character)) }
-        #expect(s.type(.enter) == [.catalogueSearch("teardrop")])
+        #expect(s.type(.enter) == [.catalogSearch("teardrop")])
         let hits = (0..<3).map {
-            CatalogueHit(
+            CatalogHit(
                 uri: "spotify:track:\(String(repeating: "b", count: 21))\($0)", title: "Teardrop \($0)", artist: "Massive Attack", album: "Mezzanine",
                 durationMS: 330_000)
         }
-        s.showCatalogueResults(hits, query: "teardrop")
+        s.showCatalogResults(hits, query: "teardrop")
         s.apply(.mark)
-        s.apply(.move(.down, count: 1))
+        s.apply(.cursor(.down, count: 1))
         s.apply(.mark)
-        #expect(s.catalogueMarks == [0, 2])
+        #expect(s.catalogMarks == [0, 2])
         #expect(s.apply(.open) == [.edit(.entries(.test("mine000000000000000000"), .add(uris: [hits[0].uri, hits[2].uri], position: nil)))])
         #expect(s.mode.kind == .normal)
     }

@@ -6,9 +6,9 @@ import TimbreLibrary
 /// Each mode carries the data only it uses: leaving it drops that data, so nothing of a closed
 /// question, result list or typed line is left behind to be read in another mode.
 @Suite struct ModeTests {
-    func hits(_ count: Int) -> [CatalogueHit] {
+    func hits(_ count: Int) -> [CatalogHit] {
         (0..<count).map {
-            CatalogueHit(
+            CatalogHit(
                 uri: "spotify:track:\(String(repeating: "c", count: 21))\($0)", title: "Song \($0)", artist: "Artist", album: "Album",
                 durationMS: 200_000)
         }
@@ -24,17 +24,17 @@ import TimbreLibrary
         return state
     }
 
-    @Test func escOverCatalogueResultsDropsTheResultsAndTheirMarks() {
+    @Test func escOverCatalogResultsDropsTheResultsAndTheirMarks() {
         var state = opened()
-        state.showCatalogueResults(hits(3), query: "song")
+        state.showCatalogResults(hits(3), query: "song")
         state.apply(.mark)
-        #expect(state.mode == .catalogueResults(TUIState.CatalogueResults(hits: hits(3), cursor: 1, marks: [0])))
+        #expect(state.mode == .catalogResults(TUIState.CatalogResults(hits: hits(3), cursor: 1, marks: [0])))
         state.apply(.clear)
         #expect(state.mode == .normal)
-        #expect(state.catalogueResults.isEmpty && state.catalogueMarks.isEmpty && state.catalogueCursor == 0)
+        #expect(state.catalogResults.isEmpty && state.catalogMarks.isEmpty && state.catalogCursor == 0)
         // Shown again, nothing is marked.
-        state.showCatalogueResults(hits(2), query: "song")
-        #expect(state.catalogueMarks.isEmpty && state.catalogueCursor == 0)
+        state.showCatalogResults(hits(2), query: "song")
+        #expect(state.catalogMarks.isEmpty && state.catalogCursor == 0)
     }
 
     @Test func theQuestionLivesOnlyWhileItIsAsked() {

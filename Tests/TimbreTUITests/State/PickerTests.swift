@@ -23,7 +23,7 @@ import TimbreTestSupport
             PlaylistRow(id: "road", name: "Road Trip", trackCount: 0, owner: "me", unavailable: false),
             PlaylistRow(id: "theirs0000000000000000", name: "Theirs", trackCount: 6, owner: "someone", unavailable: false, editable: false),
         ])
-        state.apply(.move(.down, count: 1))
+        state.apply(.cursor(.down, count: 1))
         _ = state.apply(.open)
         state.setTracks(Self.rows, of: "mine000000000000000000")
         return state
@@ -55,7 +55,7 @@ import TimbreTestSupport
     @Test func typingNarrowsArrowsChooseAndEnterAddsTheMarkedEntriesAsOneEdit() throws {
         var s = state()
         s.apply(.mark)
-        s.apply(.move(.down, count: 1))
+        s.apply(.cursor(.down, count: 1))
         s.apply(.mark)
         #expect(s.handle(.character("A")) == [] && s.mode.kind == .picker)
         #expect(Screen.rightHeader(s).contains("Add 2 entries to (4 of 4)"))
@@ -94,7 +94,7 @@ import TimbreTestSupport
         #expect(s.apply(.addTo(nil)) == [] && s.mode.kind == .normal && s.message?.contains("A adds entries") == true)
     }
 
-    @Test func fromSearchResultsAndCatalogueResults() throws {
+    @Test func fromSearchResultsAndCatalogResults() throws {
         var s = state()
         s.showSearchResults([TUIState.SearchHit(playlistID: "other00000000000000000", playlistName: "Other", track: Self.rows[4])], query: "song")
         #expect(s.handle(.character("A")) == [] && s.picker?.uris == [Self.rows[4].uri])
@@ -102,10 +102,10 @@ import TimbreTestSupport
         #expect(
             s.handle(key("Enter")) == [.checkAdd(.init(playlistID: "mine000000000000000000", playlistName: "Mine", uris: [Self.rows[4].uri], position: nil))])
         let hits = (0..<2).map {
-            CatalogueHit(uri: "spotify:track:\(String(repeating: "c", count: 21))\($0)", title: "Hit \($0)", artist: "A", album: "B", durationMS: 1)
+            CatalogHit(uri: "spotify:track:\(String(repeating: "c", count: 21))\($0)", title: "Hit \($0)", artist: "A", album: "B", durationMS: 1)
         }
-        s.showCatalogueResults(hits, query: "hit")
-        s.apply(.move(.down, count: 1))
+        s.showCatalogResults(hits, query: "hit")
+        s.apply(.cursor(.down, count: 1))
         #expect(s.handle(.character("A")) == [] && s.picker?.uris == [hits[1].uri] && s.picker?.what == "“Hit 1”")
     }
 
@@ -126,12 +126,12 @@ import TimbreTestSupport
         #expect(all.handle(.character("s")) == [] && all.message == "all of them are there already; nothing was sent")
     }
 
-    @Test func pasteAndCatalogueAddAskWhenTheOpenPlaylistHoldsTheTracks() {
+    @Test func pasteAndCatalogAddAskWhenTheOpenPlaylistHoldsTheTracks() {
         var s = state()
         s.apply(.yank)
         #expect(s.apply(.paste(.after)) == [] && s.question?.text == "1 already in “Mine” — add anyway? (y/n/s=skip them)")
         #expect(s.handle(.character("y")) == [.edit(.entries(.test("mine000000000000000000"), .add(uris: [Self.rows[0].uri], position: 1)))])
-        s.showCatalogueResults([CatalogueHit(uri: Self.rows[2].uri, title: "Song 2", artist: "", album: "", durationMS: 1)], query: "x")
+        s.showCatalogResults([CatalogHit(uri: Self.rows[2].uri, title: "Song 2", artist: "", album: "", durationMS: 1)], query: "x")
         #expect(s.apply(.open) == [] && s.question?.text.hasPrefix("1 already in “Mine”") == true)
         #expect(s.handle(.character("s")) == [] && s.message == "all of them are there already; nothing was sent")
     }
@@ -176,7 +176,7 @@ import TimbreTestSupport
     @Test func aSequenceRunsItsCommandAndABrokenOneFallsBackToTheSingleKeys() throws {
         var s = PickerTests().state()
         #expect(s.keymap.apply(["g p": "add-to", "g x": "copy-link", "z z z": "quit", "g q": "nonsense", "g  ": "quit"]).count == 2)
-        s.apply(.move(.down, count: 3))
+        s.apply(.cursor(.down, count: 3))
         #expect(s.handle(.character("g")) == [] && s.trackCursor == 3 && s.pendingKeys == [Key("g")])
         #expect(s.handle(.character("p")) == [] && s.mode.kind == .picker && s.pendingKeys.isEmpty)
         let escape = PickerTests().key("Esc")

@@ -113,7 +113,7 @@ import Testing
         #expect(line(state).text == "sync")
     }
 
-    @Test func tabCompletesSortFieldsFoldersAndPlaylistNames() throws {
+    @Test func tabCompletesViewOrderKeysFoldersAndPlaylistNames() throws {
         var state = sampleState()
         state.setPlaylists(
             state.playlists, folders: [FolderRow(name: "Road trips", expanded: true, playlists: []), FolderRow(name: "Rainy", expanded: true, playlists: [])])
@@ -144,7 +144,7 @@ import Testing
 
     @Test func slashWithAFilterSetStartsANewPatternAndKeepsTheOldOneInHistory() throws {
         var state = sampleState()
-        state.apply(.move(.down, count: 1))
+        state.apply(.cursor(.down, count: 1))
         state.apply(.open)
         state.setTracks(sampleTracks, of: "p1")
         _ = state.handle(.character("/"))

@@ -71,7 +71,7 @@ import TimbreTestSupport
 
     @Test func aCountBeforeJMovesTheEntryThatManyPlaces() throws {
         var state = opened()
-        state.apply(.move(.down, count: 2))
+        state.apply(.cursor(.down, count: 2))
         _ = state.handle(.character("1"))
         _ = state.handle(.character("0"))
         #expect(state.handle(.character("J")) == [.edit(.entries(.test("mine000000000000000000"), .move(start: 2, length: 1, to: 12)))])
@@ -124,7 +124,7 @@ import TimbreTestSupport
 
     @Test func orderingTheViewKeepsTheCursorOnItsTrack() throws {
         var state = opened()
-        state.apply(.move(.down, count: 42))
+        state.apply(.cursor(.down, count: 42))
         let before = try #require(state.selectedTrack)
         for key in ["s", "s", "S"] {
             _ = state.handle(.character(Character(key)))
@@ -137,7 +137,7 @@ import TimbreTestSupport
 extension VimTests {
     @Test func aCountBeforeDOrYTakesThatManyEntriesFromTheCursor() throws {
         var state = opened(10)
-        state.apply(.move(.down, count: 7))
+        state.apply(.cursor(.down, count: 7))
         _ = state.handle(.character("5"))
         #expect(state.handle(.character("d")) == [])
         let question = try #require(state.question)
@@ -145,7 +145,7 @@ extension VimTests {
         #expect(question.effects == [.edit(.entries(.test("mine000000000000000000"), .removePositions([7, 8, 9])))])
         _ = state.handle(.character("n"))
         state.apply(.clear)
-        state.apply(.move(.top, count: 1))
+        state.apply(.cursor(.top, count: 1))
         _ = state.handle(.character("2"))
         _ = state.handle(.character("y"))
         #expect(state.register == state.tracks.prefix(2).map(\.uri))

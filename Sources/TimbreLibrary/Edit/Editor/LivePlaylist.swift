@@ -31,27 +31,13 @@ struct LivePlaylist: Sendable {
     static let probeFields = "snapshot_id,items(total),tracks(total)"
 
     static func probe(_ id: SpotifyID, api: any SpotifyAPI) async throws -> Probe {
-        let fetcher = PlaylistReader(api: api, state: Locked(ReaderState()))
-        let object = try await fetcher.getDecoded("playlists/\(id.rawValue)?fields=\(probeFields)", as: API.Playlist.self)
+        let reader = PlaylistReader(api: api, state: Locked(ReaderState()))
+        let object = try await reader.getDecoded("playlists/\(id.rawValue)?fields=\(probeFields)", as: API.Playlist.self)
         return Probe(snapshotID: object.snapshotID, total: object.total, legacyShape: object.legacyShape)
     }
 
-    /// The playlist as the cache holds it, when that is a complete list (every stored position
-    /// inside its count): what Spotify holds when the snapshots agree.
-    static func cached(_ playlist: CachedPlaylist, entries: [CachedEntry], legacyShape: Bool) -> LivePlaylist? {
-        guard !playlist.unavailable, !playlist.isLiked, playlist.snapshotID != nil,
-            entries.allSatisfy({ (0..<playlist.trackCount).contains($0.position) && !$0.uri.isEmpty })
-        else { return nil }
-        var uris = (0..<playlist.trackCount).map { "\(unusablePrefix)\($0)" }
-        for entry in entries { uris[entry.position] = entry.uri }
-        let meta = PlaylistMeta(
-            id: playlist.id, name: playlist.name, ownerID: playlist.ownerID, ownerName: playlist.ownerName, snapshotID: playlist.snapshotID,
-            total: playlist.trackCount, collaborative: playlist.collaborative, isPublic: playlist.isPublic, legacyShape: legacyShape)
-        return LivePlaylist(meta: meta, uris: uris, items: EntryList(EntryRows(entries)))
-    }
-
-    private static func meta(_ id: SpotifyID, _ fetcher: PlaylistReader) async throws -> PlaylistMeta {
-        guard let meta = SyncEngine.meta(try await fetcher.playlist(id), warnings: Locked([])), meta.id == id.rawValue else {
+    private static func meta(_ id: SpotifyID, _ reader: PlaylistReader) async throws -> PlaylistMeta {
+        guard let meta = SyncEngine.meta(try await reader.playlist(id), warnings: Locked([])), meta.id == id.rawValue else {
             throw SpotifyError.unexpected(status: 200, bodyPreview: "not the playlist asked for", path: "/playlists/\(id.rawValue)")
         }
         return meta
@@ -64,12 +50,12 @@ struct LivePlaylist: Sendable {
     static func read(
         _ id: SpotifyID, api: any SpotifyAPI, known: PlaylistMeta? = nil, state: Locked<ReaderState> = Locked(ReaderState())
     ) async throws -> LivePlaylist {
-        let fetcher = PlaylistReader(api: api, state: state)
+        let reader = PlaylistReader(api: api, state: state)
         var meta: PlaylistMeta
-        if let known { meta = known } else { meta = try await Self.meta(id, fetcher) }
+        if let known { meta = known } else { meta = try await Self.meta(id, reader) }
         for _ in 0..<3 {
-            let fetched = try await fetcher.playlistEntries(id.rawValue, legacy: meta.legacyShape)
-            let after = try await Self.meta(id, fetcher)
+            let fetched = try await reader.playlistEntries(id.rawValue, legacy: meta.legacyShape)
+            let after = try await Self.meta(id, reader)
             guard fetched.consistent, after.snapshotID == meta.snapshotID else {
                 meta = after
                 continue
@@ -93,4 +79,22 @@ struct PlaylistKeptChanging: UserFacingError {
     var message: String { "playlist \(playlist) kept changing on Spotify while timbre read it; nothing was written" }
     var hint: String? { "try again in a moment" }
     var exitStatus: ExitStatus { .failure }
+}
+
+extension LivePlaylist {
+    /// The cache standing in for a live read: the playlist as the cache holds it, taken as what
+    /// Spotify holds when the probe's snapshot and count agree with the cache's — nil unless it is
+    /// a complete list (every stored position inside its count). (An initializer of the extension,
+    /// so the memberwise one stays.)
+    init?(trustingCache playlist: CachedPlaylist, entries: [CachedEntry], legacyShape: Bool) {
+        guard !playlist.unavailable, !playlist.isLiked, playlist.snapshotID != nil,
+            entries.allSatisfy({ (0..<playlist.trackCount).contains($0.position) && !$0.uri.isEmpty })
+        else { return nil }
+        var uris = (0..<playlist.trackCount).map { "\(Self.unusablePrefix)\($0)" }
+        for entry in entries { uris[entry.position] = entry.uri }
+        let meta = PlaylistMeta(
+            id: playlist.id, name: playlist.name, ownerID: playlist.ownerID, ownerName: playlist.ownerName, snapshotID: playlist.snapshotID,
+            total: playlist.trackCount, collaborative: playlist.collaborative, isPublic: playlist.isPublic, legacyShape: legacyShape)
+        self.init(meta: meta, uris: uris, items: EntryList(EntryRows(entries)))
+    }
 }

@@ -23,7 +23,7 @@ extension PlaylistEditor {
                 legacyShape: probe.legacyShape)
             try await checkPermission(meta)
             if probe.snapshotID == cached.snapshotID, probe.total == cached.trackCount,
-                let live = LivePlaylist.cached(cached, entries: entries, legacyShape: probe.legacyShape)
+                let live = LivePlaylist(trustingCache: cached, entries: entries, legacyShape: probe.legacyShape)
             {
                 return live
             }
@@ -82,7 +82,7 @@ extension PlaylistEditor {
         // Tracks the cache has never seen: asked one by one when that is cheaper than reading the
         // list (⌈n/50⌉ + 2 requests); episodes, and any track not found, leave it to the read.
         if !missing.isEmpty {
-            guard Self.asksOneByOne(missing, listCount: plan.result.count), let found = await catalogueEntries(missing) else { return nil }
+            guard Self.asksOneByOne(missing, listCount: plan.result.count), let found = await catalogEntries(missing) else { return nil }
             known.merge(found) { old, _ in old }
         }
         let user = try? knownUser.current ?? cache.playlist(.liked)?.ownerID
@@ -92,7 +92,7 @@ extension PlaylistEditor {
     /// A row for each of `uris` from the catalogue (`GET /tracks/{id}`, the track object an items
     /// page carries, read by the same decoder; as many at once as the rate budget allows); nil when
     /// one is not a track or is not found.
-    func catalogueEntries(_ uris: Set<String>) async -> [String: CachedEntry]? {
+    func catalogEntries(_ uris: Set<String>) async -> [String: CachedEntry]? {
         var ids: [(uri: String, id: SpotifyID)] = []
         for uri in uris.sorted() {
             let parts = uri.split(separator: ":")

@@ -152,7 +152,7 @@ extension PlaylistEditor {
             return .reorder(order: Reordering.shuffled(live.uris.count, seed: options.seed))
         case .sort(let key, let reverse):
             return .reorder(order: Reordering.sorted(Reordering.entries(of: live), by: key, reverse: reverse))
-        case .restore(let target, let dates):
+        case .become(let target, let dates):
             return try Self.becoming(target, addedAt: dates, on: live)
         case .dedupe:
             guard !duplicates.isEmpty else { throw NothingToChange(message: "“\(TerminalText.preview(live.meta.name, limit: 60))” has no duplicates") }
@@ -224,7 +224,7 @@ extension PlaylistEditor {
         case .remove(let positions): return Set(positions).sorted().map(label)
         case .move(let start, let length, _): return (start..<start + length).map(label)
         case .become(let target, _): return ListTransform.surplus(in: live.uris, target: target).map(label)
-        case .insert, .restore, .permute, .reorder: return []
+        case .insert, .putBack, .permute, .reorder: return []
         }
     }
 
@@ -239,7 +239,7 @@ extension PlaylistEditor {
                 return sum
             }
         case .move(_, let length, _): outcome.counts.moved = length
-        case .restore(let entries): outcome.counts.added = entries.count
+        case .putBack(let entries): outcome.counts.added = entries.count
         case .permute(let order), .reorder(let order): outcome.counts.moved = order.enumerated().filter { $0.offset != $0.element }.count
         case .become: break  // counted on its plan: `count(becoming:plan:into:)`
         }
@@ -264,7 +264,7 @@ extension PlaylistEditor {
         case .insert(let uris, let position): return "added \(uris.count) to “\(name)” at \(position + 1)"
         case .remove(let positions): return "removed \(Set(positions).count) from “\(name)”"
         case .move(let start, let length, let to): return "moved \(length) in “\(name)” from \(start + 1) to \(to + 1)"
-        case .restore(let entries): return "put back \(entries.count) in “\(name)”"
+        case .putBack(let entries): return "put back \(entries.count) in “\(name)”"
         case .permute(let order): return "rewrote the order of \(order.count) in “\(name)” (every added date reset)"
         case .reorder(let order): return "reordered \(order.count) in “\(name)” (added dates kept)"
         case .become(let target, _): return "restored “\(name)” to a list of \(target.count)"

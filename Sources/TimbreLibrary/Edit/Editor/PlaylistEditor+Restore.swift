@@ -4,7 +4,7 @@ import TimbreNet
 
 /// A playlist made equal to a list (one of its versions), and a deleted playlist brought back.
 extension PlaylistEditor {
-    /// `EntryChange.restore(to:)` on the playlist as Spotify holds it: `target`, with the entries
+    /// `EntryChange.become(to:)` on the playlist as Spotify holds it: `target`, with the entries
     /// Spotify cannot name (a null track) kept where they are — they can be neither removed nor
     /// added. A local file can be kept and moved, never added or removed (the API cannot add one,
     /// and its remove takes every copy): asking for that ends here, before anything is written.

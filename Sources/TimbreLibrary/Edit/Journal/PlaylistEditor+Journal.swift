@@ -115,9 +115,9 @@ extension PlaylistEditor {
             throw InvalidEdit(
                 message: "the playlist changed since it was restored; making it equal to that list again would undo those changes too",
                 hint: "restore it to the version you want: `timbre playlist restore REF --to V`")
-        case .restore(let entries):
+        case .putBack(let entries):
             var position = 0
-            return .restore(
+            return .putBack(
                 entries: entries.map { entry in
                     defer { position += 1 }
                     return EntryEdit.PositionedURI(position: min(entry.position, live.count + position), uri: entry.uri)

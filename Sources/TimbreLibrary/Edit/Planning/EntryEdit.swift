@@ -9,7 +9,7 @@ public enum EntryEdit: Equatable, Sendable, Codable {
     case move(start: Int, length: Int, to: Int)
     /// Put entries back at the positions they will have in the result (undo of a removal):
     /// `entries` sorted by position.
-    case restore(entries: [PositionedURI])
+    case putBack(entries: [PositionedURI])
     /// A new order of the same entries (shuffle, sort) by a rewrite: the first 100 replace the
     /// list, the rest are added (⌈n/100⌉ writes) — every entry gets a new added date. `order[i]` is
     /// the position, in the list as it stands, of the entry that ends at `i`. (A list with an entry
@@ -27,6 +27,12 @@ public enum EntryEdit: Equatable, Sendable, Codable {
     /// copies of one track keep their own dates; journals written before it hold none. Its undo is
     /// `become` the list before, each kept entry paired back to where it was.
     case become(target: [String], pairing: [Int?]? = nil)
+
+    /// The journal's keys: `putBack` keeps "restore", its name when journals written before the
+    /// rename stored it, so they still read.
+    enum CodingKeys: String, CodingKey {
+        case insert, remove, move, putBack = "restore", permute, reorder, become
+    }
 
     public struct PositionedURI: Equatable, Sendable, Codable {
         public var position: Int
@@ -110,7 +116,7 @@ public enum EntryEdit: Equatable, Sendable, Codable {
             var rest = list
             _ = write.reorder(&rest)
             expected = rest
-        case .restore(let entries):
+        case .putBack(let entries):
             guard !entries.isEmpty else { throw .nothingToDo }
             var result = list
             for entry in entries.sorted(by: { $0.position < $1.position }) {
@@ -152,10 +158,10 @@ public enum EntryEdit: Equatable, Sendable, Codable {
         case .insert(let uris, let position):
             return .remove(positions: Array(position..<position + uris.count))
         case .remove(let positions):
-            return .restore(entries: Set(positions).sorted().map { PositionedURI(position: $0, uri: list[$0]) })
+            return .putBack(entries: Set(positions).sorted().map { PositionedURI(position: $0, uri: list[$0]) })
         case .move(let start, let length, let to):
             return .move(start: to, length: length, to: start)
-        case .restore(let entries):
+        case .putBack(let entries):
             return .remove(positions: entries.map(\.position))
         case .permute(let order):
             // The entry at i came from order[i]: send it back (the dates a rewrite reset stay reset).

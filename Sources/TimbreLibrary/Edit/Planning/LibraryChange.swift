@@ -53,7 +53,7 @@ public enum LibraryChange: Sendable, Equatable {
         /// their added dates; the missing ones are added (dated today), the extra ones removed.
         /// `addedAt`: the list's added dates, one per entry (nil: unknown) — copies of one track
         /// are matched to the playlist's by them, so each keeps its own date and place.
-        case restore(to: [String], addedAt: [String?]? = nil)
+        case become(to: [String], addedAt: [String?]? = nil)
     }
 
     /// What `sort` orders by.
@@ -75,7 +75,9 @@ public enum LibraryChange: Sendable, Equatable {
         }
     }
 
-    /// What a change is called in the journal, `history` and `--json`'s `op`.
+    /// What a change is called in the journal, `history` and `--json`'s `op`. `restore` is a
+    /// version restore: a playlist made equal to one of its versions (`EntryChange.become`) or a
+    /// deleted one brought back from one (`revive`).
     public enum Operation: String, Sendable, CaseIterable {
         case add, remove, move, shuffle, sort, dedupe, like, unlike, follow, delete, create, edit, folder, undo, redo, restore
     }
@@ -117,7 +119,7 @@ public enum LibraryChange: Sendable, Equatable {
         switch self {
         case .entries(_, .add(let uris, _), _):
             try Self.checkAddable(uris)
-        case .entries(_, .restore(let target, let dates), _):
+        case .entries(_, .become(let target, let dates), _):
             try Self.checkTarget(target)
             if let dates, dates.count != target.count {
                 throw InvalidEdit(
@@ -195,7 +197,7 @@ extension LibraryChange.EntryChange {
         switch self {
         case .add(_, let position): return position != nil
         case .removePositions, .removeMixed, .move, .shuffle, .sort, .dedupe: return true
-        case .removeURIs, .restore: return false
+        case .removeURIs, .become: return false
         }
     }
 
@@ -215,7 +217,7 @@ extension LibraryChange.EntryChange {
         case .shuffle: return .shuffle
         case .sort: return .sort
         case .dedupe: return .dedupe
-        case .restore: return .restore
+        case .become: return .restore
         }
     }
 }
@@ -267,15 +269,15 @@ public struct Library: Sendable {
     private let folders: @Sendable () throws -> Folders
     private let editor: @Sendable () async throws -> PlaylistEditor
     /// Where each changed playlist's new state is kept as a version (nil: nowhere).
-    private let history: @Sendable () throws -> PlaylistHistory?
+    private let versions: @Sendable () throws -> PlaylistVersions?
 
     public init(
         folders: @escaping @Sendable () throws -> Folders, editor: @escaping @Sendable () async throws -> PlaylistEditor,
-        history: @escaping @Sendable () throws -> PlaylistHistory? = { nil }
+        versions: @escaping @Sendable () throws -> PlaylistVersions? = { nil }
     ) {
         self.folders = folders
         self.editor = editor
-        self.history = history
+        self.versions = versions
     }
 
     /// Checks `change` (`LibraryChange.validated`) and runs it: journalled, written through to
@@ -292,9 +294,9 @@ public struct Library: Sendable {
             if !dryRun { try folders().perform(edit) }
             return .folder(edit)
         }
-        let history = dryRun ? nil : try? history()
+        let versions = dryRun ? nil : try? versions()
         return .edit(
-            try await performRecorded(change, editor: try await editor(), history: history, dryRun: dryRun, choose: choose, stop: stop))
+            try await performRecorded(change, editor: try await editor(), versions: versions, dryRun: dryRun, choose: choose, stop: stop))
     }
 }
 

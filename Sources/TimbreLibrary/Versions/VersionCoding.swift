@@ -2,7 +2,7 @@ import Foundation
 
 /// How a version's entries are stored: one blob per version, each entry three unsigned LEB128
 /// varints — the URI's id in `history_text`, the adder's id there (0: none) and the date added.
-/// URIs and users are interned once for the whole history (a URI is ~36 bytes of text; its id is
+/// URIs and users are interned once for all the versions (a URI is ~36 bytes of text; its id is
 /// 2–3 bytes). Dates of Spotify's form `YYYY-MM-DDTHH:MM:SSZ` are stored as the zig-zagged
 /// difference in seconds from the entry before (entries added together differ by a few seconds:
 /// 1–3 bytes instead of 20); any other text is interned like a URI, so nothing is altered.

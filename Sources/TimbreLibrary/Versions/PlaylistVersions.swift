@@ -6,7 +6,7 @@ import TimbreCore
 /// disposable cache): a view on `UserData`'s queue like `journal` and `folders`. A version is
 /// recorded when a sync or an edit leaves a playlist different from its last version; a playlist
 /// that leaves the library keeps its versions and gets a deleted marker. Storage: `VersionCoding`.
-public final class PlaylistHistory: Sendable {
+public final class PlaylistVersions: Sendable {
     /// However old, this many versions of each playlist are kept.
     public static let minimumKept = 20
     /// `history_keep`'s default: a year.
@@ -242,13 +242,13 @@ public final class PlaylistHistory: Sendable {
 
     func write<T>(_ body: (Database) throws -> T) throws -> T {
         do { return try queue.write(body) } catch let error as CacheError { throw error } catch {
-            throw CacheError.database("the playlist history in \(path): \(error)")
+            throw CacheError.database("the playlist versions in \(path): \(error)")
         }
     }
 
     func read<T>(_ body: (Database) throws -> T) throws -> T {
         do { return try queue.read(body) } catch let error as CacheError { throw error } catch {
-            throw CacheError.database("the playlist history in \(path): \(error)")
+            throw CacheError.database("the playlist versions in \(path): \(error)")
         }
     }
 }

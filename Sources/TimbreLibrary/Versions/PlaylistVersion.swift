@@ -141,7 +141,7 @@ public struct DeletedPlaylist: Sendable, Equatable {
 }
 
 /// What a prune removed.
-public struct HistoryPruneReport: Sendable, Equatable {
+public struct VersionPruneReport: Sendable, Equatable {
     public var versions = 0
     public var playlists = 0
     /// Interned URIs and users no version uses any more (only a prune by hand looks for them).

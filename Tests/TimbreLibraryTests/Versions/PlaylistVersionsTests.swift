@@ -6,7 +6,7 @@ import TimbreCore
 @testable import TimbreLibrary
 
 /// The versions' storage on a real user-data file, their encoding and their comparison.
-@Suite struct PlaylistHistoryTests {
+@Suite struct PlaylistVersionsTests {
     static let playlist = "0123456789abcdefABCDEF"
 
     func state(_ uris: [String], name: String = "Road", at seconds: Double = 1_800_000_000, dates: [String?]? = nil) -> PlaylistState {
@@ -25,15 +25,15 @@ import TimbreCore
     /// an unusual date kept as text, none, adders and none.
     @Test func entriesRoundTripThroughTheBlob() throws {
         let dir = try TempDir()
-        let history = try UserData(path: dir.path("timbre.sqlite")).history
+        let versions = try UserData(path: dir.path("timbre.sqlite")).versions
         let dates: [String?] = [
             "2024-03-01T10:00:00Z", "1969-12-31T23:59:59Z", "2020-02-29T00:00:00Z", nil, "2024-03-01T10:00:00.5Z", "not a date",
             "0001-01-01T00:00:00Z", "2024-13-01T00:00:00Z",
         ]
         let uris = ["spotify:track:a", "spotify:track:b", "spotify:track:a", "spotify:local:x:y:z:1", "spotify:episode:e", "u", "v", "w"]
         let recorded = state(uris, dates: dates)
-        try history.record(recorded, source: .sync)
-        let (version, entries) = try history.state(1, of: Self.playlist)
+        try versions.record(recorded, source: .sync)
+        let (version, entries) = try versions.state(1, of: Self.playlist)
         #expect(entries == recorded.entries)
         #expect(version.entryCount == uris.count)
         #expect(version.details == recorded.details)
@@ -70,32 +70,32 @@ import TimbreCore
 
     @Test func aVersionIsRecordedOnlyWhenSomethingChanged() throws {
         let dir = try TempDir()
-        let history = try UserData(path: dir.path("timbre.sqlite")).history
-        #expect(try history.record(state(["a", "b", "c"]), source: .sync)?.version == 1)
-        #expect(try history.record(state(["a", "b", "c"]), source: .sync) == nil, "the same list and details: no version")
-        let renamed = try #require(try history.record(state(["a", "b", "c"], name: "Road 2"), source: .edit, edit: 7))
+        let versions = try UserData(path: dir.path("timbre.sqlite")).versions
+        #expect(try versions.record(state(["a", "b", "c"]), source: .sync)?.version == 1)
+        #expect(try versions.record(state(["a", "b", "c"]), source: .sync) == nil, "the same list and details: no version")
+        let renamed = try #require(try versions.record(state(["a", "b", "c"], name: "Road 2"), source: .edit, edit: 7))
         #expect(renamed.version == 2 && renamed.renamed && renamed.edit == 7 && renamed.source == .edit)
-        let changed = try #require(try history.record(state(["c", "a", "d"], name: "Road 2"), source: .sync))
+        let changed = try #require(try versions.record(state(["c", "a", "d"], name: "Road 2"), source: .sync))
         #expect((changed.added, changed.removed, changed.moved) == (1, 1, 1))
-        let log = try history.versions(of: Self.playlist)
+        let log = try versions.versions(of: Self.playlist)
         #expect(log.map(\.version) == [3, 2, 1])
         #expect(log.map(\.renamed) == [false, true, false])
-        #expect(try history.latest(of: Self.playlist)?.version == 3)
-        #expect(throws: UnknownVersion.self) { try history.state(9, of: Self.playlist) }
+        #expect(try versions.latest(of: Self.playlist)?.version == 3)
+        #expect(throws: UnknownVersion.self) { try versions.state(9, of: Self.playlist) }
     }
 
     @Test func aDeletedPlaylistKeepsItsVersionsUntilItComesBack() throws {
         let dir = try TempDir()
-        let history = try UserData(path: dir.path("timbre.sqlite")).history
-        try history.record(state(["a", "b"]), source: .sync)
-        try history.markDeleted(Self.playlist, at: Date(timeIntervalSince1970: 1_800_000_100))
-        let deleted = try history.deleted()
+        let versions = try UserData(path: dir.path("timbre.sqlite")).versions
+        try versions.record(state(["a", "b"]), source: .sync)
+        try versions.markDeleted(Self.playlist, at: Date(timeIntervalSince1970: 1_800_000_100))
+        let deleted = try versions.deleted()
         #expect(deleted.map(\.id) == [Self.playlist])
         #expect(deleted.first?.last.version == 1 && deleted.first?.last.entryCount == 2)
-        #expect(try history.deletedMatching("ROAD").map(\.id) == [Self.playlist])
-        try history.markPresent([Self.playlist])
-        #expect(try history.deleted().isEmpty)
-        #expect(try history.versions(of: Self.playlist).count == 1)
+        #expect(try versions.deletedMatching("ROAD").map(\.id) == [Self.playlist])
+        try versions.markPresent([Self.playlist])
+        #expect(try versions.deleted().isEmpty)
+        #expect(try versions.versions(of: Self.playlist).count == 1)
     }
 
     // MARK: Retention
@@ -104,24 +104,24 @@ import TimbreCore
     /// only pruned versions used.
     @Test func pruningKeepsTheNewestTwenty() throws {
         let dir = try TempDir()
-        let history = try UserData(path: dir.path("timbre.sqlite")).history
+        let versions = try UserData(path: dir.path("timbre.sqlite")).versions
         for day in 0..<30 {
-            try history.record(state(["keep", "day-\(day)"], at: 1_800_000_000 + Double(day) * 86_400), source: .sync)
+            try versions.record(state(["keep", "day-\(day)"], at: 1_800_000_000 + Double(day) * 86_400), source: .sync)
         }
         // Everything is older than the cutoff: only the minimum stays.
-        let report = try history.prune(before: Date(timeIntervalSince1970: 1_900_000_000), collectTexts: true)
+        let report = try versions.prune(before: Date(timeIntervalSince1970: 1_900_000_000), collectTexts: true)
         #expect(report.versions == 10 && report.playlists == 1)
         #expect(report.texts == 10, "day-0 … day-9 are used by no kept version")
-        let kept = try history.versions(of: Self.playlist)
-        #expect(kept.count == PlaylistHistory.minimumKept)
+        let kept = try versions.versions(of: Self.playlist)
+        #expect(kept.count == PlaylistVersions.minimumKept)
         #expect(kept.last?.version == 11 && kept.first?.version == 30)
-        #expect(try history.state(11, of: Self.playlist).entries.map(\.uri) == ["keep", "day-10"])
+        #expect(try versions.state(11, of: Self.playlist).entries.map(\.uri) == ["keep", "day-10"])
         // Versions newer than the cutoff all stay, however many.
-        for day in 30..<45 { try history.record(state(["keep", "day-\(day)"], at: 1_800_000_000 + Double(day) * 86_400), source: .sync) }
+        for day in 30..<45 { try versions.record(state(["keep", "day-\(day)"], at: 1_800_000_000 + Double(day) * 86_400), source: .sync) }
         // Versions 11…45 (days 10…44); before day 20: versions 11…20.
-        #expect(try history.prune(before: Date(timeIntervalSince1970: 1_800_000_000 + 20 * 86_400)).versions == 10)
-        #expect(try history.versions(of: Self.playlist).count == 25)
-        #expect(try history.prune(before: Date(timeIntervalSince1970: 0)).versions == 0)
+        #expect(try versions.prune(before: Date(timeIntervalSince1970: 1_800_000_000 + 20 * 86_400)).versions == 10)
+        #expect(try versions.versions(of: Self.playlist).count == 25)
+        #expect(try versions.prune(before: Date(timeIntervalSince1970: 0)).versions == 0)
     }
 
     @Test func historyKeepIsReadFromConfig() throws {

@@ -36,7 +36,7 @@ public struct VersionDiff: Sendable, Equatable {
         moved = compared.moved.map { Move(uri: new[$0.to], from: $0.from, to: $0.to) }
     }
 
-    /// The comparison on any values (the history compares interned ids): indices of the added
+    /// The comparison on any values (the versions compare interned ids): indices of the added
     /// (in `new`), the removed (in `old`) and the moved.
     static func compare<T: Hashable>(_ old: [T], _ new: [T]) -> (added: [Int], removed: [Int], moved: [(from: Int, to: Int)]) {
         var copies: [T: [Int]] = [:]

@@ -6,24 +6,24 @@ import TimbreCore
 /// (it is recorded as version 1, unchanged, before its first change replaces it). What `playlist
 /// log`, `diff` and a restore read.
 public struct VersionLookup: Sendable {
-    public let history: PlaylistHistory?
+    public let versions: PlaylistVersions?
     public let cache: LibraryCache?
 
-    public init(history: PlaylistHistory?, cache: LibraryCache?) {
-        self.history = history
+    public init(versions: PlaylistVersions?, cache: LibraryCache?) {
+        self.versions = versions
         self.cache = cache
     }
 
     /// Newest first.
     public func versions(of playlist: String) throws -> [PlaylistVersion] {
-        let kept = try history?.versions(of: playlist) ?? []
+        let kept = try versions?.versions(of: playlist) ?? []
         guard kept.isEmpty, let state = try cachedFirst(playlist) else { return kept }
         return [Self.first(state)]
     }
 
     /// Version `number`'s details and entries, or `UnknownVersion` (exit 2).
     public func state(_ number: Int, of playlist: String) throws -> (version: PlaylistVersion, entries: [VersionEntry]) {
-        if let history, try history.knows(playlist) { return try history.state(number, of: playlist) }
+        if let versions, try versions.knows(playlist) { return try versions.state(number, of: playlist) }
         guard number == 1, let state = try cachedFirst(playlist) else {
             throw UnknownVersion(playlist: playlist, version: number, known: try versions(of: playlist).map(\.version))
         }
@@ -32,7 +32,7 @@ public struct VersionLookup: Sendable {
 
     private func cachedFirst(_ playlist: String) throws -> PlaylistState? {
         guard let cache else { return nil }
-        return try PlaylistHistory.cachedState(cache, playlist: playlist)
+        return try PlaylistVersions.cachedState(cache, playlist: playlist)
     }
 
     static func first(_ state: PlaylistState) -> PlaylistVersion {

@@ -2,14 +2,14 @@ import Foundation
 import GRDB
 import TimbreCore
 
-extension PlaylistHistory {
+extension PlaylistVersions {
     /// Removes the versions seen before `cutoff`, keeping each playlist's newest `minimum` whatever
     /// their age. `collectTexts`: also drops the interned URIs and users no kept version uses
     /// (reads every version; `timbre history --prune` does it, the prune after each sync does not).
     @discardableResult
-    public func prune(before cutoff: Date, minimum: Int = PlaylistHistory.minimumKept, collectTexts: Bool = false) throws -> HistoryPruneReport {
+    public func prune(before cutoff: Date, minimum: Int = PlaylistVersions.minimumKept, collectTexts: Bool = false) throws -> VersionPruneReport {
         try write { db in
-            var report = HistoryPruneReport()
+            var report = VersionPruneReport()
             let condition = """
                 seen_at < ? AND version NOT IN (
                     SELECT p.version FROM playlist_version p WHERE p.playlist = playlist_version.playlist ORDER BY p.version DESC LIMIT ?)
@@ -53,7 +53,7 @@ extension PlaylistHistory {
         return unused.count
     }
 
-    /// Bytes the history's rows take in the file (`dbstat` when SQLite has it, else nil).
+    /// Bytes the versions' rows take in the file (`dbstat` when SQLite has it, else nil).
     public func storedBytes() throws -> Int? {
         try read { db in
             try? Int.fetchOne(

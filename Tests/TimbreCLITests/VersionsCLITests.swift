@@ -5,7 +5,7 @@ import TimbreTestSupport
 /// Playlist versions through the CLI against the sandbox: changes made from outside (the
 /// sandbox's `mutate`, as another app would) seen by syncs, an edit by timbre, a deletion; what
 /// `playlist log`, `playlist diff` and `playlists --deleted` say, checked against the server.
-@Suite(.serialized, .tags(.integration), .integrationTier) struct HistoryCLITests {
+@Suite(.serialized, .tags(.integration), .integrationTier) struct VersionsCLITests {
     typealias Setup = SyncCLITests.Setup
 
     /// The small library, signed in by refresh token (the sync tests' set-up).
@@ -112,7 +112,7 @@ import TimbreTestSupport
             let unknown = await s.cli.invoke(["playlist", "diff", id, "9"])
             #expect(unknown.status == 2 && unknown.stderr.contains("no version 9") && unknown.stdout.isEmpty, "\(unknown.stderr)")
 
-            // Deleted from outside: gone from the library, kept in the history.
+            // Deleted from outside: gone from the library, kept in the versions.
             try await s.sandbox.mutate(playlist: id, action: "delete")
             await sync(s)
             let deleted = await s.cli.invoke(["playlists", "--deleted", "--json"])

@@ -2,14 +2,14 @@ import Foundation
 import TimbreCore
 import TimbreLibrary
 
-/// A year of daily syncs for the playlist history, simulated where the recording happens: every
+/// A year of daily syncs for the playlist versions, simulated where the recording happens: every
 /// playlist of a synced cache recorded once (a new user's first sync), then each day 1 % of the
 /// playlists change (a few entries removed, added and moved) and each changed one is recorded as
 /// the sync records it — its list read from the cache, compared with its last version, stored —
-/// followed by the prune a sync runs. Measures the history's size on disk and each day's recording
+/// followed by the prune a sync runs. Measures the versions' size on disk and each day's recording
 /// time, which `Benchmarks/run.py` sets against a real sync with as many playlists changed, in the
 /// same run (`--sync-ms`).
-enum HistoryBench {
+enum VersionBench {
     struct Options {
         var cache: String
         var days: Int
@@ -20,18 +20,18 @@ enum HistoryBench {
     static func run(_ options: Options) throws -> JSONValue {
         let cache = try LibraryCache.open(path: options.cache, verify: false, warn: { _ in })
         let ids = try cache.playlists().filter { !$0.isLiked && !$0.unavailable && $0.syncedAt != nil }.map(\.id)
-        guard !ids.isEmpty else { throw HistoryBenchError(message: "the cache has no synced playlists; sync first") }
+        guard !ids.isEmpty else { throw VersionBenchError(message: "the cache has no synced playlists; sync first") }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("timbre-bench-history-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("timbre.sqlite").path
-        let history = try UserData(path: path).history
+        let stored = try UserData(path: path).versions
 
         let firstStart = ContinuousClock.now
-        try history.recordCached(ids, from: cache, source: .sync, at: Date(timeIntervalSince1970: 1_767_225_600))
+        try stored.recordCached(ids, from: cache, source: .sync, at: Date(timeIntervalSince1970: 1_767_225_600))
         let firstMS = ms(ContinuousClock.now - firstStart)
         var states: [String: PlaylistState] = [:]
-        for id in ids { states[id] = try PlaylistHistory.cachedState(cache, playlist: id) }
+        for id in ids { states[id] = try PlaylistVersions.cachedState(cache, playlist: id) }
         let firstBytes = fileSize(path)
 
         var rng = Rng(seed: 36)
@@ -53,16 +53,16 @@ enum HistoryBench {
             for state in changed {
                 // What the sync's recording reads: the list it has just written to the cache.
                 let readStart = ContinuousClock.now
-                _ = try PlaylistHistory.cachedState(cache, playlist: state.playlist)
+                _ = try PlaylistVersions.cachedState(cache, playlist: state.playlist)
                 read += ms(ContinuousClock.now - readStart)
             }
             // One transaction for the day's changes, as the sync records them.
-            for made in try history.record(changed, source: .sync) {
+            for made in try stored.record(changed, source: .sync) {
                 versions += 1
                 storedEntries += made.entryCount
             }
             let pruneStart = ContinuousClock.now
-            try history.prune(before: PlaylistHistory.cutoff(keep: PlaylistHistory.defaultKeep, now: seen))
+            try stored.prune(before: PlaylistVersions.cutoff(keep: PlaylistVersions.defaultKeep, now: seen))
             pruneMS.append(ms(ContinuousClock.now - pruneStart))
             readMS.append(read)
             dayMS.append(ms(ContinuousClock.now - start))
@@ -73,8 +73,8 @@ enum HistoryBench {
         var commitMS: [Double] = []
         for _ in 0..<20 {
             let start = ContinuousClock.now
-            try history.markDeleted(ids[0])
-            try history.markPresent([ids[0]])
+            try stored.markDeleted(ids[0])
+            try stored.markPresent([ids[0]])
             commitMS.append(ms(ContinuousClock.now - start) / 2)
         }
         let sorted = dayMS.sorted()
@@ -135,7 +135,7 @@ enum HistoryBench {
     }
 }
 
-struct HistoryBenchError: Error, CustomStringConvertible {
+struct VersionBenchError: Error, CustomStringConvertible {
     var message: String
     var description: String { message }
 }

@@ -6,7 +6,7 @@ import TimbreCore
 /// Where versions come from: the cache's state of a playlist after a sync or an edit wrote it, and
 /// before (for a playlist never recorded, so that upgrading users keep the state before the first
 /// change timbre sees).
-extension PlaylistHistory {
+extension PlaylistVersions {
     /// The playlist as the cache holds it; nil for Liked Songs, a playlist not in the cache, or one
     /// whose entries were never stored (or are unavailable).
     public static func cachedState(_ cache: LibraryCache, playlist: String) throws -> PlaylistState? {
@@ -96,7 +96,7 @@ extension PlaylistHistory {
 
 // MARK: The edit path
 
-extension PlaylistHistory {
+extension PlaylistVersions {
     /// The playlists a change replaces in the cache, as far as is known before it runs.
     static func playlists(of change: LibraryChange) -> [String] {
         switch change {
@@ -161,27 +161,27 @@ extension PlaylistHistory {
 
     static func warning(_ error: any Error) -> String {
         let reason = (error as? any UserFacingError)?.message ?? String(describing: error)
-        return "the playlist's version history could not be recorded (\(TerminalText.preview(reason))); the edit itself is done"
+        return "the playlist's versions could not be recorded (\(TerminalText.preview(reason))); the edit itself is done"
     }
 }
 
 extension Library {
     /// `perform` of a change that goes to Spotify, with its versions recorded around it.
     func performRecorded(
-        _ change: LibraryChange, editor: PlaylistEditor, history: PlaylistHistory?, dryRun: Bool,
+        _ change: LibraryChange, editor: PlaylistEditor, versions: PlaylistVersions?, dryRun: Bool,
         choose: (@Sendable (OrderCost) async -> OrderChoice)?, stop: EditStop? = nil
     ) async throws -> EditOutcome {
-        guard let history, !dryRun else { return try await editor.perform(change, dryRun: dryRun, choose: choose, stop: stop) }
-        let before = history.prepare(for: change, cache: editor.cache)
+        guard let versions, !dryRun else { return try await editor.perform(change, dryRun: dryRun, choose: choose, stop: stop) }
+        let before = versions.prepare(for: change, cache: editor.cache)
         var outcome = try await editor.perform(change, dryRun: dryRun, choose: choose, stop: stop)
-        outcome.warnings += before + history.record(outcome, of: change, cache: editor.cache)
+        outcome.warnings += before + versions.record(outcome, of: change, cache: editor.cache)
         return outcome
     }
 }
 
 // MARK: The sync
 
-extension PlaylistHistory {
+extension PlaylistVersions {
     /// After a sync stored these playlists' entries: each one's new state, when it differs from
     /// its last version (playlists without one wait for their first change: `recordBaselines`
     /// records the cached state before it). A failure is a warning of the sync, never its end.
@@ -210,7 +210,7 @@ extension PlaylistHistory {
 
     public static func syncWarning(_ error: any Error) -> String {
         let reason = (error as? any UserFacingError)?.message ?? String(describing: error)
-        return "the playlists' version history could not be recorded (\(TerminalText.preview(reason))); the cache itself is synced"
+        return "the playlists' versions could not be recorded (\(TerminalText.preview(reason))); the cache itself is synced"
     }
 }
 

@@ -14,13 +14,13 @@ public struct PlaylistLogCommand: Sendable {
 
     public func run(_ invocation: Invocation) async throws -> ExitStatus {
         let context = try invocation.context()
-        let history = try context.userData.existing()?.history
-        let id = try HistoryReference.resolve(ref, invocation: invocation, history: history)
-        let versions = try VersionLookup(history: history, cache: try context.existingCache()).versions(of: id)
+        let stored = try context.userData.existing()?.versions
+        let id = try VersionReference.resolve(ref, invocation: invocation, versions: stored)
+        let versions = try VersionLookup(versions: stored, cache: try context.existingCache()).versions(of: id)
         if json {
             context.console.json(.array(versions.map(\.json)))
         } else if versions.isEmpty {
-            context.console.warning(HistoryReference.noVersions(id))
+            context.console.warning(VersionReference.noVersions(id))
         } else {
             context.console.lines(versions.map(\.line))
         }
@@ -46,13 +46,13 @@ public struct PlaylistDiffCommand: Sendable {
     public func run(_ invocation: Invocation) async throws -> ExitStatus {
         let context = try invocation.context()
         let cache = try context.existingCache()
-        let history = try context.userData.existing()?.history
-        let id = try HistoryReference.resolve(ref, invocation: invocation, history: history)
-        let lookup = VersionLookup(history: history, cache: cache)
+        let stored = try context.userData.existing()?.versions
+        let id = try VersionReference.resolve(ref, invocation: invocation, versions: stored)
+        let lookup = VersionLookup(versions: stored, cache: cache)
         let versions = try lookup.versions(of: id)
         guard let latest = versions.first else { throw UnknownVersion(playlist: id, version: from ?? to ?? 1, known: []) }
         // V2: the version asked for, else the list the cache holds (the last version of a deleted one).
-        let current = try cache.flatMap { try PlaylistHistory.cachedState($0, playlist: id) }
+        let current = try cache.flatMap { try PlaylistVersions.cachedState($0, playlist: id) }
         let after: (label: String, entries: [VersionEntry])
         if let to {
             after = ("version \(to)", try lookup.state(to, of: id).entries)
@@ -100,7 +100,7 @@ public struct DeletedPlaylistsCommand: Sendable {
 
     public func run(_ invocation: Invocation) async throws -> ExitStatus {
         let context = try invocation.context()
-        let deleted = try context.userData.existing()?.history.deleted() ?? []
+        let deleted = try context.userData.existing()?.versions.deleted() ?? []
         if json {
             context.console.json(.array(deleted.map(\.json)))
         } else if deleted.isEmpty {
@@ -119,38 +119,38 @@ public struct DeletedPlaylistsCommand: Sendable {
 
 /// `timbre history --prune`: the retention (`history_keep`) applied now, interned texts no
 /// version uses dropped too; prints what went.
-public struct HistoryPruneCommand: Sendable {
+public struct VersionPruneCommand: Sendable {
     public init() {}
 
     public func run(_ invocation: Invocation) async throws -> ExitStatus {
         let context = try invocation.context()
         let seconds = context.config.historyKeepSeconds
-        guard let history = try context.userData.existing()?.history else {
+        guard let versions = try context.userData.existing()?.versions else {
             context.console.say("Nothing to prune: no playlist versions are kept yet.")
             return .success
         }
-        let report = try history.prune(before: PlaylistHistory.cutoff(keep: .seconds(seconds)), collectTexts: true)
+        let report = try versions.prune(before: PlaylistVersions.cutoff(keep: .seconds(seconds)), collectTexts: true)
         let keep = seconds % (365 * 86_400) == 0 ? "\(seconds / (365 * 86_400))y" : "\(seconds / 86_400)d"
-        let kept = "history_keep = \"\(keep)\"; the newest \(PlaylistHistory.minimumKept) versions of each playlist are always kept"
+        let kept = "history_keep = \"\(keep)\"; the newest \(PlaylistVersions.minimumKept) versions of each playlist are always kept"
         if report.versions == 0 && report.texts == 0 {
             context.console.line("Nothing to prune (\(kept)).")
         } else {
-            let versions = "\(report.versions) version\(report.versions == 1 ? "" : "s") of \(report.playlists) playlist\(report.playlists == 1 ? "" : "s")"
-            context.console.line("Removed \(versions) and \(report.texts) unused stored name\(report.texts == 1 ? "" : "s") (\(kept)).")
+            let removed = "\(report.versions) version\(report.versions == 1 ? "" : "s") of \(report.playlists) playlist\(report.playlists == 1 ? "" : "s")"
+            context.console.line("Removed \(removed) and \(report.texts) unused stored name\(report.texts == 1 ? "" : "s") (\(kept)).")
         }
         return .success
     }
 }
 
-/// A REF for the history: what every playlist command takes, and also a deleted playlist's id or
+/// A REF for the versions: what every playlist command takes, and also a deleted playlist's id or
 /// name (which the cache no longer knows).
-enum HistoryReference {
-    static func resolve(_ text: String, invocation: Invocation, history: PlaylistHistory?) throws -> String {
+enum VersionReference {
+    static func resolve(_ text: String, invocation: Invocation, versions: PlaylistVersions?) throws -> String {
         let reference: PlaylistRef
         do {
             reference = try invocation.playlistRef(text)
         } catch {
-            guard let match = try history?.deletedMatching(text.trimmingCharacters(in: .whitespaces)).first else { throw error }
+            guard let match = try versions?.deletedMatching(text.trimmingCharacters(in: .whitespaces)).first else { throw error }
             return match.id
         }
         guard case .playlist(let id) = reference else {
