@@ -12,7 +12,7 @@ public final class Tmux: @unchecked Sendable {
     /// How long `waitUntil` waits when not told (a hang guard, not a speed bound).
     let patience: Duration
 
-    public init(joinsWrappedLines: Bool = false, patience: Duration = .seconds(30)) {
+    public init(joinsWrappedLines: Bool = false, patience: Duration = .seconds(60)) {
         self.joinsWrappedLines = joinsWrappedLines
         self.patience = patience
     }
@@ -94,7 +94,7 @@ public final class Tmux: @unchecked Sendable {
 
     /// The exit status the interface wrote to `marker` when it ended (`startTimbre`); nil while it
     /// still runs after `seconds`.
-    public static func exitStatus(_ marker: String, within seconds: Int = 30) async throws -> String? {
+    public static func exitStatus(_ marker: String, within seconds: Int = 60) async throws -> String? {
         let deadline = ContinuousClock.now + .seconds(seconds)
         while ContinuousClock.now < deadline {
             // The shell creates the file before it writes the status: an empty read is "not yet".

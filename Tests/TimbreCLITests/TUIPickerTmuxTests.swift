@@ -7,7 +7,7 @@ import TimbreTestSupport
 @Suite(.serialized, .tags(.integration), .integrationTier) struct TUIPickerTmuxTests {
     /// Waits until the sandbox holds `expected` in the playlist (an edit runs in the background).
     func entries(_ s: InterfaceSession, of id: String, become expected: [String]) async throws {
-        let deadline = ContinuousClock.now + .seconds(20)
+        let deadline = ContinuousClock.now + .seconds(60)
         var last: [String] = []
         while ContinuousClock.now < deadline {
             last = try await s.sandbox.entries(of: id)
@@ -98,7 +98,7 @@ import TimbreTestSupport
             try await s.tmux.keys("g", "x")
             _ = try await s.wait("copied the link of “")
             let link = "https://open.spotify.com/track/" + first.dropFirst("spotify:track:".count)
-            let deadline = ContinuousClock.now + .seconds(10)
+            let deadline = ContinuousClock.now + .seconds(60)
             var buffer = ""
             while ContinuousClock.now < deadline {
                 buffer = (try? await s.tmux.run(["show-buffer"])) ?? ""

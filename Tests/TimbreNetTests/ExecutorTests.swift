@@ -62,13 +62,16 @@ import TimbreCore
         let executor = executor(server)
         // One request is answered 429 with Retry-After: 1; the others start once the executor has
         // seen that answer (not after a fixed sleep: on a loaded machine the 429 can take longer
-        // to come back) and must not reach the server until the pause is over.
+        // to come back) and must not reach the server until the pause is over. Seen = the pause
+        // has begun (`waited` only grows; `remainingPause` is nil again once it is over), with a
+        // guard against a hang only: under load the 429 once took more than 10 s to come back.
         let limited = Task { try await executor.send(HTTPRequest(url: server.url("/flaky?key=p&fail=1&status=429&retry_after=1"))) }
         let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(10)
-        while executor.budget.remainingPause == nil, clock.now < deadline {
+        let deadline = clock.now + .seconds(120)
+        while executor.budget.waited == .zero, clock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
         }
+        try #require(executor.budget.waited > .zero, "the 429 never came back")
         try await withThrowingTaskGroup(of: Void.self) { group in
             for _ in 0..<4 { group.addTask { _ = try await executor.send(HTTPRequest(url: server.url("/ok"))) } }
             try await group.waitForAll()

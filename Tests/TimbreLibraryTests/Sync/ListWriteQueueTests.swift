@@ -21,9 +21,10 @@ import TimbreCore
 
     struct WriteFailed: Error, Equatable {}
 
-    /// Polls `condition` (a state change in another task) for up to ten seconds.
+    /// Polls `condition` (a state change in another task); a minute is a guard against a hang,
+    /// not a bound on speed.
     static func eventually(_ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(60)
         while !condition() {
             guard ContinuousClock.now < deadline else {
                 Issue.record("timed out waiting", sourceLocation: sourceLocation)
