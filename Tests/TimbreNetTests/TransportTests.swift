@@ -75,15 +75,18 @@ import TimbreTestSupport
         #expect(peak >= 4, "at most \(peak) of 8 requests were in flight at once")
     }
 
-    /// No clock: the server answers /slow only after 10 s and logs its "end" once it has sent the
-    /// answer. A transport that aborts on cancel ends the task while the server is still asleep; one
-    /// that waited for the answer could only end it after that "end" — so the next request's "start"
-    /// would follow it in the server's log.
-    /// (The time limit only stops a hang; a loaded run took more than a minute to get this far.)
-    @Test(.timeLimit(.minutes(3))) func cancellingTheTaskAbortsTheTransfer() async throws {
+    /// No clock: the server answers /slow only after two minutes and logs its "end" once it has
+    /// sent the answer. A transport that aborts on cancel ends the task while the server is still
+    /// asleep; one that waited for the answer could only end it after that "end" — so the next
+    /// request's "start" would follow it in the server's log. The server's sleep is far longer
+    /// than anything the abort and the next request need, whatever the load: a loaded CI run took
+    /// more than 10 s from the cancel to the next request's start (it was 10 s then), and the test
+    /// failed with the transport working.
+    /// (The time limit only stops a hang; a broken transport fails after the server's sleep.)
+    @Test(.timeLimit(.minutes(5))) func cancellingTheTaskAbortsTheTransfer() async throws {
         let server = try await TestTLSServer.start(pki: pki)
         let transport = CurlTransport(settings: settings(pki, pins: [pki.leaf]))
-        let task = Task { try await transport.send(HTTPRequest(url: server.url("/slow?ms=10000"))) }
+        let task = Task { try await transport.send(HTTPRequest(url: server.url("/slow?ms=120000"))) }
         // Cancel once the request is in flight at the server, not before it was sent.
         while try !server.requests().contains(where: { $0.path == "/slow" }) {
             try await Task.sleep(for: .milliseconds(10))
