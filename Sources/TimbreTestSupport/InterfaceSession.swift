@@ -80,7 +80,7 @@ public struct InterfaceSession: Sendable {
             _ = try await session.wait("synced")
             try await body(session)
             try await tmux.keys("q")
-            #expect(try await Tmux.exitStatus(marker, within: 60) == "0")
+            #expect(try await Tmux.exitStatus(marker) == "0")
             for screen in session.screens.screens {
                 #expect(!screen.contains("timbre: "), "stray output under the interface:\n\(screen)")
             }

@@ -66,7 +66,7 @@ import TimbreTestSupport
             #expect(player["is_playing"] as? Bool == true, "\(player)")
 
             try await tmux.keys("q")
-            #expect(try await Tmux.exitStatus(marker, within: 60) == "0")
+            #expect(try await Tmux.exitStatus(marker) == "0")
         }
     }
 }

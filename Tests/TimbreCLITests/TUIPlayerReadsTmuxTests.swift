@@ -28,7 +28,7 @@ import TimbreTestSupport
                 _ = try await session.wait("synced")
                 try await body(session, started)
                 try await tmux.keys("q")
-                #expect(try await Tmux.exitStatus(marker, within: 60) == "0")
+                #expect(try await Tmux.exitStatus(marker) == "0")
             }
         }
     }
